@@ -1,0 +1,48 @@
+// The spec's limits, one place each, named after the clause that states them.
+export const LIMITS = {
+  /** REST-PAGE-02: page size is capped at 100. */
+  restPageMax: 100,
+  /** REST-PAGE-01 / G11: default page size when `limit` is omitted. */
+  restPageDefault: 20,
+  /** REST-CONV-PERIOD-*: one conversation listing covers at most 3 months. */
+  conversationPeriodMonths: 3,
+  /** AUTH-TOKEN-LIFE: an access token lives 24 hours. */
+  tokenLifetimeMs: 24 * 60 * 60 * 1000,
+  /** AUTH-THROTTLE-USER: 10 logins per minute per user. */
+  loginsPerUserPerMinute: 10,
+  /** AUTH-THROTTLE-IP: 100 logins per minute per IP address. */
+  loginsPerIpPerMinute: 100,
+  /** G7: the throttle window is a sliding 60 s. */
+  loginWindowMs: 60_000,
+  /** BOT-EP5: first messages must arrive within 2 s. */
+  firstMessagesTimeoutMs: 2_000,
+  /** BOT-EP7: message answers must arrive within 10 s. */
+  messageTimeoutMs: 10_000,
+  /** G8: configuration endpoints 1-4 and 6 answer within 10 s. */
+  configEndpointTimeoutMs: 10_000,
+  /** G9: endpoint 4 is polled about once per second per bot operator. */
+  availabilityPollMs: 1_000,
+  /** BOT-MSG-LEN: a bot text is never over 450 characters. */
+  botTextMax: 450,
+  /** advised at most 250 characters. */
+  botTextAdvised: 250,
+  /** Bot conversations close after 5 minutes of inactivity. */
+  botInactivityMs: 5 * 60_000,
+  /** Transfer timeout between 5 and 60 s, advised >= 15 s, default 60 s. */
+  transferTimeoutMinMs: 5_000,
+  transferTimeoutMaxMs: 60_000,
+  transferTimeoutAdvisedMinMs: 15_000,
+  transferTimeoutDefaultMs: 60_000,
+  /** Images are 240x120 pixels. */
+  imageWidth: 240,
+  imageHeight: 120,
+  /** Advised at most 3 quick replies per question. */
+  quickRepliesAdvised: 3,
+  /** Offsite conversations close after 7 days of inactivity. */
+  offsiteInactivityMs: 7 * 24 * 60 * 60_000,
+  /** G4: exactly 2 retries, +10 s then +20 s. */
+  webhookRetryDelaysMs: [10_000, 20_000] as readonly number[],
+  /** G3: connect timeout 1 s, answer timeout 30 s. */
+  webhookConnectTimeoutMs: 1_000,
+  webhookAnswerTimeoutMs: 30_000,
+} as const;

@@ -1,0 +1,62 @@
+// The JSON Schemas of fixtures/schemas/, compiled once with ajv: the reference impl validates with them and the suites assert with them.
+import fs from 'node:fs';
+import path from 'node:path';
+import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
+import addFormatsModule from 'ajv-formats';
+import { SCHEMAS_DIR } from './paths.js';
+
+const addFormats = (addFormatsModule as unknown as { default?: typeof addFormatsModule }).default ?? addFormatsModule;
+
+function listJson(dir: string): string[] {
+  if (!fs.existsSync(dir)) return [];
+  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
+    const p = path.join(dir, e.name);
+    return e.isDirectory() ? listJson(p) : e.name.endsWith('.json') ? [p] : [];
+  });
+}
+
+let ajv: Ajv2020 | undefined;
+const compiled = new Map<string, ValidateFunction>();
+
+/** Every schema by its `$id` (ids look like `rest/operator.json`). */
+export function allSchemas(): Record<string, any> {
+  const out: Record<string, any> = {};
+  for (const file of listJson(SCHEMAS_DIR)) {
+    const schema = JSON.parse(fs.readFileSync(file, 'utf8'));
+    const id = schema.$id ?? path.relative(SCHEMAS_DIR, file).split(path.sep).join('/');
+    out[id] = { ...schema, $id: id };
+  }
+  return out;
+}
+
+export function getAjv(): Ajv2020 {
+  if (ajv) return ajv;
+  ajv = new Ajv2020({ allErrors: true, strict: false });
+  addFormats(ajv);
+  // Spec dates: `YYYY-MM-DD HH:MM:SS` (REST) and `<timestamp>[<zone_id>]` (connector message calls).
+  ajv.addFormat('rest-date', /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/);
+  ajv.addFormat('zoned-date-time', /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})\[[A-Za-z0-9_/+-]+\]$/);
+  for (const schema of Object.values(allSchemas())) ajv.addSchema(schema);
+  return ajv;
+}
+
+/** The compiled validator of a schema id, e.g. `rest/operator.json` or `rest/operator.json#/$defs/item`. */
+export function validator(id: string): ValidateFunction {
+  let v = compiled.get(id);
+  if (!v) {
+    v = getAjv().getSchema(id);
+    if (!v) throw new Error(`unknown schema "${id}" (looked in ${SCHEMAS_DIR})`);
+    compiled.set(id, v);
+  }
+  return v;
+}
+
+export function formatErrors(errors: ErrorObject[] | null | undefined): string {
+  return (errors ?? []).map((e) => `${e.instancePath || '/'} ${e.message}${e.params && 'additionalProperty' in e.params ? ` (${(e.params as any).additionalProperty})` : ''}`).join('; ');
+}
+
+/** Validates data; returns null when valid, else a readable list of what is wrong. */
+export function check(id: string, data: unknown): string | null {
+  const v = validator(id);
+  return v(data) ? null : formatErrors(v.errors);
+}

@@ -1,0 +1,63 @@
+// buildApp(opts): the whole reference service as one Fastify instance that does not listen (tests use inject()).
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import formbody from '@fastify/formbody';
+import qs from 'node:querystring';
+import { Clock } from '../lib/clock.js';
+import { openDb, getMeta, setMeta, type Db } from './store/db.js';
+import { seed } from './store/seed.js';
+import { Deviations } from './deviations.js';
+import { DomainEvents } from './events.js';
+import type { ServiceContext, ServiceSettings } from './context.js';
+import { AREAS } from './areas.js';
+
+export interface BuildOptions extends Partial<ServiceSettings> {
+  db?: Db | string;
+  deviate?: string[];
+  https?: FastifyServerOptions['https'];
+  logger?: boolean;
+}
+
+export async function buildApp(opts: BuildOptions = {}): Promise<FastifyInstance> {
+  const db = typeof opts.db === 'object' ? opts.db : openDb(opts.db ?? ':memory:');
+  const seedValue = opts.seed ?? 42;
+  if (!getMeta(db, 'seeded')) {
+    seed(db, seedValue);
+    setMeta(db, 'seeded', String(seedValue));
+  }
+  // The clock offset is stored so a restarted service keeps the time it had been advanced to.
+  const clock = new Clock(Number(getMeta(db, 'clock_offset') ?? 0));
+  const ctx: ServiceContext = {
+    db,
+    clock,
+    deviations: new Deviations(opts.deviate ?? []),
+    events: new DomainEvents(),
+    settings: {
+      connectorUrl: opts.connectorUrl,
+      connectorSecret: opts.connectorSecret ?? 'connector-secret-' + seedValue,
+      webhookUrl: opts.webhookUrl,
+      webhookSecret: opts.webhookSecret,
+      insecure: opts.insecure ?? false,
+      outboundCa: opts.outboundCa,
+      seed: seedValue,
+    },
+    onClose: [],
+  };
+
+  const app = Fastify({
+    logger: opts.logger ? { redact: ['req.headers.authorization', 'req.headers["x-api-key"]', 'req.query.key'] } : false,
+    https: opts.https ?? null,
+    bodyLimit: 1024 * 1024,
+    // `filters[name]=v` must stay a flat key; areas parse brackets themselves.
+    querystringParser: (s) => qs.parse(s),
+  } as FastifyServerOptions) as unknown as FastifyInstance;
+  app.decorate('ces', ctx);
+  await app.register(formbody, { parser: (s: string) => qs.parse(s) });
+  for (const area of AREAS) await app.register(area);
+  app.addHook('onClose', async () => {
+    for (const fn of ctx.onClose.reverse()) await fn();
+    clock.stop();
+    setMeta(db, 'clock_offset', String(clock.offset));
+    if (typeof opts.db !== 'object') db.close();
+  });
+  return app;
+}
