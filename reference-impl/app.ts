@@ -48,7 +48,7 @@ export async function buildApp(opts: BuildOptions = {}): Promise<FastifyInstance
     https: opts.https ?? null,
     bodyLimit: 1024 * 1024,
     // `filters[name]=v` must stay a flat key; areas parse brackets themselves.
-    querystringParser: (s) => qs.parse(s),
+    routerOptions: { querystringParser: (s: string) => qs.parse(s) },
   } as FastifyServerOptions) as unknown as FastifyInstance;
   app.decorate('ces', ctx);
   await app.register(formbody, { parser: (s: string) => qs.parse(s) });

@@ -1,5 +1,5 @@
 // Deterministic seed data built with faker (`--seed`, default 42): two clients with their keys, projects, people and six months of history.
-import { Faker, en } from '@faker-js/faker';
+import { Faker, en, base } from '@faker-js/faker';
 import { scryptSync, createHash } from 'node:crypto';
 import type { Db } from './db.js';
 
@@ -31,7 +31,7 @@ export const DEFAULT_PLAN: SeedPlan = {
 
 /** Fills an empty store. Same seed and same day (UTC) give the same rows. */
 export function seed(db: Db, seedValue = 42, plan: SeedPlan = DEFAULT_PLAN, now = Date.now()): void {
-  const f = new Faker({ locale: [en] });
+  const f = new Faker({ locale: [en, base] });
   f.seed(seedValue);
   const today = Math.floor(now / DAY) * DAY;
   const ins = (table: string, row: Record<string, unknown>) => {

@@ -1,0 +1,69 @@
+// `ces selftest`: proves every check can fail, by running the checks of each deviation's clauses against a deviant reference implementation.
+import type { CommandModule } from 'yargs';
+import path from 'node:path';
+import { loadDeviations, type Deviation } from '../../lib/catalogue.js';
+import { newRunDir, runPlaywright, finishRun } from '../run.js';
+import { resolveTarget } from '../embedded.js';
+import { UsageError } from '../usage.js';
+import type { RunSummary } from '../../lib/landing.js';
+
+interface Args { list: boolean; only?: string; area?: string; baseline: boolean }
+
+/** A grep matching the clause tags exactly (REST-PAGE-01 must not match REST-PAGE-010). */
+export const clauseGrep = (ids: string[]) => `(${ids.map((id) => '@' + id.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|')})(?![\\w-])`;
+
+export const selftestCommand: CommandModule<{}, Args> = {
+  command: 'selftest',
+  describe: 'Run each deviation against the checks of its clauses and fail unless every deviation is caught',
+  builder: (y) => y
+    .option('list', { type: 'boolean', default: false, describe: 'List the deviations and their clauses, then exit' })
+    .option('only', { type: 'string', describe: 'Comma list of deviation ids to run' })
+    .option('area', { type: 'string', describe: 'Only deviations of this area (file name in fixtures/deviations/)' })
+    .option('baseline', { type: 'boolean', default: true, describe: 'First check that the same checks pass with no deviation' }),
+  handler: async (a) => {
+    let devs: Deviation[] = loadDeviations();
+    if (a.list) {
+      for (const d of devs) console.log(`${d.id.padEnd(36)} ${d.clauses.join(',').padEnd(40)} ${d.description}`);
+      return;
+    }
+    if (a.only) {
+      const want = a.only.split(',').map((s) => s.trim());
+      const unknown = want.filter((w) => !devs.some((d) => d.id === w));
+      if (unknown.length) throw new UsageError(`unknown deviation(s) ${unknown.join(', ')}; see \`ces selftest --list\``);
+      devs = devs.filter((d) => want.includes(d.id));
+    }
+    if (a.area) {
+      devs = devs.filter((d) => d.area === a.area);
+      if (!devs.length) throw new UsageError(`no deviation in area "${a.area}"`);
+    }
+    const run = newRunDir('selftest');
+    const resolved = await resolveTarget({ runDir: run.dir });
+    const ces = resolved.stack!.app.ces;
+    const mutations: NonNullable<RunSummary['mutations']> = [];
+    let baselineOk = true;
+    try {
+      if (a.baseline) {
+        console.log(`selftest: baseline (no deviation) over the checks of ${devs.length} deviations`);
+        const base = await runPlaywright({ targetFile: resolved.file, runDir: path.join(run.dir, 'baseline'), grep: clauseGrep([...new Set(devs.flatMap((d) => d.clauses))]), quiet: true });
+        const failed = base.checks.filter((c) => c.outcome === 'failed');
+        baselineOk = failed.length === 0 && base.checks.length > 0;
+        for (const f of failed) console.log(`  baseline FAIL ${f.title}: ${(f.reason ?? '').split('\n')[0]}`);
+      }
+      for (const [i, d] of devs.entries()) {
+        ces.deviations.set([d.id]);
+        const res = await runPlaywright({ targetFile: resolved.file, runDir: path.join(run.dir, d.id), grep: clauseGrep(d.clauses), quiet: true });
+        const failedChecks = res.checks.filter((c) => c.outcome === 'failed').map((c) => c.title);
+        const caught = failedChecks.length > 0;
+        mutations.push({ deviation: d.id, clauses: d.clauses, caught, failedChecks });
+        console.log(`[${i + 1}/${devs.length}] ${caught ? 'caught ' : 'MISSED '} ${d.id} (${d.clauses.join(', ')})${caught ? ` by ${failedChecks.length} check(s)` : `: ${res.checks.length} check(s) ran, none failed`}`);
+      }
+    } finally {
+      ces.deviations.clear();
+      await resolved.close();
+    }
+    const missed = mutations.filter((m) => !m.caught);
+    finishRun(run, 'selftest', resolved.target, [], { mutations });
+    console.log(`\nselftest: ${mutations.length - missed.length} passed, ${missed.length} failed${baselineOk ? '' : ' (baseline failed: the checks do not pass without deviations)'}`);
+    process.exitCode = missed.length || !baselineOk ? 1 : 0;
+  },
+};

@@ -1,0 +1,85 @@
+// Starts the whole embedded stack (reference impl, fake connector, webhook sink) on loopback HTTPS and describes it as a ready file / target.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import { generateTls } from '../lib/tls.js';
+import type { Target } from '../lib/target.js';
+import { buildApp, type BuildOptions } from './app.js';
+import { seededPassword } from './store/seed.js';
+import { startFakeConnector } from '../fake-connector/server.js';
+import { startWebhookSink } from '../webhook-sink/server.js';
+
+export interface StackOptions extends BuildOptions {
+  port?: number;
+  host?: string;
+  /** Folder for the CA file (a temporary folder by default). */
+  workDir?: string;
+  sinkSecret?: string;
+}
+
+export interface ReadyInfo extends Target {
+  connector_url: string;
+  sink_url: string;
+  sim_url: string;
+  platform_url: string;
+  ca_file: string;
+}
+
+export interface Stack { ready: ReadyInfo; app: FastifyInstance; close(): Promise<void> }
+
+export async function startStack(opts: StackOptions = {}): Promise<Stack> {
+  const host = opts.host ?? '127.0.0.1';
+  const tls = generateTls(host === '127.0.0.1' ? [] : [host]);
+  const workDir = opts.workDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'ces-'));
+  fs.mkdirSync(workDir, { recursive: true });
+  const caFile = path.join(workDir, 'ca.pem');
+  fs.writeFileSync(caFile, tls.ca.cert);
+
+  const seed = opts.seed ?? 42;
+  const connectorSecret = opts.connectorSecret ?? 'connector-secret-' + seed;
+  const sinkSecret = opts.sinkSecret ?? 'sink-secret-' + seed;
+  const connector = await startFakeConnector({ tls: tls.server, secret: connectorSecret, host });
+  const sink = await startWebhookSink({ tls: tls.server, secret: sinkSecret, host });
+  const app = await buildApp({
+    ...opts,
+    seed,
+    connectorSecret,
+    connectorUrl: opts.connectorUrl ?? connector.url,
+    outboundCa: [tls.ca.cert, ...(opts.outboundCa ?? [])],
+    https: { cert: tls.server.cert, key: tls.server.key },
+  });
+  await app.listen({ host, port: opts.port ?? 0 });
+  const port = (app.server.address() as { port: number }).port;
+  const base = `https://${host.includes(':') ? `[${host}]` : host}:${port}`;
+
+  const clients = app.ces.db.prepare('SELECT id, api_key FROM clients ORDER BY id').all() as Array<{ id: number; api_key: string }>;
+  const users = clients.map((c, i) => ({ client_id: c.id, username: `admin@client${i + 1}.example`, password: seededPassword(seed, c.id) }));
+  const ready: ReadyInfo = {
+    base_url: base,
+    graphql_url: `${base}/graphql`,
+    rest_base_url: `${base}/api/2`,
+    rest_ha_base_url: `${base}/ha/api/2`,
+    connector_url: opts.connectorUrl ?? connector.url,
+    sink_url: sink.url,
+    sim_url: `${base}/sim`,
+    platform_url: `${base}/platform`,
+    api_key: clients[0]!.api_key,
+    api_keys: clients.map((c) => ({ client_id: c.id, key: c.api_key })),
+    user: { username: users[0]!.username, password: users[0]!.password },
+    users,
+    ca_file: caFile,
+    capabilities: ['sim', 'platform', 'clock'],
+    reference: true,
+    deviations: app.ces.deviations.list(),
+  };
+  return {
+    ready,
+    app,
+    async close() {
+      await app.close();
+      await connector.close();
+      await sink.close();
+    },
+  };
+}

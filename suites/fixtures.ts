@@ -1,0 +1,112 @@
+// Fixtures every suite uses: the target, an HTTP client that records each request as a step with masked evidence, schema assertions, clause tags.
+import { test as base, expect } from '@playwright/test';
+import { loadTarget, type Capability, type Target } from '../lib/target.js';
+import { agentFor, http, type HttpAnswer, type HttpRequest } from '../lib/http.js';
+import { addSecret, mask } from '../lib/mask.js';
+import { clauseById } from '../lib/catalogue.js';
+import { check } from '../lib/schemas.js';
+
+export { expect };
+
+let cachedTarget: Target | undefined;
+export function currentTarget(): Target {
+  if (cachedTarget) return cachedTarget;
+  const file = process.env.CES_TARGET;
+  if (!file) throw new Error('CES_TARGET is not set: run the suites through `ces test` or set CES_TARGET to a target file');
+  cachedTarget = loadTarget(file);
+  for (const k of cachedTarget.api_keys) addSecret(k.key);
+  addSecret(cachedTarget.api_key);
+  addSecret(cachedTarget.user.password);
+  for (const u of cachedTarget.users ?? []) addSecret(u.password);
+  return cachedTarget;
+}
+
+/** Test details naming the clauses a check verifies: `test('...', clauses('REST-PAGE-01'), async ...)`. */
+export function clauses(...ids: string[]) {
+  const known = clauseById();
+  const unknown = ids.filter((id) => !known.has(id));
+  if (unknown.length) throw new Error(`check names clause(s) not in the catalogue: ${unknown.join(', ')}`);
+  return { tag: ids.map((id) => '@' + id), annotation: ids.map((id) => ({ type: 'clause', description: id })) };
+}
+
+/** Skips, with the reason in the report, when the target lacks a capability. Never a silent pass. */
+export function needs(...caps: Capability[]): void {
+  const t = currentTarget();
+  const missing = caps.filter((c) => !t.capabilities.includes(c));
+  base.skip(missing.length > 0, `target lacks ${missing.join(', ')}`);
+}
+
+export type AuthWay = 'header' | 'query' | 'basic' | 'none';
+export interface RestCall {
+  method?: string;
+  /** Path under the REST base, e.g. `/operator?limit=5`. */
+  path: string;
+  auth?: AuthWay;
+  key?: string;
+  /** `ha` uses rest_ha_base_url. */
+  base?: 'sd' | 'ha';
+  json?: unknown;
+  form?: Record<string, string | string[]>;
+  headers?: Record<string, string>;
+  body?: string;
+}
+
+export class Api {
+  constructor(public readonly target: Target) {}
+
+  /** Any HTTP request, recorded as a report step with the masked request and answer attached. */
+  async request(req: HttpRequest, label?: string): Promise<HttpAnswer> {
+    const title = label ?? `${req.method ?? 'GET'} ${mask(req.url)}`;
+    return base.step(title, async () => {
+      let res: HttpAnswer | undefined;
+      let error: unknown;
+      try { res = await http(req, agentFor(this.target.ca_file)); } catch (e) { error = e; }
+      const evidence = {
+        request: { method: req.method ?? 'GET', url: req.url, headers: req.headers ?? {}, body: req.body?.toString() },
+        response: res ? { status: res.status, headers: res.headers, body: res.json ?? res.text, ms: Math.round(res.ms) } : { error: String(error) },
+      };
+      await base.info().attach(title.slice(0, 80), { body: mask(JSON.stringify(evidence, null, 2)), contentType: 'application/json' });
+      if (!res) throw error;
+      return res;
+    });
+  }
+
+  /** A REST API v2 call authenticated in one of the spec's three ways (header by default). */
+  async rest(call: RestCall): Promise<HttpAnswer> {
+    const baseUrl = call.base === 'ha' ? (this.target.rest_ha_base_url ?? this.target.rest_base_url) : this.target.rest_base_url;
+    const key = call.key ?? this.target.api_key;
+    const headers: Record<string, string> = { ...(call.headers ?? {}) };
+    let url = baseUrl + call.path;
+    switch (call.auth ?? 'header') {
+      case 'header': headers['x-api-key'] = key; break;
+      case 'query': url += (url.includes('?') ? '&' : '?') + 'key=' + encodeURIComponent(key); break;
+      case 'basic': headers.authorization = 'Basic ' + Buffer.from(`${key}:x`).toString('base64'); break;
+      case 'none': break;
+    }
+    let body = call.body;
+    if (call.json !== undefined) { body = JSON.stringify(call.json); headers['content-type'] ??= 'application/json'; }
+    if (call.form) {
+      const p = new URLSearchParams();
+      for (const [k, v] of Object.entries(call.form)) for (const x of Array.isArray(v) ? v : [v]) p.append(k, x);
+      body = p.toString();
+      headers['content-type'] ??= 'application/x-www-form-urlencoded';
+    }
+    return this.request({ method: call.method ?? 'GET', url, headers, body }, `${call.method ?? 'GET'} ${mask(call.path)}${call.auth && call.auth !== 'header' ? ` (auth: ${call.auth})` : ''}`);
+  }
+
+  /** POST JSON to a URL (simulation and platform APIs). */
+  async postJson(url: string, json: unknown, headers: Record<string, string> = {}): Promise<HttpAnswer> {
+    return this.request({ method: 'POST', url, headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(json) });
+  }
+}
+
+/** Asserts data against a schema of fixtures/schemas, with the schema errors as the failure message. */
+export function expectSchema(schemaId: string, data: unknown): void {
+  const errors = check(schemaId, data);
+  expect(errors, `response does not match ${schemaId}: ${errors}`).toBeNull();
+}
+
+export const test = base.extend<{ target: Target; api: Api }>({
+  target: async ({}, use) => { await use(currentTarget()); },
+  api: async ({ target }, use) => { await use(new Api(target)); },
+});

@@ -1,0 +1,36 @@
+// Playwright Test configuration: one project per suite, reports into the run folder that `ces test` gives (CES_RUN_DIR).
+import fs from 'node:fs';
+import path from 'node:path';
+import { defineConfig } from '@playwright/test';
+
+const here = path.dirname(new URL(import.meta.url).pathname);
+const runDir = process.env.CES_RUN_DIR ?? path.join(here, '..', 'reports', 'adhoc');
+export const SUITES = ['rest', 'auth', 'graphql', 'bot-runtime', 'webhooks', 'connector-check', 'receiver-check', 'browser'];
+const present = SUITES.filter((s) => fs.existsSync(path.join(here, s)) && fs.readdirSync(path.join(here, s)).some((f) => f.endsWith('.spec.ts')));
+const quiet = process.env.CES_QUIET === '1';
+
+export default defineConfig({
+  testDir: here,
+  outputDir: path.join(runDir, 'test-output'),
+  fullyParallel: true,
+  forbidOnly: true,
+  retries: 0,
+  workers: Number(process.env.CES_WORKERS ?? 2),
+  timeout: 120_000,
+  reporter: [
+    [quiet ? 'dot' : 'list'],
+    ['json', { outputFile: path.join(runDir, 'results.json') }],
+    ['junit', { outputFile: path.join(runDir, 'junit.xml') }],
+    ['html', { outputFolder: path.join(runDir, 'playwright'), open: 'never' }],
+    ['allure-playwright', { resultsDir: path.join(runDir, 'allure-results'), detail: true, suiteTitle: true }],
+  ],
+  use: {
+    launchOptions: {
+      executablePath: process.env.CES_CHROMIUM ?? '/usr/bin/chromium',
+      args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-quic', '--no-first-run'],
+    },
+    ignoreHTTPSErrors: true,
+    screenshot: 'only-on-failure',
+  },
+  projects: present.map((name) => ({ name, testDir: path.join(here, name) })),
+});
