@@ -1,7 +1,59 @@
-// REST API v2 under the standard base (/api/2) and the high-availability base (/ha/api/2).
-import type { FastifyPluginAsync } from 'fastify';
+// REST API v2 under the standard base (/api/2) and the high-availability base (/ha/api/2): key check, envelope errors, routes.
+import type { FastifyInstance, FastifyPluginAsync, FastifyRequest } from 'fastify';
+import { clientFromRequest, type ClientRow } from './auth.js';
+import { RestFail, forbidden, badRequest } from './envelope.js';
+import peopleRoutes from './routes-people.js';
+import activityRoutes from './routes-activity.js';
+
+export type Platform = 'sd' | 'ha';
+export const REST_BASES: Record<Platform, string> = { sd: '/api/2', ha: '/ha/api/2' };
+
+declare module 'fastify' {
+  interface FastifyRequest { client: ClientRow; platform: Platform }
+}
+
+/** A route module registers its routes on the REST scope (called once per base). */
+export type RestRoutes = (app: FastifyInstance) => void;
+
+/** The numeric id of a path parameter, or a 400 fail naming the resource. */
+export function idParam(req: FastifyRequest, resource: string, name = 'id'): number {
+  const raw = (req.params as Record<string, string>)[name] ?? '';
+  if (!/^\d+$/.test(raw)) throw badRequest(`'${name}' of ${resource} must be a positive integer (got ${JSON.stringify(raw)}).`);
+  return Number(raw);
+}
+
+const scope = (platform: Platform): FastifyPluginAsync => async (app) => {
+  app.decorateRequest('client', null as unknown as ClientRow);
+  app.decorateRequest('platform', platform);
+  app.addHook('onRequest', async (req) => {
+    req.platform = platform;
+    // Every route, including unknown ones, needs a valid key: nothing is revealed to anonymous callers.
+    const client = app.ces.deviations.has('rest-auth-basic-ignored') && /^basic/i.test(req.headers.authorization ?? '') ? null : clientFromRequest(app.ces, req);
+    if (!client) throw forbidden();
+    req.client = client;
+  });
+  app.setErrorHandler((err, req, reply) => {
+    if (err instanceof RestFail) {
+      const body = err.body();
+      if (app.ces.deviations.has('rest-forbidden-text') && err.status === 'error') body.meta.message = 'Access denied';
+      return reply.code(err.statusCode).send(body);
+    }
+    const e = err as { statusCode?: number; code?: string; message: string };
+    const status = e.statusCode && e.statusCode >= 400 && e.statusCode < 500 ? e.statusCode : 500;
+    if (status === 500) req.log.error(err);
+    const message = status === 415 ? `Unsupported content type '${req.headers['content-type'] ?? ''}': send application/json or application/x-www-form-urlencoded.`
+      : status === 413 ? 'Request body too large.'
+      : status === 400 && e.code === 'FST_ERR_CTP_INVALID_JSON_BODY' ? `Invalid JSON body: ${e.message}`
+      : status === 500 ? 'Internal error.' : e.message;
+    return reply.code(status).send({ meta: { status: status === 500 ? 'error' : 'fail', message } });
+  });
+  app.setNotFoundHandler((req, reply) => reply.code(404).send({ meta: { status: 'fail', message: `Unknown route ${req.method} ${req.url.split('?')[0]}.` } }));
+  peopleRoutes(app);
+  activityRoutes(app);
+};
 
 const rest: FastifyPluginAsync = async (app) => {
-  void app;
+  await app.register(scope('sd'), { prefix: REST_BASES.sd });
+  await app.register(scope('ha'), { prefix: REST_BASES.ha });
 };
 export default rest;

@@ -1,0 +1,94 @@
+// List endpoints: page/limit/full validation, `filters[name]=value` parsing with `*` wildcards, pagination and item shaping.
+import type { FastifyRequest } from 'fastify';
+import { LIMITS } from '../../lib/limits.js';
+import { badRequest, success, type Pagination } from './envelope.js';
+
+export type Row = Record<string, any>;
+export type FilterFn = (row: Row, value: string) => boolean;
+
+/** Query parameters every REST route accepts besides filters (authentication and the spec's list options). */
+const COMMON_PARAMS = new Set(['page', 'limit', 'full', 'key']);
+
+export interface ListQuery { page: number; limit: number; full: boolean; filters: Record<string, string> }
+
+function positiveInt(name: string, raw: unknown, min: number): number {
+  if (typeof raw !== 'string' || !/^\d+$/.test(raw) || Number(raw) < min) {
+    throw badRequest(`'${name}' must be an integer >= ${min} (got ${JSON.stringify(raw)}).`);
+  }
+  return Number(raw);
+}
+
+/** Parses and validates list options and filters; unknown filters or parameters are refused naming what is accepted. */
+export function parseList(req: FastifyRequest, filterNames: string[], extraParams: string[] = []): ListQuery {
+  const q = (req.query ?? {}) as Record<string, unknown>;
+  const filters: Record<string, string> = {};
+  for (const [k, v] of Object.entries(q)) {
+    if (k.startsWith('filters')) {
+      const m = /^filters\[([a-z_]+)\]$/.exec(k);
+      if (!m) throw badRequest(`Malformed filter parameter '${k}': use filters[<name>]=<value>.`);
+      const name = m[1]!;
+      if (!filterNames.includes(name)) {
+        throw badRequest(`Unknown filter '${name}'. Accepted filters: ${filterNames.length ? filterNames.join(', ') : 'none'}.`);
+      }
+      if (typeof v !== 'string') throw badRequest(`Filter '${name}' must be given once.`);
+      filters[name] = v;
+    } else if (!COMMON_PARAMS.has(k) && !extraParams.includes(k)) {
+      throw badRequest(`Unknown parameter '${k}'. Accepted: page, limit, full, filters[<name>]${extraParams.length ? ', ' + extraParams.join(', ') : ''}.`);
+    } else if (Array.isArray(v)) {
+      throw badRequest(`Parameter '${k}' must be given once.`);
+    }
+  }
+  const page = q.page === undefined ? 1 : positiveInt('page', q.page, 1);
+  // Above the maximum the limit is clamped, not refused (G11).
+  const limit = q.limit === undefined ? LIMITS.restPageDefault : Math.min(positiveInt('limit', q.limit, 1), LIMITS.restPageMax);
+  if (q.full !== undefined && q.full !== '0' && q.full !== '1') throw badRequest(`'full' must be 0 or 1 (got ${JSON.stringify(q.full)}).`);
+  return { page, limit, full: q.full === '1', filters };
+}
+
+/** Turns a value with `*` wildcards into an anchored, case-insensitive matcher. */
+export function wildcard(pattern: string): (s: unknown) => boolean {
+  const re = new RegExp('^' + pattern.split('*').map((p) => p.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*') + '$', 'i');
+  return (s) => s !== null && s !== undefined && re.test(String(s));
+}
+
+export function intValue(name: string, v: string): number {
+  if (!/^-?\d+$/.test(v)) throw badRequest(`filters[${name}] must be an integer (got ${JSON.stringify(v)}).`);
+  return Number(v);
+}
+export function intList(name: string, v: string): number[] {
+  const parts = v.split(',').map((s) => s.trim()).filter(Boolean);
+  if (!parts.length || parts.some((p) => !/^\d+$/.test(p))) throw badRequest(`filters[${name}] must be a comma list of integers (got ${JSON.stringify(v)}).`);
+  return parts.map(Number);
+}
+const asList = (x: unknown): unknown[] => (Array.isArray(x) ? x : typeof x === 'string' && x.startsWith('[') ? JSON.parse(x) : []);
+
+/** Filter builders over a row field. */
+export const F = {
+  /** Integer equality on a column. */
+  int: (col: string): FilterFn => (row, v) => row[col] === intValue(col, v),
+  /** String match with `*` wildcards. */
+  text: (col: string): FilterFn => (row, v) => wildcard(v)(row[col]),
+  /** An integer contained in a list column. */
+  listHas: (col: string, name = col): FilterFn => (row, v) => asList(row[col]).includes(intValue(name, v)),
+  /** Any of a comma list of integers contained in a list column. */
+  listAny: (col: string, name = col): FilterFn => (row, v) => { const want = intList(name, v); return asList(row[col]).some((x) => want.includes(x as number)); },
+};
+
+/** Applies filters (all must match), paginates, and shapes items (full or the documented summary). */
+export function listAnswer(rows: Row[], q: ListQuery, filters: Record<string, FilterFn>, shape: (row: Row, full: boolean) => Row) {
+  // Validate every filter value once before matching, so an invalid value fails even on an empty table.
+  for (const [name, value] of Object.entries(q.filters)) filters[name]!({}, value);
+  const matching = rows.filter((r) => Object.entries(q.filters).every(([name, value]) => filters[name]!(r, value)));
+  const count = matching.length;
+  const pagination: Pagination = { page: q.page, pages: Math.ceil(count / q.limit), limit: q.limit, count };
+  const start = (q.page - 1) * q.limit;
+  return success(matching.slice(start, start + q.limit).map((r) => shape(r, q.full)), { pagination });
+}
+
+/** Picks the listed fields of a full resource (the list view without `full=1`), always keeping id and _link. */
+export function pick(full: Row, fields: readonly string[]): Row {
+  const out: Row = { id: full.id };
+  for (const f of fields) if (f in full) out[f] = full[f];
+  out._link = full._link;
+  return out;
+}
