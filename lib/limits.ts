@@ -45,4 +45,13 @@ export const LIMITS = {
   /** G3: connect timeout 1 s, answer timeout 30 s. */
   webhookConnectTimeoutMs: 1_000,
   webhookAnswerTimeoutMs: 30_000,
+  /** GQL-LIMIT-01: deepest field nesting a GraphQL operation may have (introspection excluded). */
+  graphqlMaxDepth: 10,
+  /** GQL-LIMIT-02: highest estimated cost (fields x page sizes) of a GraphQL operation. */
+  graphqlMaxCost: 20_000,
+  /** GQL-PAGE-01: default and highest `first` of a GraphQL connection. */
+  graphqlPageDefault: 20,
+  graphqlPageMax: 100,
+  /** GQL-RULE-02 / G16: routingRule availability fields resolved per query. */
+  graphqlAvailabilityPerQuery: 1,
 } as const;

@@ -1,7 +1,94 @@
-// Area "auth" of the reference implementation (placeholder until its issue fills it in).
-import type { FastifyPluginAsync } from 'fastify';
+// Area "auth": POST /oauth2/token (password grant, G5/G6), GET /_authenticated, the login throttle (G7), and its simulation routes.
+import type { FastifyPluginAsync, FastifyReply } from 'fastify';
+import { randomBytes } from 'node:crypto';
+import { bearerOf, issueToken, verifyCredentials, verifyToken } from './tokens.js';
+import { recordAttempt, resetThrottle, throttled } from './throttle.js';
+import { hashPassword } from '../store/seed.js';
+
+/** RFC 6749 §5.2 error answer (G6); tokens and credentials are never echoed. */
+function oauthError(reply: FastifyReply, status: number, error: string, description: string) {
+  return reply.code(status).header('cache-control', 'no-store').header('pragma', 'no-cache').send({ error, error_description: description });
+}
+
+/** The spec's body for an invalid or expired token on the authenticated check (AUTH-CHECK-02). */
+export const INVALID_TOKEN_BODY = { error: 'invalid_token', error_description: 'access token not valid' } as const;
 
 const area: FastifyPluginAsync = async (app) => {
-  void app;
+  const ces = app.ces;
+
+  app.post('/oauth2/token', async (req, reply) => {
+    const type = String(req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+    const body = (req.body ?? {}) as Record<string, unknown>;
+    if (type !== 'application/x-www-form-urlencoded' || typeof body !== 'object') {
+      return oauthError(reply, 400, 'invalid_request', 'the body must be application/x-www-form-urlencoded');
+    }
+    const field = (name: string) => (typeof body[name] === 'string' && body[name] !== '' ? (body[name] as string) : undefined);
+    const grantType = field('grant_type');
+    const username = field('username');
+    const password = field('password');
+    const repeated = ['grant_type', 'username', 'password'].filter((n) => Array.isArray(body[n]));
+    if (repeated.length) return oauthError(reply, 400, 'invalid_request', `parameter given more than once: ${repeated.join(', ')}`);
+    if (!grantType) return oauthError(reply, 400, 'invalid_request', 'grant_type is required');
+    if (grantType !== 'password' && !ces.deviations.has('auth-grant-type-any')) {
+      return oauthError(reply, 400, 'unsupported_grant_type', 'only grant_type=password is supported');
+    }
+    if (!username || !password) {
+      // Deviation: a missing field answered as wrong credentials (AUTH-TOKEN-05).
+      if (ces.deviations.has('auth-missing-field-error')) return oauthError(reply, 400, 'invalid_grant', 'invalid credentials');
+      return oauthError(reply, 400, 'invalid_request', `${!username ? 'username' : 'password'} is required`);
+    }
+
+    const verdict = throttled(ces, username, req.ip);
+    if (verdict) {
+      if (verdict.retryAfterS > 0) reply.header('retry-after', String(verdict.retryAfterS));
+      return oauthError(reply, 429, 'too_many_requests',
+        `too many logins ${verdict.scope === 'user' ? 'for this user' : 'from this address'}; retry after ${verdict.retryAfterS} s`);
+    }
+    const user = verifyCredentials(ces, username, password);
+    recordAttempt(ces, username, req.ip, !!user);
+    if (!user) {
+      // Deviation: wrong credentials answered 401 invalid_client (AUTH-TOKEN-03).
+      if (ces.deviations.has('auth-bad-credentials-error')) return oauthError(reply, 401, 'invalid_client', 'invalid credentials');
+      return oauthError(reply, 400, 'invalid_grant', 'invalid username or password');
+    }
+    const { token, expiresInS } = issueToken(ces, user);
+    return reply.header('cache-control', 'no-store').header('pragma', 'no-cache')
+      .send({ access_token: token, token_type: 'Bearer', expires_in: expiresInS, refresh_token: 'none' });
+  });
+
+  app.get('/_authenticated', async (req, reply) => {
+    const owner = verifyToken(ces, bearerOf(req.headers.authorization));
+    if (owner) {
+      // Deviation: a different body shape for a valid token (AUTH-CHECK-01).
+      return ces.deviations.has('auth-authenticated-body') ? { authenticated: 'true' } : { authenticated: true };
+    }
+    const body = ces.deviations.has('auth-invalid-token-body') ? { error: 'invalid_token', error_description: 'token expired' } : INVALID_TOKEN_BODY;
+    // The spec gives no status; RFC 6750 §3.1 answers an invalid token with 401 and a WWW-Authenticate challenge.
+    return reply.code(401).header('www-authenticate', 'Bearer error="invalid_token"').send(body);
+  });
+
+  // Simulation API: a fresh login per check (so per-user throttle checks disturb nobody) and a scoped throttle reset.
+  app.post<{ Body: { client_id?: unknown } }>('/sim/users', async (req, reply) => {
+    const clients = ces.db.prepare('SELECT id FROM clients ORDER BY id').all() as Array<{ id: number }>;
+    const wanted = req.body?.client_id ?? clients[0]?.id;
+    if (typeof wanted !== 'number' || !clients.some((c) => c.id === wanted)) {
+      return reply.code(400).send({ error: 'invalid_request', message: `client_id must be one of ${clients.map((c) => c.id).join(', ')}` });
+    }
+    const username = `check-${randomBytes(6).toString('hex')}@client${wanted}.example`;
+    const password = randomBytes(12).toString('base64url');
+    const salt = randomBytes(8).toString('hex');
+    ces.db.prepare('INSERT INTO users (client_id, email, password_hash, operator_id) VALUES (?, ?, ?, NULL)').run(wanted, username, hashPassword(password, salt));
+    return reply.code(201).send({ client_id: wanted, username, password });
+  });
+
+  app.post<{ Body: { ip?: unknown; username?: unknown; callerIp?: unknown } }>('/sim/throttle/reset', async (req, reply) => {
+    const b = req.body ?? {};
+    if ((b.ip !== undefined && typeof b.ip !== 'string') || (b.username !== undefined && typeof b.username !== 'string') || (b.callerIp !== undefined && typeof b.callerIp !== 'boolean')) {
+      return reply.code(400).send({ error: 'invalid_request', message: 'body: {"ip": "<address>"} | {"username": "<e-mail>"} | {"callerIp": true} | {} (everything)' });
+    }
+    const ip = b.callerIp ? req.ip : (b.ip as string | undefined);
+    const removed = resetThrottle(ces, { ip, username: b.username as string | undefined });
+    return { removed, ip: ip ?? null, username: b.username ?? null };
+  });
 };
 export default area;

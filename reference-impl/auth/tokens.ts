@@ -1,0 +1,50 @@
+// Bearer tokens of the token route: issued for 24 h of service-clock time, stored as SHA-256 digests only, checked in constant time.
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import type { ServiceContext } from '../context.js';
+import { hashPassword } from '../store/seed.js';
+import { LIMITS } from '../../lib/limits.js';
+
+export interface UserRow { id: number; client_id: number; email: string; password_hash: string; operator_id: number | null }
+export interface TokenOwner { userId: number; clientId: number; expiresAt: number }
+
+const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
+
+/** The user whose e-mail and password match, or null. Unknown e-mails cost a hash too, so timing does not tell them apart. */
+export function verifyCredentials(ces: ServiceContext, username: string, password: string): UserRow | null {
+  const user = ces.db.prepare('SELECT * FROM users WHERE lower(email) = lower(?)').get(username) as UserRow | undefined;
+  const stored = user?.password_hash ?? 'scrypt$ces$' + '0'.repeat(64);
+  const salt = stored.split('$')[1] ?? 'ces';
+  const given = Buffer.from(hashPassword(password, salt));
+  const want = Buffer.from(stored);
+  const same = given.length === want.length && timingSafeEqual(given, want);
+  return user && same ? user : null;
+}
+
+/** Issues a token for `user`; returns the token text (never stored) and its lifetime in seconds as announced. */
+export function issueToken(ces: ServiceContext, user: UserRow): { token: string; expiresInS: number } {
+  const token = randomBytes(32).toString('base64url');
+  const now = ces.clock.now();
+  // Deviation: the token really lives 48 h while `expires_in` still announces 24 h (AUTH-LIFE-01).
+  const lifetime = LIMITS.tokenLifetimeMs * (ces.deviations.has('auth-token-lifetime-48h') ? 2 : 1);
+  ces.db.prepare('INSERT INTO auth_tokens (token_hash, user_id, client_id, issued_at, expires_at) VALUES (?, ?, ?, ?, ?)')
+    .run(sha256(token), user.id, user.client_id, now, now + lifetime);
+  // Forget tokens that expired long ago so the table stays small.
+  ces.db.prepare('DELETE FROM auth_tokens WHERE expires_at < ?').run(now - LIMITS.tokenLifetimeMs);
+  const announced = ces.deviations.has('auth-expires-in-wrong') ? 3600 : LIMITS.tokenLifetimeMs / 1000;
+  return { token, expiresInS: announced };
+}
+
+/** The bearer token of an `Authorization` header value, or null. */
+export function bearerOf(header: string | undefined): string | null {
+  const m = /^Bearer\s+([A-Za-z0-9._~+/=-]+)\s*$/i.exec(header ?? '');
+  return m ? m[1]! : null;
+}
+
+/** The owner of a valid, unexpired token (service clock), or null. Lookup is by digest, so the token text is never compared. */
+export function verifyToken(ces: ServiceContext, token: string | null): TokenOwner | null {
+  if (!token) return null;
+  const row = ces.db.prepare('SELECT user_id, client_id, expires_at FROM auth_tokens WHERE token_hash = ?').get(sha256(token)) as
+    { user_id: number; client_id: number; expires_at: number } | undefined;
+  if (!row || ces.clock.now() >= row.expires_at) return null;
+  return { userId: row.user_id, clientId: row.client_id, expiresAt: row.expires_at };
+}
