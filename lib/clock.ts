@@ -42,7 +42,6 @@ export class Clock {
     // setTimeout caps at ~24.8 days; re-arm in steps for longer waits.
     const wait = Math.min(Math.max(0, t.due - this.now()), 2 ** 31 - 1);
     t.real = setTimeout(() => (t.due <= this.now() ? this.fire(t) : this.arm(t)), wait);
-    t.real.unref?.();
   }
 
   private fire(t: Timer) {

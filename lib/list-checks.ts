@@ -1,0 +1,29 @@
+// Lists every Playwright check with its clause tags, without running anything (playwright test --list).
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { execFileSync } from 'node:child_process';
+import { ROOT } from './paths.js';
+
+export interface ListedCheck { title: string; file: string; project: string; clauses: string[] }
+
+export function listChecks(): ListedCheck[] {
+  // Listing loads the spec files only; a placeholder target satisfies code that reads it at load time.
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ces-list-'));
+  const target = path.join(dir, 'target.json');
+  fs.writeFileSync(target, JSON.stringify({ base_url: 'https://127.0.0.1:1', rest_base_url: 'https://127.0.0.1:1/api/2', graphql_url: 'https://127.0.0.1:1/graphql', api_key: 'list-only', user: { username: 'u', password: 'p' }, capabilities: [] }));
+  const out = execFileSync(process.execPath, [path.join(ROOT, 'node_modules', '@playwright', 'test', 'cli.js'), 'test', '--list', '--reporter=json', '-c', path.join(ROOT, 'suites', 'playwright.config.ts')], {
+    cwd: ROOT, env: { ...process.env, CES_TARGET: target, CES_RUN_DIR: dir }, maxBuffer: 64 * 1024 * 1024, encoding: 'utf8',
+  });
+  const report = JSON.parse(out);
+  const checks: ListedCheck[] = [];
+  const walk = (suite: any) => {
+    for (const spec of suite.specs ?? []) for (const t of spec.tests ?? []) {
+      checks.push({ title: spec.title, file: spec.file, project: t.projectName, clauses: (spec.tags ?? []).map((x: string) => x.replace(/^@/, '')) });
+    }
+    for (const s of suite.suites ?? []) walk(s);
+  };
+  for (const s of report.suites ?? []) walk(s);
+  if (report.errors?.length) throw new Error('playwright could not load the suites: ' + JSON.stringify(report.errors).slice(0, 2000));
+  return checks;
+}

@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Idempotent set-up for a fresh machine: npm packages, Debian's Chromium, and a pinned k6 built with Go. Fast when already done.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+K6_VERSION="v1.8.1"
+log() { printf 'setup: %s\n' "$*" >&2; }
+
+# 1. npm packages, exactly as the lock file says; node-gyp builds better-sqlite3 against the local Node headers (no download).
+if [ -d /usr/include/node ] && [ -z "${npm_config_nodedir:-}" ]; then export npm_config_nodedir=/usr; fi
+stamp=node_modules/.ces-lock-stamp
+if [ ! -f "$stamp" ] || ! cmp -s package-lock.json "$stamp"; then
+  log "installing npm packages (npm ci)"
+  npm ci --no-audit --no-fund --loglevel=error
+  cp package-lock.json "$stamp"
+fi
+node -e "require('better-sqlite3')" 2>/dev/null || { log "rebuilding better-sqlite3"; npm rebuild better-sqlite3 --loglevel=error; }
+
+# 2. Chromium from Debian (Playwright cannot download its own browser here).
+if [ ! -x /usr/bin/chromium ]; then
+  log "installing Debian's chromium"
+  if [ "$(id -u)" = 0 ]; then SUDO=""; else SUDO="sudo"; fi
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq chromium >/dev/null
+fi
+
+# 3. k6, pinned, built from the Go module proxy into .cache/bin (cached across runs).
+if [ "${CES_SKIP_K6:-0}" != 1 ] && ! { [ -x .cache/bin/k6 ] && .cache/bin/k6 version 2>/dev/null | grep -q "${K6_VERSION#v}"; }; then
+  if ! command -v go >/dev/null; then
+    log "Go is missing: install Go (https://go.dev) to build k6 ${K6_VERSION}, or set CES_SKIP_K6=1 to skip load tests"; exit 2
+  fi
+  log "building k6 ${K6_VERSION} with go install (one time, a few minutes)"
+  mkdir -p .cache/bin
+  GOBIN="$PWD/.cache/bin" GOFLAGS=-mod=mod go install "go.k6.io/k6@${K6_VERSION}"
+fi
+log "ready"

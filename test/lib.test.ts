@@ -1,0 +1,82 @@
+// Unit tests of the shared library: signature scheme, clock timers, secret masking, target validation, TLS material.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { X509Certificate } from 'node:crypto';
+import { sign, verify } from '../lib/signature.js';
+import { Clock } from '../lib/clock.js';
+import { addSecret, mask } from '../lib/mask.js';
+import { loadTarget, TargetError } from '../lib/target.js';
+import { generateTls } from '../lib/tls.js';
+
+test('signature: sha256=<64 lowercase hex> HMAC of the raw bytes, verified; each broken part is refused', () => {
+  const body = '{"eventId":"1"}';
+  const s = sign('secret', body);
+  assert.match(s, /^sha256=[0-9a-f]{64}$/);
+  assert.deepEqual(verify('secret', body, s), { ok: true });
+  assert.equal(verify('secret', body + ' ', s).ok, false, 'other bytes');
+  assert.equal(verify('other', body, s).ok, false, 'other secret');
+  assert.equal(verify('secret', body, s.toUpperCase()).ok, false, 'uppercase');
+  assert.equal(verify('secret', body, s.slice(7)).ok, false, 'no prefix');
+  assert.equal(verify('secret', body, undefined).ok, false, 'missing');
+});
+
+test('clock: timers fire when the clock is advanced past them, in due order, and not before', () => {
+  const clock = new Clock();
+  const fired: string[] = [];
+  clock.after(60_000, () => fired.push('b'));
+  clock.after(30_000, () => fired.push('a'));
+  const cancelled = clock.after(10_000, () => fired.push('x'));
+  cancelled.cancel();
+  clock.advance(29_000);
+  assert.deepEqual(fired, []);
+  clock.advance(31_000);
+  assert.deepEqual(fired, ['a', 'b']);
+  assert.throws(() => clock.advance(-1));
+  clock.stop();
+});
+
+test('clock: a real-time timer fires without advancing', async () => {
+  const clock = new Clock();
+  await new Promise<void>((resolve) => clock.after(20, resolve));
+  clock.stop();
+});
+
+test('mask: known secrets and their encoded forms never survive', () => {
+  addSecret('key-1234567890');
+  addSecret('p@ss word');
+  const basic = Buffer.from('key-1234567890:x').toString('base64');
+  const out = mask(`X-API-Key: key-1234567890 ?key=key-1234567890 pw=p%40ss%20word Basic ${basic} Authorization: Bearer abcdefghijklmnop`);
+  assert.ok(!out.includes('key-1234567890'));
+  assert.ok(!out.includes('p%40ss%20word'));
+  assert.ok(!out.includes('abcdefghijklmnop'));
+  assert.ok(!out.includes(basic.replace(/=+$/, '')));
+});
+
+test('target: a missing field, a bad URL or an unknown capability is a clear error', () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ces-t-'));
+  const f = path.join(dir, 't.json');
+  const good = { base_url: 'https://x', rest_base_url: 'https://x/api/2', graphql_url: 'https://x/graphql', api_key: 'k', user: { username: 'u', password: 'p' }, capabilities: ['sim'] };
+  fs.writeFileSync(f, JSON.stringify(good));
+  assert.equal(loadTarget(f).api_keys[0]!.key, 'k');
+  fs.writeFileSync(f, JSON.stringify({ ...good, graphql_url: undefined }));
+  assert.throws(() => loadTarget(f), (e: Error) => e instanceof TargetError && /graphql_url/.test(e.message));
+  fs.writeFileSync(f, JSON.stringify({ ...good, base_url: 'ftp://x' }));
+  assert.throws(() => loadTarget(f), /base_url/);
+  fs.writeFileSync(f, JSON.stringify({ ...good, capabilities: ['telepathy'] }));
+  assert.throws(() => loadTarget(f), /telepathy.*accepted: sim, platform, clock/);
+  fs.writeFileSync(f, '{');
+  assert.throws(() => loadTarget(f), /cannot read target file/);
+});
+
+test('tls: the server certificate is signed by the generated CA and names 127.0.0.1 and localhost', () => {
+  const tls = generateTls();
+  const ca = new X509Certificate(tls.ca.cert);
+  const leaf = new X509Certificate(tls.server.cert.split(/(?<=-----END CERTIFICATE-----)/)[0]!);
+  assert.ok(leaf.verify(ca.publicKey));
+  assert.ok(leaf.checkIP('127.0.0.1'));
+  assert.ok(leaf.checkHost('localhost'));
+  assert.ok(ca.ca);
+});
