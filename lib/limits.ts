@@ -22,6 +22,12 @@ export const LIMITS = {
   configEndpointTimeoutMs: 10_000,
   /** G9: endpoint 4 is polled about once per second per bot operator. */
   availabilityPollMs: 1_000,
+  /** G9 / BOT-EP4-01: the polling period may deviate by ±10 %. */
+  availabilityPollTolerance: 0.1,
+  /** BOT-AVAIL-05 (decision): a bot whose last good endpoint-4 answer is older than this is unavailable. */
+  botAvailabilityStaleMs: 3_000,
+  /** Decision: the bot creation flow is retried in the background at this period while the connector is unreachable. */
+  botSetupRetryMs: 2_000,
   /** BOT-MSG-LEN: a bot text is never over 450 characters. */
   botTextMax: 450,
   /** advised at most 250 characters. */
@@ -48,7 +54,7 @@ export const LIMITS = {
   /** GQL-LIMIT-01: deepest field nesting a GraphQL operation may have (introspection excluded). */
   graphqlMaxDepth: 10,
   /** GQL-LIMIT-02: highest estimated cost (fields x page sizes) of a GraphQL operation. */
-  graphqlMaxCost: 20_000,
+  graphqlMaxCost: 5_000,
   /** GQL-PAGE-01: default and highest `first` of a GraphQL connection. */
   graphqlPageDefault: 20,
   graphqlPageMax: 100,

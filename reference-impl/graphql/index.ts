@@ -1,7 +1,74 @@
-// Area "graphql" of the reference implementation (placeholder until its issue fills it in).
-import type { FastifyPluginAsync } from 'fastify';
+// Area "graphql": POST/GET {graphql_url} (GraphQL over HTTP via graphql-http), bearer token required (G15), depth/cost limits, G16 availability rule.
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import { GraphQLError, type GraphQLSchema } from 'graphql';
+import { createHandler } from 'graphql-http/lib/use/fastify';
+import { buildCesSchema, ERROR_CODES, type GqlContext } from './schema.js';
+import { costLimitRule, depthLimitRule, noIntrospectionRule } from './rules.js';
+import { bearerOf, verifyToken, type TokenOwner } from '../auth/tokens.js';
+
+const GRAPHQL_RESPONSE = 'application/graphql-response+json';
+
+/** The media type an answer uses: the GraphQL-over-HTTP one when the caller accepts it (G15), else JSON. */
+export function answerType(accept: string | undefined): string {
+  return /application\/graphql-response\+json/i.test(accept ?? '') ? GRAPHQL_RESPONSE : 'application/json';
+}
+
+function unauthenticated(req: FastifyRequest, reply: FastifyReply, status: number) {
+  return reply.code(status).header('content-type', `${answerType(req.headers.accept)}; charset=utf-8`).header('www-authenticate', 'Bearer realm="graphql"')
+    .send(JSON.stringify({ errors: [{ message: 'a valid bearer token from /oauth2/token is required', extensions: { code: ERROR_CODES.unauthenticated } }] }));
+}
 
 const area: FastifyPluginAsync = async (app) => {
-  void app;
+  const ces = app.ces;
+  const schemas = new Map<string, GraphQLSchema>();
+  const schemaFor = (variant: { projectsAsList?: boolean; noDescriptions?: boolean }) => {
+    const key = JSON.stringify(variant);
+    let s = schemas.get(key);
+    if (!s) schemas.set(key, (s = buildCesSchema(variant)));
+    return s;
+  };
+  const owners = new WeakMap<object, TokenOwner>();
+
+  const handler = createHandler<GqlContext>({
+    // Deviations that change the schema's shape pick a variant per request (they can be switched at run time).
+    schema: () => schemaFor({ projectsAsList: ces.deviations.has('graphql-projects-not-connection'), noDescriptions: ces.deviations.has('graphql-missing-descriptions') }),
+    context: (req) => {
+      const owner = owners.get(req.raw as object)!;
+      return { ces, clientId: owner.clientId, userId: owner.userId, availabilityResolved: 0 };
+    },
+    validationRules: (_req, _args, specified) => [
+      ...specified,
+      ...(ces.deviations.has('graphql-depth-unlimited') ? [] : [depthLimitRule()]),
+      ...(ces.deviations.has('graphql-cost-unlimited') ? [] : [costLimitRule()]),
+      ...(ces.deviations.has('graphql-introspection-broken') ? [noIntrospectionRule] : []),
+    ],
+    formatError: (err) => {
+      if (!(err instanceof GraphQLError)) return new GraphQLError('internal error', { extensions: { code: ERROR_CODES.internal } });
+      if (ces.deviations.has('graphql-no-error-code')) return new GraphQLError(err.message, { nodes: err.nodes, path: err.path, originalError: err.originalError, extensions: {} });
+      if (err.extensions?.code) return err;
+      const code = err.message.startsWith('Syntax Error') ? ERROR_CODES.parseFailed : err.path ? ERROR_CODES.internal : ERROR_CODES.validationFailed;
+      if (code === ERROR_CODES.internal && err.originalError && !(err.originalError instanceof GraphQLError)) {
+        // Never leak internals (SQL, stack traces) to the caller.
+        return new GraphQLError('internal error', { nodes: err.nodes, path: err.path, extensions: { code } });
+      }
+      return new GraphQLError(err.message, { nodes: err.nodes, source: err.source, positions: err.positions, path: err.path, originalError: err.originalError, extensions: { ...err.extensions, code } });
+    },
+  });
+
+  app.route({
+    method: ['GET', 'POST'],
+    url: '/graphql',
+    // Authentication runs first (onRequest), so a caller without a valid token learns nothing, not even parse errors.
+    onRequest: async (req, reply) => {
+      const platform = (req.query as Record<string, unknown>).platform;
+      if (platform !== undefined && ces.deviations.has('graphql-platform-param-rejected')) {
+        return reply.code(400).send({ errors: [{ message: 'unknown parameter platform', extensions: { code: ERROR_CODES.badUserInput } }] });
+      }
+      const owner = verifyToken(ces, bearerOf(req.headers.authorization));
+      if (!owner) return unauthenticated(req, reply, ces.deviations.has('graphql-unauthenticated-200') ? 200 : 401);
+      owners.set(req, owner);
+    },
+    handler,
+  });
 };
 export default area;

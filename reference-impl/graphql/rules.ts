@@ -1,0 +1,90 @@
+// GraphQL validation rules of the service: query depth and cost limits (GQL-LIMIT-01/02) with clear errors; introspection fields are exempt.
+import {
+  GraphQLError, Kind, getNamedType, isObjectType, isInterfaceType,
+  type ASTVisitor, type FieldNode, type FragmentDefinitionNode, type GraphQLNamedType, type GraphQLSchema, type SelectionSetNode, type ValidationContext,
+} from 'graphql';
+import { LIMITS } from '../../lib/limits.js';
+import { ERROR_CODES } from './schema.js';
+
+type Fragments = Record<string, FragmentDefinitionNode>;
+const isIntrospection = (f: FieldNode) => f.name.value.startsWith('__');
+
+function fieldsOf(set: SelectionSetNode, fragments: Fragments, seen: Set<string>): FieldNode[] {
+  const out: FieldNode[] = [];
+  for (const s of set.selections) {
+    if (s.kind === Kind.FIELD) out.push(s);
+    else if (s.kind === Kind.INLINE_FRAGMENT) out.push(...fieldsOf(s.selectionSet, fragments, seen));
+    else if (!seen.has(s.name.value) && fragments[s.name.value]) {
+      // A fragment cycle is reported by graphql-js' own rule; `seen` only keeps this walk finite.
+      out.push(...fieldsOf(fragments[s.name.value]!.selectionSet, fragments, new Set([...seen, s.name.value])));
+    }
+  }
+  return out;
+}
+
+/** Deepest field nesting below a selection set; a top-level field has depth 1. */
+export function depthOf(set: SelectionSetNode, fragments: Fragments, seen = new Set<string>()): number {
+  let max = 0;
+  for (const f of fieldsOf(set, fragments, seen)) {
+    if (isIntrospection(f)) continue;
+    max = Math.max(max, 1 + (f.selectionSet ? depthOf(f.selectionSet, fragments, seen) : 0));
+  }
+  return max;
+}
+
+/** Estimated cost: every field counts 1, and what is selected below a paged field counts once per requested item
+ * (`first`, its default when omitted, its maximum when given by a variable). */
+export function costOf(schema: GraphQLSchema, set: SelectionSetNode, parent: GraphQLNamedType | undefined, fragments: Fragments, seen = new Set<string>()): number {
+  let total = 0;
+  for (const f of fieldsOf(set, fragments, seen)) {
+    if (isIntrospection(f)) continue;
+    const def = parent && (isObjectType(parent) || isInterfaceType(parent)) ? parent.getFields()[f.name.value] : undefined;
+    let times = 1;
+    if (def?.args.some((a) => a.name === 'first')) {
+      const arg = f.arguments?.find((a) => a.name.value === 'first');
+      times = !arg ? LIMITS.graphqlPageDefault : arg.value.kind === Kind.INT ? Number(arg.value.value) : LIMITS.graphqlPageMax;
+    }
+    const below = f.selectionSet ? costOf(schema, f.selectionSet, def ? getNamedType(def.type) : undefined, fragments, seen) : 0;
+    total += 1 + Math.max(0, times) * below;
+  }
+  return total;
+}
+
+function fragmentsOf(ctx: ValidationContext): Fragments {
+  const out: Fragments = {};
+  for (const def of ctx.getDocument().definitions) if (def.kind === Kind.FRAGMENT_DEFINITION) out[def.name.value] = def;
+  return out;
+}
+
+export function depthLimitRule(max: number = LIMITS.graphqlMaxDepth) {
+  return (ctx: ValidationContext): ASTVisitor => ({
+    OperationDefinition(op) {
+      const depth = depthOf(op.selectionSet, fragmentsOf(ctx));
+      if (depth > max) {
+        ctx.reportError(new GraphQLError(`Query depth ${depth} exceeds the maximum depth of ${max}.`, { nodes: [op], extensions: { code: ERROR_CODES.tooDeep, depth, maxDepth: max } }));
+      }
+    },
+  });
+}
+
+export function costLimitRule(max: number = LIMITS.graphqlMaxCost) {
+  return (ctx: ValidationContext): ASTVisitor => ({
+    OperationDefinition(op) {
+      const schema = ctx.getSchema();
+      const root = op.operation === 'mutation' ? schema.getMutationType() : op.operation === 'subscription' ? schema.getSubscriptionType() : schema.getQueryType();
+      const cost = costOf(schema, op.selectionSet, root ?? undefined, fragmentsOf(ctx));
+      if (cost > max) {
+        ctx.reportError(new GraphQLError(`Query cost ${cost} exceeds the maximum cost of ${max} (every field counts 1, times the page size of the connections above it).`, { nodes: [op], extensions: { code: ERROR_CODES.tooCostly, cost, maxCost: max } }));
+      }
+    },
+  });
+}
+
+/** Deviation support: a rule that refuses introspection (GQL-INTRO-01/02). */
+export function noIntrospectionRule(ctx: ValidationContext): ASTVisitor {
+  return {
+    Field(node) {
+      if (node.name.value === '__schema' || node.name.value === '__type') ctx.reportError(new GraphQLError('introspection is disabled', { nodes: [node] }));
+    },
+  };
+}
