@@ -5,7 +5,7 @@ import { EventEmitter } from 'node:events';
 export type DomainEvent =
   | { kind: 'user.created' | 'user.updated' | 'user.connected' | 'user.disconnected'; clientId: number; userId: number; at: number }
   | { kind: 'visitor.updated'; clientId: number; visitorId: string; operatorId: number | null; at: number }
-  | { kind: 'conversation.pushed'; clientId: number; conversationId: number; viaTransfer: boolean; at: number }
+  | { kind: 'conversation.pushed'; clientId: number; conversationId: number; viaTransfer: boolean; at: number; /** On a transfer: the earlier conversation (deprecated conversation.transferred). */ previousConversationId?: number }
   | { kind: 'conversation.started'; clientId: number; conversationId: number; at: number }
   | { kind: 'conversation.closed'; clientId: number; conversationId: number; at: number };
 

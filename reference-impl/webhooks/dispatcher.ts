@@ -1,0 +1,195 @@
+// The durable webhook dispatcher: a SQLite outbox, one clock timer per due attempt, signed POSTs, retries +10 s / +20 s, dead letters.
+import { randomUUID } from 'node:crypto';
+import { Agent, request, type Dispatcher } from 'undici';
+import { LIMITS } from '../../lib/limits.js';
+import { sign } from '../../lib/signature.js';
+import type { ServiceContext } from '../context.js';
+import type { DomainEvent } from '../events.js';
+import type { TimerHandle } from '../../lib/clock.js';
+import { payloadsFor, type Payload } from './payloads.js';
+
+export interface SubscriptionRow {
+  id: string; client_id: number; url: string; secret: string; events: string; include_deprecated: number; created_at: number; deleted_at: number | null;
+}
+export interface DeliveryRow {
+  id: number; subscription_id: string; client_id: number; event_id: string; event_type: string; correlation_id: string; body: string;
+  state: 'pending' | 'delivered' | 'dead'; next_attempt: number; due_at: number | null; created_at: number; finished_at: number | null;
+}
+export interface AttemptRow {
+  id: number; delivery: number; attempt: number; delivery_id: string; correlation_id: string; due_at: number; started_at: number;
+  ended_at: number | null; status: number | null; error: string | null;
+}
+
+/** Outcome of one attempt: a 20x answer stops; 30x/40x/50x, a timeout or a network error is a failure (G3, G4). */
+type Outcome = { status: number | null; error: string | null; ok: boolean };
+
+export class WebhookDispatcher {
+  private timers = new Map<number, TimerHandle>();
+  private inFlight = new Set<number>();
+  private closing = false;
+  private agents = new Map<number, Agent>();
+  /** Only used by the `webhooks-sequential-queue` deviation: every attempt waits for the previous one. */
+  private chain: Promise<void> = Promise.resolve();
+
+  constructor(private ces: ServiceContext) {}
+
+  /** One agent per answer timeout (deviations switch at run time); no connection cap per origin, so a slow subscriber holds no slot another delivery needs. */
+  private agent(): Agent {
+    const answerMs = this.ces.deviations.has('webhooks-answer-timeout-60s') ? 60_000 : LIMITS.webhookAnswerTimeoutMs;
+    let a = this.agents.get(answerMs);
+    if (a) return a;
+    a = new Agent({
+      connect: { timeout: LIMITS.webhookConnectTimeoutMs, ...(this.ces.settings.outboundCa?.length ? { ca: this.ces.settings.outboundCa } : {}) },
+      headersTimeout: answerMs,
+      bodyTimeout: answerMs,
+      keepAliveTimeout: 1_000,
+    });
+    this.agents.set(answerMs, a);
+    return a;
+  }
+
+  /** Queues one delivery per matching subscription for each payload of the event; every row is stored before any request leaves. */
+  enqueue(e: DomainEvent): void {
+    if (this.closing) return;
+    const { db, clock, deviations } = this.ces;
+    const now = clock.now();
+    const payloads = payloadsFor(db, deviations, e, now);
+    if (!payloads.length) return;
+    const subs = (deviations.has('webhooks-cross-client')
+      ? db.prepare('SELECT * FROM webhook_subscriptions WHERE deleted_at IS NULL').all()
+      : db.prepare('SELECT * FROM webhook_subscriptions WHERE deleted_at IS NULL AND client_id = ?').all(e.clientId)) as SubscriptionRow[];
+    const insert = db.prepare(`INSERT INTO webhook_deliveries (subscription_id, client_id, event_id, event_type, correlation_id, body, state, next_attempt, due_at, created_at)
+      VALUES (?, ?, ?, ?, ?, ?, 'pending', 1, ?, ?)`);
+    const ids: number[] = [];
+    db.transaction(() => {
+      for (const p of payloads) {
+        for (const s of subs) {
+          if (!this.wants(s, p)) continue;
+          const r = insert.run(s.id, s.client_id, p.body.eventId, p.kind, randomUUID(), JSON.stringify(p.body), now, now);
+          ids.push(Number(r.lastInsertRowid));
+        }
+      }
+    })();
+    for (const id of ids) this.arm(id, now);
+  }
+
+  private wants(s: SubscriptionRow, p: Payload): boolean {
+    const kinds = JSON.parse(s.events) as string[];
+    if (!kinds.includes(p.kind)) return false;
+    return !p.deprecated || s.include_deprecated === 1 || this.ces.deviations.has('webhooks-deprecated-without-optin');
+  }
+
+  /** After a restart: an attempt cut short by the crash counts as failed; every pending delivery is re-armed at its due time. */
+  resume(): void {
+    const { db, clock } = this.ces;
+    const cut = db.prepare(`SELECT a.* FROM webhook_attempts a JOIN webhook_deliveries d ON d.id = a.delivery
+      WHERE d.state = 'pending' AND a.ended_at IS NULL`).all() as AttemptRow[];
+    for (const a of cut) {
+      const outcome: Outcome = { status: null, error: 'interrupted: the service stopped during this attempt', ok: false };
+      this.settle(a.delivery, a, outcome, a.started_at);
+    }
+    const pending = db.prepare(`SELECT id, due_at FROM webhook_deliveries WHERE state = 'pending'`).all() as Array<{ id: number; due_at: number | null }>;
+    for (const p of pending) this.arm(p.id, p.due_at ?? clock.now());
+  }
+
+  private arm(id: number, due: number): void {
+    this.timers.get(id)?.cancel();
+    this.timers.set(id, this.ces.clock.at(due, () => {
+      this.timers.delete(id);
+      if (this.ces.deviations.has('webhooks-sequential-queue')) this.chain = this.chain.then(() => this.attempt(id));
+      else void this.attempt(id);
+    }));
+  }
+
+  /** One attempt of a delivery: recorded before it leaves, settled when the answer (or failure) is known. */
+  private async attempt(id: number): Promise<void> {
+    if (this.closing || this.inFlight.has(id)) return;
+    const { db, clock, deviations } = this.ces;
+    const d = db.prepare('SELECT * FROM webhook_deliveries WHERE id = ?').get(id) as DeliveryRow | undefined;
+    if (!d || d.state !== 'pending') return;
+    const s = db.prepare('SELECT * FROM webhook_subscriptions WHERE id = ?').get(d.subscription_id) as SubscriptionRow | undefined;
+    if (!s || s.deleted_at !== null) {
+      db.prepare(`UPDATE webhook_deliveries SET state = 'dead', finished_at = ?, due_at = NULL WHERE id = ?`).run(clock.now(), id);
+      return;
+    }
+    this.inFlight.add(id);
+    try {
+      const first = db.prepare('SELECT delivery_id FROM webhook_attempts WHERE delivery = ? AND attempt = 1').get(id) as { delivery_id: string } | undefined;
+      const deliveryId = deviations.has('webhooks-delivery-id-reused') && first ? first.delivery_id : randomUUID();
+      const correlationId = deviations.has('webhooks-correlation-changes') && d.next_attempt > 1 ? randomUUID() : d.correlation_id;
+      const started = clock.now();
+      const r = db.prepare(`INSERT INTO webhook_attempts (delivery, attempt, delivery_id, correlation_id, due_at, started_at) VALUES (?, ?, ?, ?, ?, ?)`)
+        .run(id, d.next_attempt, deliveryId, correlationId, d.due_at ?? started, started);
+      const attemptRow = db.prepare('SELECT * FROM webhook_attempts WHERE id = ?').get(Number(r.lastInsertRowid)) as AttemptRow;
+      const outcome = await this.post(s, d.body, deliveryId, correlationId);
+      if (this.closing) return; // the row stays open; resume() after restart counts it as interrupted
+      this.settle(id, attemptRow, outcome, clock.now());
+    } finally {
+      this.inFlight.delete(id);
+    }
+  }
+
+  private headers(s: SubscriptionRow, body: string, deliveryId: string, correlationId: string): Record<string, string> {
+    const dev = this.ces.deviations;
+    let signature = sign(s.secret, dev.has('webhooks-signature-wrong-bytes') ? JSON.stringify(JSON.parse(body), null, 2) : body);
+    if (dev.has('webhooks-signature-uppercase')) signature = 'sha256=' + signature.slice(7).toUpperCase();
+    if (dev.has('webhooks-signature-no-prefix')) signature = signature.slice(7);
+    const h: Record<string, string> = {
+      'content-type': dev.has('webhooks-content-type-text') ? 'text/plain' : 'application/json',
+      'x-service-delivery': deliveryId,
+      'x-service-correlationid': correlationId,
+      'x-service-signature': signature,
+    };
+    if (dev.has('webhooks-missing-header')) delete h['x-service-delivery'];
+    return h;
+  }
+
+  private async post(s: SubscriptionRow, body: string, deliveryId: string, correlationId: string): Promise<Outcome> {
+    try {
+      const res = await request(s.url, {
+        method: 'POST', body, headers: this.headers(s, body, deliveryId, correlationId), dispatcher: this.agent() as Dispatcher,
+      });
+      await res.body.dump({ limit: 64 * 1024 }).catch(() => undefined);
+      const st = res.statusCode;
+      const ok = (st >= 200 && st < 300) || (st >= 300 && st < 400 && this.ces.deviations.has('webhooks-3xx-success'));
+      return { status: st, error: null, ok };
+    } catch (err) {
+      const e = err as { code?: string; message?: string };
+      return { status: null, error: `${e.code ?? 'ERROR'}: ${e.message ?? String(err)}`, ok: false };
+    }
+  }
+
+  /** Records an attempt's outcome and decides: delivered, retry at +10 s / +20 s after the failure, or dead letter. */
+  private settle(id: number, a: AttemptRow, outcome: Outcome, endedAt: number): void {
+    const { db, deviations } = this.ces;
+    db.prepare('UPDATE webhook_attempts SET ended_at = ?, status = ?, error = ? WHERE id = ?').run(endedAt, outcome.status, outcome.error, a.id);
+    const retryOn20x = deviations.has('webhooks-retry-on-20x') && outcome.ok;
+    const noRetry40x = deviations.has('webhooks-no-retry-on-40x') && outcome.status !== null && outcome.status >= 400 && outcome.status < 500;
+    const delays = deviations.has('webhooks-first-retry-12s') ? [12_000, LIMITS.webhookRetryDelaysMs[1]!]
+      : deviations.has('webhooks-third-retry') ? [...LIMITS.webhookRetryDelaysMs, LIMITS.webhookRetryDelaysMs[1]!] : LIMITS.webhookRetryDelaysMs;
+    if (outcome.ok && !retryOn20x) {
+      db.prepare(`UPDATE webhook_deliveries SET state = 'delivered', finished_at = ?, due_at = NULL WHERE id = ?`).run(endedAt, id);
+      return;
+    }
+    const delay = delays[a.attempt - 1];
+    if (delay === undefined || noRetry40x) {
+      if (deviations.has('webhooks-dead-vanishes')) {
+        db.prepare('DELETE FROM webhook_attempts WHERE delivery = ?').run(id);
+        db.prepare('DELETE FROM webhook_deliveries WHERE id = ?').run(id);
+        return;
+      }
+      db.prepare(`UPDATE webhook_deliveries SET state = 'dead', finished_at = ?, due_at = NULL WHERE id = ?`).run(endedAt, id);
+      return;
+    }
+    const due = endedAt + delay;
+    db.prepare('UPDATE webhook_deliveries SET next_attempt = ?, due_at = ? WHERE id = ?').run(a.attempt + 1, due, id);
+    if (!this.closing) this.arm(id, due);
+  }
+
+  async close(): Promise<void> {
+    this.closing = true;
+    for (const t of this.timers.values()) t.cancel();
+    this.timers.clear();
+    await Promise.all([...this.agents.values()].map((a) => a.destroy().catch(() => undefined)));
+  }
+}

@@ -1,0 +1,101 @@
+// Turns domain events into the spec's webhook payloads ("Payload shapes"): which kinds, which fields, which timestamp form.
+import { randomUUID } from 'node:crypto';
+import type { Db } from '../store/db.js';
+import { list } from '../store/db.js';
+import type { Deviations } from '../deviations.js';
+import type { DomainEvent } from '../events.js';
+
+/** Event kinds a subscription may name (spec "Event kinds"; user.connected/disconnected per G22). */
+export const CURRENT_KINDS = [
+  'v2.conversation.pushed', 'v2.conversation.closed', 'conversation.started', 'visitor.updated',
+  'user.created', 'user.updated', 'user.connected', 'user.disconnected',
+] as const;
+/** Deprecated kinds: "must not be used"; sent only to a subscription that opts in (includeDeprecated). */
+export const DEPRECATED_KINDS = ['conversation.transferred', 'conversation.closed', 'satisfaction.filled'] as const;
+export const ALL_KINDS: readonly string[] = [...CURRENT_KINDS, ...DEPRECATED_KINDS];
+/** The platform the reference implementation serves events from (spec: observed values `sd` and `ha`). */
+export const PLATFORM = 'sd';
+
+/** Channels of v2.conversation.closed (spec "Event kinds"); offsite ones carry a null visitorExternalId. */
+const V2_CLOSED_CHANNELS: Record<string, string> = {
+  chat: 'CHAT', call: 'CALL', video: 'VIDEO', social_a: 'SOCIAL_A', social_b: 'SOCIAL_B', social_c: 'SOCIAL_C', mobile_app: 'MOBILE_APP', sms: 'SMS',
+};
+const ONSITE = new Set(['chat', 'call', 'video']);
+
+/** One payload to deliver: its kind, whether it is deprecated (conversation.started on chat is), and the body fields. */
+export interface Payload { kind: string; deprecated: boolean; body: Record<string, unknown> }
+
+/** v2 events: UTC with milliseconds, `2026-11-22T01:02:03.456Z`. */
+export function v2Time(ms: number, dev: Deviations): string {
+  const iso = new Date(ms).toISOString();
+  return dev.has('webhooks-v2-timestamp-no-millis') ? iso.replace(/\.\d{3}Z$/, 'Z') : iso;
+}
+/** Old events: an offset form, `2026-11-22T01:02:03+00:00`. */
+export function oldTime(ms: number, dev: Deviations): string {
+  const iso = new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
+  return dev.has('webhooks-old-timestamp-z') ? iso : iso.replace(/Z$/, '+00:00');
+}
+
+interface ConversationRow {
+  id: number; uuid: string; client_id: number; website_id: number; channel: string; visitor_uid: string; visitor_external_id: string | null;
+  operator_id: number | null; operator_ids: string;
+}
+
+/** The payloads a domain event produces (before subscription filtering); sentAt is the time the event is queued. */
+export function payloadsFor(db: Db, dev: Deviations, e: DomainEvent, sentAtMs: number): Payload[] {
+  const head = (kind: string, v2: boolean) => ({
+    eventId: randomUUID(), eventType: kind, platform: PLATFORM,
+    ...(dev.has('webhooks-wrong-type') ? { clientId: String(e.clientId) } : dev.has('webhooks-wrong-field') ? { client_id: e.clientId } : { clientId: e.clientId }),
+  });
+  const times = (v2: boolean) => (v2 ? { createdAt: v2Time(e.at, dev), sentAt: v2Time(sentAtMs, dev) } : { createdAt: oldTime(e.at, dev), sentAt: oldTime(sentAtMs, dev) });
+  const one = (kind: string, deprecated: boolean, fields: Record<string, unknown>): Payload => {
+    const v2 = kind.startsWith('v2.');
+    return { kind, deprecated, body: { ...head(kind, v2), ...fields, ...times(v2) } };
+  };
+
+  switch (e.kind) {
+    case 'user.created': case 'user.updated': case 'user.connected': case 'user.disconnected':
+      return [one(e.kind, false, { userId: e.userId })];
+    case 'visitor.updated':
+      return [one('visitor.updated', false, { operatorId: e.operatorId, visitorId: e.visitorId })];
+    default: break;
+  }
+
+  const c = db.prepare('SELECT * FROM conversations WHERE id = ? AND client_id = ?').get(e.conversationId, e.clientId) as ConversationRow | undefined;
+  if (!c) return [];
+  const channel = c.channel.toLowerCase();
+  const onsite = ONSITE.has(channel);
+  const upper = (ch: string) => (dev.has('webhooks-v2-channel-lowercase') ? ch.toLowerCase() : ch);
+  // visitorExternalId is a String for onsite conversations; a visitor without an external id is named by its unique id (spec silent).
+  const externalId = onsite ? (c.visitor_external_id ?? c.visitor_uid) : dev.has('webhooks-offsite-external-id') ? (c.visitor_external_id ?? c.visitor_uid) : null;
+  const old = (extra: Record<string, unknown> = {}) => ({
+    websiteId: c.website_id, conversationId: c.id, operatorId: c.operator_id, channel, visitorId: c.visitor_uid, ...extra,
+  });
+  const out: Payload[] = [];
+
+  if (e.kind === 'conversation.pushed') {
+    if (channel === 'chat' || channel === 'video') {
+      out.push(one('v2.conversation.pushed', false, {
+        projectId: c.website_id, conversationId: dev.has('webhooks-v2-conversation-id-integer') ? c.id : c.uuid, operatorId: c.operator_id,
+        visitorExternalId: externalId, channel: upper(channel.toUpperCase()),
+      }));
+    }
+    if (e.viaTransfer && channel === 'chat') out.push(one('conversation.transferred', true, old({ transferredConversationId: e.previousConversationId ?? c.id })));
+  } else if (e.kind === 'conversation.started') {
+    // conversation.started is current for calls and deprecated for chat.
+    if (channel === 'call' || channel === 'chat') out.push(one('conversation.started', channel === 'chat', old()));
+  } else if (e.kind === 'conversation.closed') {
+    const v2Channel = V2_CLOSED_CHANNELS[channel];
+    if (v2Channel) {
+      const operatorIds = list<number>(c.operator_ids);
+      const ops = dev.has('webhooks-operatorid-on-closed') ? { operatorId: operatorIds[0] ?? c.operator_id } : { operatorIds };
+      out.push(one('v2.conversation.closed', false, {
+        projectId: c.website_id, conversationId: c.uuid, ...ops, visitorExternalId: externalId, channel: upper(v2Channel),
+      }));
+    }
+    if (channel === 'call' || channel === 'chat') out.push(one('conversation.closed', true, old()));
+  }
+  return out;
+}
+
+export function isDeprecatedKind(kind: string): boolean { return (DEPRECATED_KINDS as readonly string[]).includes(kind); }
