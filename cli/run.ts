@@ -3,10 +3,18 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { spawn } from 'node:child_process';
 import { ROOT, REPORTS } from '../lib/paths.js';
-import { readPlaywrightResults, clauseVerdicts, exitCodeOf, type CheckResult } from '../lib/results.js';
-import { mask } from '../lib/mask.js';
+import { readPlaywrightResults, clauseVerdicts, exitCodeOf, scrubDir, findLeaks, type CheckResult } from '../lib/results.js';
+import { addSecret, knownSecrets, mask } from '../lib/mask.js';
 import type { Target } from '../lib/target.js';
-import { buildLanding, writeRunSummary, type RunSummary } from '../lib/landing.js';
+import { buildLanding, buildEvidence, writeRunSummary, type RunSummary } from '../lib/landing.js';
+
+/** Registers a target's keys and passwords with lib/mask.ts in this process (the suites register them in theirs). */
+export function registerTargetSecrets(target: Partial<Target>): void {
+  addSecret(target.api_key);
+  for (const k of target.api_keys ?? []) addSecret(k.key);
+  addSecret(target.user?.password);
+  for (const u of target.users ?? []) addSecret(u.password);
+}
 
 export function newRunDir(kind: string): { id: string; dir: string } {
   const id = `${new Date().toISOString().replace(/[:.]/g, '-').slice(0, 19)}-${kind}-${process.pid}`;
@@ -31,6 +39,11 @@ export async function runPlaywright(opts: { targetFile: string; runDir: string; 
     });
     child.on('exit', (c) => resolve(c));
   });
+  // Reports concern: whatever Playwright wrote (assertion messages, error contexts, its HTML report, allure-results) is
+  // masked before anything reads it or Allure turns it into a report.
+  try { registerTargetSecrets(JSON.parse(fs.readFileSync(opts.targetFile, 'utf8'))); } catch { /* an unreadable target failed the run already */ }
+  // Only Playwright's outputs: the target file may sit in the run folder and be needed by a next run of the same target.
+  for (const out of ['results.json', 'junit.xml', 'playwright', 'allure-results', 'test-output']) scrubDir(path.join(opts.runDir, out));
   const resultsFile = path.join(opts.runDir, 'results.json');
   if (!fs.existsSync(resultsFile)) return { checks: [], code };
   return { checks: readPlaywrightResults(resultsFile), code };
@@ -38,6 +51,7 @@ export async function runPlaywright(opts: { targetFile: string; runDir: string; 
 
 /** Writes the run's summary, refreshes reports/index.html, prints the terminal table; returns the exit code. */
 export function finishRun(run: { id: string; dir: string }, kind: string, target: Target, checks: CheckResult[], extra: Partial<RunSummary> = {}): 0 | 1 {
+  registerTargetSecrets(target);
   const reference = target.reference === true;
   const verdicts = clauseVerdicts(checks, { reference });
   const code = exitCodeOf(checks, { reference });
@@ -46,9 +60,14 @@ export function finishRun(run: { id: string; dir: string }, kind: string, target
     exitCode: code, checks, verdicts: verdicts.map((v) => ({ id: v.clause.id, verdict: v.verdict, checks: v.checks.map((c) => c.title) })), ...extra,
   };
   writeRunSummary(run.dir, summary);
+  // The embedded target file and anything written since the suites ran (k6 summaries, sub-runs) get masked too.
+  scrubDir(run.dir);
+  const evidence = buildEvidence(run.dir);
   const landing = buildLanding();
   printTable(checks, verdicts.map((v) => v.verdict));
-  console.log(`\nreport: ${landing}\nrun folder: ${run.dir}`);
+  const leaks = findLeaks(run.dir, knownSecrets());
+  if (leaks.length) console.error(`\nWARNING: a secret is still present under ${run.dir} in ${[...new Set(leaks.map((l) => path.relative(run.dir, l.file)))].join(', ')} (a report writer bypassed lib/mask.ts)`);
+  console.log(`\nreport: ${landing}\nevidence: ${evidence}\nrun folder: ${run.dir}`);
   return code;
 }
 

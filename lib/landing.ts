@@ -1,10 +1,11 @@
-// The landing page reports/index.html: one static page with the latest run's verdict, clause matrix and links to every report.
+// The landing page reports/index.html and each run's evidence.html: static pages (inline CSS/JS/SVG) built from run summaries and Playwright results.
 import fs from 'node:fs';
 import path from 'node:path';
-import { REPORTS, ROOT } from './paths.js';
-import { loadClauses, loadDeviations } from './catalogue.js';
-import type { CheckResult } from './results.js';
+import { REPORTS, REPORT_TEMPLATE, ROOT } from './paths.js';
+import { loadClauses, loadDeviations, type Clause, type Deviation, type Severity } from './catalogue.js';
+import { checkAnchor, readPlaywrightEvidence, type CheckEvidence, type CheckResult, type EvidenceAttachment } from './results.js';
 import { mask } from './mask.js';
+import { evidenceSvg } from './svg.js';
 
 export interface RunSummary {
   id: string;
@@ -20,78 +21,307 @@ export interface RunSummary {
   mutations?: Array<{ deviation: string; clauses: string[]; caught: boolean; failedChecks: string[] }>;
 }
 
+/** The catalogue a page is built against (tests pass their own; the CLI uses fixtures/). */
+export interface BuildOptions { reportsDir?: string; clauses?: Clause[]; deviations?: Deviation[] }
+
 export function writeRunSummary(dir: string, s: RunSummary): void {
   fs.writeFileSync(path.join(dir, 'summary.json'), mask(JSON.stringify(s, null, 2)));
 }
 
-export function readRuns(): RunSummary[] {
-  if (!fs.existsSync(REPORTS)) return [];
-  return fs.readdirSync(REPORTS)
-    .filter((d) => fs.existsSync(path.join(REPORTS, d, 'summary.json')))
-    .map((d) => JSON.parse(fs.readFileSync(path.join(REPORTS, d, 'summary.json'), 'utf8')) as RunSummary)
-    .sort((a, b) => b.date.localeCompare(a.date));
+export function readRuns(reportsDir: string = REPORTS): RunSummary[] {
+  if (!fs.existsSync(reportsDir)) return [];
+  return fs.readdirSync(reportsDir)
+    .filter((d) => fs.existsSync(path.join(reportsDir, d, 'summary.json')))
+    .flatMap((d) => {
+      try { return [JSON.parse(fs.readFileSync(path.join(reportsDir, d, 'summary.json'), 'utf8')) as RunSummary]; } catch { return []; }
+    })
+    .sort((a, b) => b.date.localeCompare(a.date) || b.id.localeCompare(a.id));
 }
 
-const esc = (s: unknown) => String(s ?? '').replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
-const version = (): string => JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')).version;
+export const esc = (s: unknown) => String(s ?? '').replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+/** A relative URL made of path segments, each percent-encoded (run ids and folder names are safe, anchors too). */
+const href = (...parts: string[]) => parts.map((p) => p.split('/').map(encodeURIComponent).join('/')).join('/');
+export const toolVersion = (): string => JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')).version;
+const template = (name: string): string => {
+  const f = path.join(REPORT_TEMPLATE, name);
+  return fs.existsSync(f) ? fs.readFileSync(f, 'utf8') : '';
+};
+const page = (title: string, body: string, script = '') => `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${esc(title)}</title><style>${template('report.css')}</style></head><body>
+${body}
+${script ? `<script>${script}</script>` : ''}
+</body></html>
+`;
 
-/** Rebuilds reports/index.html from every run summary under reports/; returns its path. */
-export function buildLanding(): string {
-  const runs = readRuns();
-  const latest = runs.find((r) => r.kind === 'test') ?? runs[0];
+export const VERDICTS = ['fail', 'warn', 'pass', 'skipped', 'not-run'] as const;
+const SEVERITIES: Severity[] = ['MUST', 'SHOULD', 'MAY', 'REF'];
+/** Allure's severity for a clause severity (issue 7): the strongest clause of a check decides. */
+export const ALLURE_SEVERITY: Record<Severity, string> = { MUST: 'critical', SHOULD: 'normal', MAY: 'minor', REF: 'trivial' };
+const KINDS = ['test', 'check', 'selftest', 'load'];
+const outcomeMark = (o: string) => (o === 'passed' ? '✓' : o === 'failed' ? '✗' : '–');
+
+/** The run whose verdicts the matrix shows: the latest conformance run (`test`, else `check`), else the latest run with verdicts. */
+export function matrixRun(runs: RunSummary[]): RunSummary | undefined {
+  return runs.find((r) => r.kind === 'test') ?? runs.find((r) => r.kind === 'check') ?? runs.find((r) => r.verdicts?.length) ?? runs[0];
+}
+
+/** "Proven by mutation" of one clause from the latest selftest: yes when a deviation of that clause was caught. */
+export interface Proof { state: 'yes' | 'missed' | 'not-tested' | 'no-deviation'; deviations: string[] }
+export function proofs(runs: RunSummary[], deviations: Deviation[]): Map<string, Proof> {
   const selftest = runs.find((r) => r.kind === 'selftest');
-  const proven = new Set((selftest?.mutations ?? []).filter((m) => m.caught).flatMap((m) => m.clauses));
-  const devByClause = new Map<string, string[]>();
-  for (const d of loadDeviations()) for (const c of d.clauses) devByClause.set(c, [...(devByClause.get(c) ?? []), d.id]);
-  const verdictOf = new Map((latest?.verdicts ?? []).map((v) => [v.id, v]));
-  const clauses = loadClauses().filter((c) => !c.retired);
-  const areas = [...new Set(clauses.map((c) => c.area))];
-  const counts: Record<string, Record<string, number>> = {};
-  for (const c of clauses) {
-    const v = verdictOf.get(c.id)?.verdict ?? 'not-run';
-    counts[c.severity] ??= {};
-    counts[c.severity]![v] = (counts[c.severity]![v] ?? 0) + 1;
+  const byClause = new Map<string, Proof>();
+  for (const d of deviations) for (const c of d.clauses) {
+    const p = byClause.get(c) ?? { state: 'not-tested', deviations: [] };
+    p.deviations.push(d.id);
+    byClause.set(c, p);
   }
-  const rows = clauses.map((c) => {
-    const v = verdictOf.get(c.id);
-    const verdict = v?.verdict ?? 'not-run';
-    const evidence = latest ? `${latest.id}/playwright/index.html` : '';
-    return `<tr data-area="${esc(c.area)}" data-verdict="${verdict}"><td><code>${esc(c.id)}</code></td><td>${c.severity}</td><td>${esc(c.text)}</td><td>${esc(c.source)}</td>`
-      + `<td class="v-${verdict}">${verdict}</td><td>${(v?.checks ?? []).map((t) => `<a href="${esc(evidence)}">${esc(t)}</a>`).join('<br>')}</td>`
-      + `<td>${proven.has(c.id) ? 'yes' : devByClause.has(c.id) ? 'not yet' : 'no'}</td></tr>`;
+  for (const m of selftest?.mutations ?? []) for (const c of m.clauses) {
+    const p = byClause.get(c) ?? { state: 'not-tested', deviations: [m.deviation] };
+    if (m.caught) p.state = 'yes';
+    else if (p.state !== 'yes') p.state = 'missed';
+    byClause.set(c, p);
+  }
+  return byClause;
+}
+
+/** Links to a run's detailed reports that exist on disk (never a dead link). */
+export function runLinks(run: RunSummary, reportsDir: string = REPORTS, prefix = ''): Array<{ label: string; href: string }> {
+  const dir = path.join(reportsDir, run.id);
+  const at = (rel: string) => (fs.existsSync(path.join(dir, rel)) ? [href(...(prefix ? [prefix] : []), run.id, rel)] : []);
+  const out: Array<{ label: string; href: string }> = [];
+  for (const h of at('evidence.html')) out.push({ label: 'Evidence', href: h });
+  for (const h of at('playwright/index.html')) out.push({ label: 'Playwright HTML', href: h });
+  for (const h of at('allure-report/index.html')) out.push({ label: 'Allure HTML', href: h });
+  for (const h of at('junit.xml')) out.push({ label: 'JUnit XML', href: h });
+  for (const h of at('k6-dashboard.html')) out.push({ label: 'k6 dashboard', href: h });
+  for (const h of at('summary.json')) out.push({ label: 'summary.json', href: h });
+  return out;
+}
+
+function countsTable(clauses: Clause[], verdictOf: (id: string) => string): string {
+  const rows = SEVERITIES.filter((s) => clauses.some((c) => c.severity === s)).map((s) => {
+    const mine = clauses.filter((c) => c.severity === s);
+    const n = (v: string) => mine.filter((c) => verdictOf(c.id) === v).length;
+    return `<tr><th scope="row">${s}</th>${VERDICTS.map((v) => `<td class="${n(v) ? `v-${v}` : ''}">${n(v)}</td>`).join('')}<td>${mine.length}</td></tr>`;
+  });
+  return `<div class="scroll"><table id="counts"><thead><tr><th>severity</th>${VERDICTS.map((v) => `<th>${v}</th>`).join('')}<th>total</th></tr></thead><tbody>${rows.join('')}</tbody></table></div>`;
+}
+
+/** Rebuilds reports/index.html from every run summary under the reports folder; returns its path. */
+export function buildLanding(opts: BuildOptions = {}): string {
+  const reportsDir = opts.reportsDir ?? REPORTS;
+  const catalogue = (opts.clauses ?? loadClauses()).filter((c) => !c.retired);
+  const runs = readRuns(reportsDir);
+  const latest = matrixRun(runs);
+  const selftest = runs.find((r) => r.kind === 'selftest');
+  const proof = proofs(runs, opts.deviations ?? loadDeviations());
+  const verdictOf = new Map((latest?.verdicts ?? []).map((v) => [v.id, v.verdict]));
+  const verdict = (id: string) => verdictOf.get(id) ?? 'not-run';
+  const checksOf = (id: string) => (latest?.checks ?? []).filter((k) => k.clauses.includes(id));
+  const evidenceHref = (k: CheckResult) => latest && fs.existsSync(path.join(reportsDir, latest.id, 'evidence.html')) ? `${href(latest.id, 'evidence.html')}#${encodeURIComponent(k.anchor ?? checkAnchor(k))}` : '';
+  const areas = [...new Set(catalogue.map((c) => c.area))].sort();
+
+  const proofCell = (id: string) => {
+    const p = proof.get(id);
+    const mut = (d: string) => selftest && fs.existsSync(path.join(reportsDir, selftest.id, 'evidence.html')) ? `<a href="${href(selftest.id, 'evidence.html')}#mut-${encodeURIComponent(d)}">${esc(d)}</a>` : esc(d);
+    if (!p) return '<td data-label="proven by mutation" data-proof="no">no <span class="meta">(no deviation)</span></td>';
+    if (p.state === 'yes') return `<td data-label="proven by mutation" data-proof="yes" class="v-pass">yes <span class="meta">(${p.deviations.map(mut).join(', ')})</span></td>`;
+    if (p.state === 'missed') return `<td data-label="proven by mutation" data-proof="no" class="v-fail">no <span class="meta">(missed: ${p.deviations.map(mut).join(', ')})</span></td>`;
+    return `<td data-label="proven by mutation" data-proof="no">no <span class="meta">(selftest not run for ${p.deviations.map(esc).join(', ')})</span></td>`;
+  };
+  const rows = catalogue.map((c) => {
+    const v = verdict(c.id);
+    const checks = checksOf(c.id).map((k) => {
+      const h = evidenceHref(k);
+      const label = `<span class="o badge o-${k.outcome}" aria-label="${k.outcome}">${outcomeMark(k.outcome)}</span> ${esc(k.title)}`;
+      return h ? `<a href="${h}">${label}</a>` : `<span>${label}</span>`;
+    }).join('');
+    return `<tr id="clause-${esc(c.id)}" data-area="${esc(c.area)}" data-verdict="${v}" data-severity="${c.severity}">`
+      + `<td data-label="clause"><code>${esc(c.id)}</code></td><td data-label="severity">${c.severity}</td><td data-label="text">${esc(c.text)}</td>`
+      + `<td data-label="spec section">${esc(c.source)}</td><td data-label="verdict" class="v-${v}">${v}</td>`
+      + `<td data-label="checks" class="checks">${checks || '<span class="meta">no check</span>'}</td>${proofCell(c.id)}</tr>`;
   }).join('\n');
-  const runList = runs.slice(0, 30).map((r) => `<li><a href="${esc(r.id)}/playwright/index.html">${esc(r.id)}</a> — ${esc(r.kind)}, exit ${r.exitCode}${r.deviations.length ? `, deviations: ${esc(r.deviations.join(', '))}` : ''}</li>`).join('');
-  const html = `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>CES conformance report</title>
-<style>
-body{font:14px/1.4 system-ui,sans-serif;margin:1.5rem;color:#1b1f24}table{border-collapse:collapse;width:100%}td,th{border:1px solid #d0d7de;padding:4px 6px;vertical-align:top;text-align:left}
-th{background:#f6f8fa}.v-pass{background:#dafbe1}.v-fail{background:#ffd7d5;font-weight:bold}.v-warn{background:#fff8c5}.v-skipped,.v-not-run{background:#eaeef2}
-.verdict{font-size:1.4rem;padding:.5rem 1rem;display:inline-block;border-radius:6px}.ok{background:#dafbe1}.ko{background:#ffd7d5}
-label{margin-right:1rem}
-</style></head><body>
-<h1>Conversational Engagement Service — conformance</h1>
-${latest ? `<p class="verdict ${latest.exitCode === 0 ? 'ok' : 'ko'}" id="verdict">${latest.exitCode === 0 ? 'PASS: every MUST check passed' : 'FAIL: a MUST check failed'}</p>
-<p>Target: <code>${esc(latest.target)}</code>${latest.reference ? ' (embedded reference implementation)' : ''} · Date: ${esc(latest.date)} · Tool version: ${esc(version())} · Run: <code>${esc(latest.id)}</code>${latest.deviations.length ? ` · Deviations on: <code>${esc(latest.deviations.join(', '))}</code>` : ''}</p>
-<p>Reports: <a href="${esc(latest.id)}/playwright/index.html">Playwright</a> · <a href="${esc(latest.id)}/allure-report/index.html">Allure</a> · <a href="${esc(latest.id)}/junit.xml">JUnit XML</a> · <a href="${esc(latest.id)}/summary.json">summary.json</a></p>` : '<p>No run yet: run <code>npx ces test</code>.</p>'}
+
+  const failing = catalogue.filter((c) => ['fail', 'warn'].includes(verdict(c.id)));
+  const failures = failing.length ? `<ul>${failing.map((c) => `<li><span class="badge v-${verdict(c.id)}">${verdict(c.id)}</span> <a href="#clause-${esc(c.id)}"><code>${esc(c.id)}</code></a> (${c.severity}) ${esc(c.text)}: ${checksOf(c.id).filter((k) => k.outcome === 'failed').map((k) => { const h = evidenceHref(k); return h ? `<a href="${h}">evidence of “${esc(k.title)}”</a>` : esc(k.title); }).join(', ')}</li>`).join('')}</ul>` : '<p>No clause failed.</p>';
+
+  const latestOfKind = KINDS.map((k) => runs.find((r) => r.kind === k)).filter((r): r is RunSummary => !!r);
+  const reportsTable = latestOfKind.length
+    ? `<div class="scroll"><table id="reports" class="cards"><thead><tr><th>kind</th><th>run</th><th>date</th><th>result</th><th>reports</th></tr></thead><tbody>${latestOfKind.map((r) => `<tr data-kind="${esc(r.kind)}"><td data-label="kind">${esc(r.kind)}</td><td data-label="run"><code>${esc(r.id)}</code></td><td data-label="date">${esc(r.date)}</td><td data-label="result" class="${r.exitCode === 0 ? 'v-pass' : 'v-fail'}">exit ${r.exitCode}</td><td data-label="reports">${runLinks(r, reportsDir).map((l) => `<a href="${l.href}">${esc(l.label)}</a>`).join(' · ')}</td></tr>`).join('')}</tbody></table></div>`
+    : '<p>No run yet.</p>';
+  const runList = runs.slice(0, 30).map((r) => `<tr><td data-label="run"><code>${esc(r.id)}</code></td><td data-label="kind">${esc(r.kind)}</td><td data-label="date">${esc(r.date)}</td><td data-label="result" class="${r.exitCode === 0 ? 'v-pass' : 'v-fail'}">exit ${r.exitCode}</td><td data-label="deviations">${r.deviations?.length ? `<code>${esc(r.deviations.join(', '))}</code>` : ''}</td><td data-label="reports">${runLinks(r, reportsDir).map((l) => `<a href="${l.href}">${esc(l.label)}</a>`).join(' · ')}</td></tr>`).join('');
+  const outcomes = (latest?.checks ?? []).map((k) => k.outcome);
+
+  const body = `<a class="skip" href="#matrix">Skip to the clause matrix</a>
+<header><h1>Conversational Engagement Service — conformance report</h1></header>
+<main>
+${latest ? `<p class="verdict ${latest.exitCode === 0 ? 'ok' : 'ko'}" id="verdict">${latest.exitCode === 0 ? 'PASS — every MUST check passed' : 'FAIL — a MUST check failed'}</p>
+<dl class="facts">
+<dt>Target</dt><dd><code>${esc(latest.target)}</code>${latest.reference ? ' (embedded reference implementation)' : ''}</dd>
+<dt>Date</dt><dd>${esc(latest.date)}</dd>
+<dt>Tool version</dt><dd>ces ${esc(toolVersion())}</dd>
+<dt>Run</dt><dd><code>${esc(latest.id)}</code> (${esc(latest.kind)})${latest.deviations?.length ? ` — deviations switched on: <code>${esc(latest.deviations.join(', '))}</code> (failures are expected)` : ''}</dd>
+<dt>Checks</dt><dd>${outcomes.filter((o) => o === 'passed').length} passed, ${outcomes.filter((o) => o === 'failed').length} failed, ${outcomes.filter((o) => o === 'skipped').length} skipped</dd>
+</dl>` : '<p id="verdict">No run yet: run <code>npx ces test</code>.</p>'}
+<h2 id="reports-h">Detailed reports (latest run of each kind)</h2>
+${reportsTable}
+<h2 id="failures">Failing clauses</h2>
+${failures}
 <h2>Counts per severity</h2>
-<table><tr><th>severity</th><th>pass</th><th>fail</th><th>warn</th><th>skipped</th><th>not run</th></tr>
-${Object.entries(counts).map(([s, c]) => `<tr><td>${s}</td><td>${c.pass ?? 0}</td><td>${c.fail ?? 0}</td><td>${c.warn ?? 0}</td><td>${c.skipped ?? 0}</td><td>${c['not-run'] ?? 0}</td></tr>`).join('')}
-</table>
-<h2>Clause matrix</h2>
-<p><label>Area <select id="f-area"><option value="">all</option>${areas.map((a) => `<option>${esc(a)}</option>`).join('')}</select></label>
-<label>Verdict <select id="f-verdict"><option value="">all</option><option>pass</option><option>fail</option><option>warn</option><option>skipped</option><option>not-run</option></select></label></p>
-<table id="matrix"><thead><tr><th>clause</th><th>severity</th><th>text</th><th>spec section</th><th>verdict</th><th>checks</th><th>proven by mutation</th></tr></thead><tbody>
+${countsTable(catalogue, verdict)}
+<h2 id="matrix-h">Clause matrix</h2>
+<form id="filters" class="filters" role="search" aria-label="Filter the clause matrix">
+<label>Area<select id="f-area"><option value="">all</option>${areas.map((a) => `<option>${esc(a)}</option>`).join('')}</select></label>
+<label>Verdict<select id="f-verdict"><option value="">all</option>${VERDICTS.map((v) => `<option>${v}</option>`).join('')}</select></label>
+<label>Severity<select id="f-severity"><option value="">all</option>${SEVERITIES.map((s) => `<option>${s}</option>`).join('')}</select></label>
+<label>Text<input id="f-text" type="search" placeholder="id, text, check…"></label>
+<button type="reset">Clear</button>
+<span id="shown" role="status" aria-live="polite">${catalogue.length} of ${catalogue.length} clauses shown</span>
+</form>
+<div class="scroll"><table id="matrix" class="cards" tabindex="-1"><caption class="meta">Verdicts of run ${latest ? `<code>${esc(latest.id)}</code>` : '(none)'}; “proven by mutation” from the latest selftest${selftest ? ` <code>${esc(selftest.id)}</code>` : ' (none yet)'}.</caption>
+<thead><tr><th>clause</th><th>severity</th><th>text</th><th>spec section</th><th>verdict</th><th>checks</th><th>proven by mutation</th></tr></thead><tbody>
 ${rows}
-</tbody></table>
-<h2>Runs</h2><ul>${runList}</ul>
-<script>
-const fa=document.getElementById('f-area'),fv=document.getElementById('f-verdict');
-function apply(){for(const tr of document.querySelectorAll('#matrix tbody tr')){tr.hidden=(fa.value&&tr.dataset.area!==fa.value)||(fv.value&&tr.dataset.verdict!==fv.value);}}
-fa.onchange=apply;fv.onchange=apply;
-</script>
-</body></html>`;
-  fs.mkdirSync(REPORTS, { recursive: true });
-  const file = path.join(REPORTS, 'index.html');
-  fs.writeFileSync(file, mask(html));
+</tbody></table></div>
+<h2>Recent runs</h2>
+<div class="scroll"><table id="runs" class="cards"><thead><tr><th>run</th><th>kind</th><th>date</th><th>result</th><th>deviations</th><th>reports</th></tr></thead><tbody>${runList}</tbody></table></div>
+</main>
+<footer class="meta"><p>Generated by ces ${esc(toolVersion())} at ${esc(new Date().toISOString())}. Static page: opens from disk, no network.</p></footer>`;
+  fs.mkdirSync(reportsDir, { recursive: true });
+  const file = path.join(reportsDir, 'index.html');
+  fs.writeFileSync(file, mask(page('CES conformance report', body, template('landing.js'))));
   return file;
+}
+
+// ---- evidence.html ---------------------------------------------------------------------------------------------------
+
+const isData = (a: EvidenceAttachment) => /^application\/vnd\.ces\.(sequence|timeline)\+json/.test(a.contentType);
+
+/** One attachment as HTML: pictures from their data, request/response pairs readable, other files linked. */
+function attachmentHtml(a: EvidenceAttachment, runDir: string, open: boolean): string {
+  if (isData(a) && a.text) {
+    let svg: string | undefined;
+    try { svg = evidenceSvg(JSON.parse(a.text)); } catch { svg = undefined; }
+    return `<figure class="picture">${svg ?? ''}<figcaption class="meta">${esc(a.name)}</figcaption></figure><details><summary>data of ${esc(a.name)}</summary><pre>${esc(a.text)}</pre></details>`;
+  }
+  if (a.contentType.startsWith('image/svg+xml') && a.text) {
+    // A picture someone else drew: shown through <img>, where an SVG cannot run scripts.
+    return `<figure class="picture"><img alt="${esc(a.name)}" src="data:image/svg+xml;base64,${Buffer.from(a.text).toString('base64')}"><figcaption class="meta">${esc(a.name)}</figcaption></figure>`;
+  }
+  if (a.contentType.startsWith('application/json') && a.text) {
+    let summary = esc(a.name);
+    let parsed: any;
+    try { parsed = JSON.parse(a.text); } catch { parsed = undefined; }
+    if (parsed?.request && parsed?.response) {
+      const r = parsed.response;
+      summary = `<span class="call"><code>${esc(parsed.request.method ?? '')} ${esc(parsed.request.url ?? '')}</code> → <span class="status">${r.status !== undefined ? esc(r.status) : `error: ${esc(r.error)}`}</span>${r.ms !== undefined ? ` <span class="meta">(${esc(r.ms)} ms)</span>` : ''}</span>`;
+    }
+    return `<details${open ? ' open' : ''}><summary>${summary}</summary><pre>${esc(a.text)}</pre></details>`;
+  }
+  if (a.text) return `<details${open ? ' open' : ''}><summary>${esc(a.name)} <span class="meta">(${esc(a.contentType)})</span></summary><pre>${esc(a.text)}</pre></details>`;
+  if (a.path && fs.existsSync(a.path)) {
+    const rel = path.relative(runDir, a.path);
+    if (!rel.startsWith('..')) {
+      const h = href(rel.split(path.sep).join('/'));
+      if (a.contentType.startsWith('image/')) return `<figure class="picture"><a href="${h}"><img alt="${esc(a.name)}" src="${h}" style="max-width:100%"></a><figcaption class="meta">${esc(a.name)}</figcaption></figure>`;
+      return `<p><a href="${h}">${esc(a.name)}</a> <span class="meta">(${esc(a.contentType)})</span></p>`;
+    }
+  }
+  return `<p class="meta">${esc(a.name)} (${esc(a.contentType)}, not kept)</p>`;
+}
+
+function checkHtml(k: CheckEvidence, anchor: string, runDir: string, byId: Map<string, Clause>, landing: string): string {
+  const failed = k.outcome === 'failed';
+  const names = new Set(k.attachments.map((a) => a.name));
+  // The rendered copy of a picture whose data is attached too: the page draws the data itself.
+  const shown = k.attachments.filter((a) => !(a.contentType.startsWith('image/svg+xml') && a.name.endsWith('.svg') && names.has(a.name.slice(0, -4))));
+  const pictures = shown.filter(isData);
+  const rest = shown.filter((a) => !isData(a));
+  const clauseLinks = k.clauses.map((id) => { const c = byId.get(id); return `<a href="${landing}#clause-${encodeURIComponent(id)}"><code>${esc(id)}</code></a>${c ? ` <span class="meta">${c.severity}</span>` : ' <span class="meta">(not in catalogue)</span>'}`; }).join(', ');
+  return `<section class="check ${k.outcome}" id="${esc(anchor)}" data-outcome="${k.outcome}">
+<h3><span class="badge o-${k.outcome}">${k.outcome}</span> ${esc(k.title)}</h3>
+<p class="meta">clauses: ${clauseLinks || '<strong>none</strong>'} · project <code>${esc(k.project)}</code> · <code>${esc(k.file)}</code> · ${Math.round(k.durationMs)} ms</p>
+${k.reason ? `<pre class="${failed ? 'reason' : ''}">${esc(k.reason)}</pre>` : ''}
+${pictures.map((a) => attachmentHtml(a, runDir, failed)).join('\n')}
+${rest.length ? `<details${failed ? ' open' : ''}><summary>${rest.length} attachment(s): requests and responses, in order</summary>${rest.map((a) => attachmentHtml(a, runDir, failed)).join('\n')}</details>` : ''}
+</section>`;
+}
+
+/** Results files of a run: its own results.json, and those of sub-runs (selftest: baseline and one per deviation). */
+export function resultSources(runDir: string): Array<{ sub: string; file: string }> {
+  const out: Array<{ sub: string; file: string }> = [];
+  if (fs.existsSync(path.join(runDir, 'results.json'))) out.push({ sub: '', file: path.join(runDir, 'results.json') });
+  if (fs.existsSync(runDir)) for (const d of fs.readdirSync(runDir, { withFileTypes: true })) {
+    if (d.isDirectory() && fs.existsSync(path.join(runDir, d.name, 'results.json'))) out.push({ sub: d.name, file: path.join(runDir, d.name, 'results.json') });
+  }
+  return out;
+}
+
+/** Anchor of a check on its run's evidence page (sub-runs prefix theirs with the sub-run's folder). */
+export const evidenceAnchor = (sub: string, anchor: string) => (sub ? `${sub}--${anchor}` : anchor);
+
+/** Writes <run>/evidence.html: every check with its failure reason, masked request/response attachments and pictures. */
+export function buildEvidence(runDir: string, opts: BuildOptions = {}): string {
+  const summaryFile = path.join(runDir, 'summary.json');
+  const summary: RunSummary | undefined = fs.existsSync(summaryFile) ? JSON.parse(fs.readFileSync(summaryFile, 'utf8')) : undefined;
+  const byId = new Map((opts.clauses ?? loadClauses()).map((c) => [c.id, c]));
+  const landing = '../index.html';
+  const sections: string[] = [];
+  const toc: string[] = [];
+  const sources = resultSources(runDir);
+  const subAnchors = new Map<string, Map<string, string>>();
+  for (const { sub, file } of sources) {
+    let checks: CheckEvidence[];
+    try { checks = readPlaywrightEvidence(file); } catch (e) { sections.push(`<p class="meta">${esc(path.relative(runDir, file))}: unreadable (${esc((e as Error).message)})</p>`); continue; }
+    const order = { failed: 0, skipped: 2, passed: 1 } as Record<string, number>;
+    checks.sort((a, b) => order[a.outcome]! - order[b.outcome]!);
+    const titles = new Map<string, string>();
+    for (const k of checks) titles.set(k.title, evidenceAnchor(sub, k.anchor));
+    subAnchors.set(sub, titles);
+    const failed = checks.filter((k) => k.outcome === 'failed');
+    const heading = sub ? `Sub-run <code>${esc(sub)}</code>` : 'Checks';
+    const id = sub ? `sub-${sub}` : 'checks';
+    toc.push(`<li><a href="#${esc(id)}">${sub ? esc(sub) : 'checks'}</a>: ${failed.length} failed, ${checks.filter((k) => k.outcome === 'passed').length} passed, ${checks.filter((k) => k.outcome === 'skipped').length} skipped</li>`);
+    sections.push(`<h2 id="${esc(id)}">${heading}</h2>${failed.length ? `<p>Failed: ${failed.map((k) => `<a href="#${esc(evidenceAnchor(sub, k.anchor))}">${esc(k.title)}</a>`).join(' · ')}</p>` : ''}`
+      + checks.map((k) => checkHtml(k, evidenceAnchor(sub, k.anchor), runDir, byId, landing)).join('\n'));
+  }
+  const mutations = summary?.mutations?.length ? `<h2 id="mutations">Mutations (selftest)</h2><div class="scroll"><table class="cards"><thead><tr><th>deviation</th><th>clauses</th><th>caught</th><th>failed checks</th></tr></thead><tbody>${summary.mutations.map((m) => {
+    const titles = subAnchors.get(m.deviation);
+    return `<tr id="mut-${esc(m.deviation)}"><td data-label="deviation"><code>${esc(m.deviation)}</code></td><td data-label="clauses">${m.clauses.map((c) => `<a href="${landing}#clause-${encodeURIComponent(c)}"><code>${esc(c)}</code></a>`).join(', ')}</td><td data-label="caught" class="${m.caught ? 'v-pass' : 'v-fail'}">${m.caught ? 'yes' : 'no — missed'}</td><td data-label="failed checks">${m.failedChecks.map((t) => titles?.get(t) ? `<a href="#${esc(titles.get(t)!)}">${esc(t)}</a>` : esc(t)).join('<br>')}</td></tr>`;
+  }).join('')}</tbody></table></div>` : '';
+  const links = summary ? runLinks(summary, path.dirname(runDir), '..').filter((l) => l.label !== 'Evidence') : [];
+  const body = `<a class="skip" href="#main">Skip to the evidence</a>
+<header><p><a href="${landing}">← Landing page</a></p><h1>Evidence of run <code>${esc(path.basename(runDir))}</code></h1></header>
+<main id="main">
+${summary ? `<p class="verdict ${summary.exitCode === 0 ? 'ok' : 'ko'}">${esc(summary.kind)}: exit ${summary.exitCode}</p>
+<dl class="facts"><dt>Target</dt><dd><code>${esc(summary.target)}</code>${summary.reference ? ' (embedded reference implementation)' : ''}</dd><dt>Date</dt><dd>${esc(summary.date)}</dd><dt>Tool version</dt><dd>ces ${esc(toolVersion())}</dd>${summary.deviations?.length ? `<dt>Deviations on</dt><dd><code>${esc(summary.deviations.join(', '))}</code></dd>` : ''}</dl>` : ''}
+${links.length ? `<p>Other reports: ${links.map((l) => `<a href="${l.href.replace(/^\.\.\/[^/]+\//, '')}">${esc(l.label)}</a>`).join(' · ')}</p>` : ''}
+${toc.length ? `<ul>${toc.join('')}</ul>` : '<p>No Playwright results in this run.</p>'}
+${mutations}
+${sections.join('\n')}
+</main>`;
+  const file = path.join(runDir, 'evidence.html');
+  fs.writeFileSync(file, mask(page(`Evidence — ${path.basename(runDir)}`, body, template('evidence.js'))));
+  return file;
+}
+
+/** Rebuilds every run's evidence page and the landing page from what is on disk (`ces report`). */
+export function buildAll(opts: BuildOptions = {}): { landing: string; evidence: string[] } {
+  const reportsDir = opts.reportsDir ?? REPORTS;
+  const evidence = readRuns(reportsDir).map((r) => buildEvidence(path.join(reportsDir, r.id), opts));
+  return { landing: buildLanding(opts), evidence };
+}
+
+// ---- compare ---------------------------------------------------------------------------------------------------------
+
+export interface VerdictChange { id: string; severity: string; area: string; before: string; after: string }
+
+/** Clauses whose verdict differs between two runs (a clause one run does not know is `absent`). */
+export function compareRuns(a: RunSummary, b: RunSummary, clauses: Clause[] = loadClauses()): VerdictChange[] {
+  const va = new Map(a.verdicts.map((v) => [v.id, v.verdict]));
+  const vb = new Map(b.verdicts.map((v) => [v.id, v.verdict]));
+  const byId = new Map(clauses.map((c) => [c.id, c]));
+  const ids = [...new Set([...va.keys(), ...vb.keys()])].sort();
+  return ids
+    .map((id) => ({ id, severity: byId.get(id)?.severity ?? '?', area: byId.get(id)?.area ?? '?', before: va.get(id) ?? 'absent', after: vb.get(id) ?? 'absent' }))
+    .filter((c) => c.before !== c.after);
 }

@@ -5,4 +5,7 @@ import path from 'node:path';
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 export const FIXTURES = path.join(ROOT, 'fixtures');
 export const SCHEMAS_DIR = path.join(FIXTURES, 'schemas');
-export const REPORTS = path.join(ROOT, 'reports');
+/** Generated reports; CES_REPORTS_DIR moves them (tests use it so they never clobber the real reports/). */
+export const REPORTS = process.env.CES_REPORTS_DIR ? path.resolve(process.env.CES_REPORTS_DIR) : path.join(ROOT, 'reports');
+/** The landing page's template (CSS, scripts), kept in git under reports/template/ whatever CES_REPORTS_DIR says. */
+export const REPORT_TEMPLATE = path.join(ROOT, 'reports', 'template');

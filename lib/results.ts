@@ -1,6 +1,10 @@
-// Reads Playwright's JSON results and turns them into check outcomes and per-clause verdicts, with the exit code rule of DESIGN.md.
+// Reads Playwright's JSON results and turns them into check outcomes, evidence and per-clause verdicts (exit code rule of DESIGN.md); scrubs secrets from run folders.
 import fs from 'node:fs';
+import path from 'node:path';
+import zlib from 'node:zlib';
+import crypto from 'node:crypto';
 import { loadClauses, type Clause, type Severity } from './catalogue.js';
+import { mask } from './mask.js';
 
 export type Outcome = 'passed' | 'failed' | 'skipped';
 export interface CheckResult {
@@ -12,6 +16,8 @@ export interface CheckResult {
   /** Why it failed or was skipped, as the report shows it. */
   reason?: string;
   durationMs: number;
+  /** Stable id of the check's section in the run's evidence.html (`evidence.html#<anchor>`). */
+  anchor?: string;
 }
 export type Verdict = 'pass' | 'fail' | 'warn' | 'skipped' | 'not-run';
 export interface ClauseVerdict { clause: Clause; verdict: Verdict; checks: CheckResult[] }
@@ -29,7 +35,9 @@ export function readPlaywrightResults(file: string): CheckResult[] {
         const outcome: Outcome = t.status === 'skipped' ? 'skipped' : t.status === 'expected' || t.status === 'flaky' ? 'passed' : 'failed';
         const skip = (t.annotations ?? []).find((a: any) => a.type === 'skip');
         const reason = outcome === 'failed' ? String(last?.error?.message ?? last?.errors?.[0]?.message ?? 'failed').replace(/\u001b\[[0-9;]*m/g, '') : outcome === 'skipped' ? skip?.description : undefined;
-        out.push({ title: [...titles, spec.title].filter(Boolean).join(' › '), file: spec.file ?? suite.file, project: t.projectName, clauses, outcome, reason, durationMs: last?.duration ?? 0 });
+        const title = [...titles, spec.title].filter(Boolean).join(' › ');
+        const file = spec.file ?? suite.file;
+        out.push({ title, file, project: t.projectName, clauses, outcome, reason, durationMs: last?.duration ?? 0, anchor: checkAnchor({ project: t.projectName, file, title }) });
       }
     }
     for (const s of suite.suites ?? []) walk(s, [...titles, s.title && !s.title.endsWith('.ts') ? s.title : ''].filter(Boolean));
@@ -39,8 +47,8 @@ export function readPlaywrightResults(file: string): CheckResult[] {
 }
 
 /** Per clause: fail if any check failed, pass if all that ran passed, skipped if all skipped. SHOULD/MAY failures are warnings. */
-export function clauseVerdicts(checks: CheckResult[], opts: { reference: boolean }): ClauseVerdict[] {
-  return loadClauses().filter((c) => !c.retired).map((clause) => {
+export function clauseVerdicts(checks: CheckResult[], opts: { reference: boolean }, catalogue: Clause[] = loadClauses()): ClauseVerdict[] {
+  return catalogue.filter((c) => !c.retired).map((clause) => {
     const mine = checks.filter((k) => k.clauses.includes(clause.id));
     let verdict: Verdict = 'not-run';
     if (mine.some((k) => k.outcome === 'failed')) verdict = failingSeverity(clause.severity, opts.reference) ? 'fail' : 'warn';
@@ -56,12 +64,181 @@ export function failingSeverity(s: Severity, reference: boolean): boolean {
 }
 
 /** Exit code of a run: 1 when a failed check verifies a failing-severity clause, or names no clause at all (a harness bug is never hidden). */
-export function exitCodeOf(checks: CheckResult[], opts: { reference: boolean }): 0 | 1 {
-  const byId = new Map(loadClauses().map((c) => [c.id, c]));
+export function exitCodeOf(checks: CheckResult[], opts: { reference: boolean }, catalogue: Clause[] = loadClauses()): 0 | 1 {
+  const byId = new Map(catalogue.map((c) => [c.id, c]));
   for (const k of checks) {
     if (k.outcome !== 'failed') continue;
     if (k.clauses.length === 0) return 1;
     if (k.clauses.some((id) => { const c = byId.get(id); return !c || failingSeverity(c.severity, opts.reference); })) return 1;
   }
   return 0;
+}
+
+/** Anchor of a check in evidence.html: readable slug of the title plus a hash of project, file and title (titles repeat across projects). */
+export function checkAnchor(c: { project?: string; file?: string; title: string }): string {
+  const slug = c.title.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '').slice(0, 48);
+  const hash = crypto.createHash('sha1').update(`${c.project ?? ''}\u0000${c.file ?? ''}\u0000${c.title}`).digest('hex').slice(0, 8);
+  return `check-${slug}-${hash}`;
+}
+
+export interface EvidenceAttachment {
+  name: string;
+  contentType: string;
+  /** Text of a textual attachment (decoded from the results file or read from its path). */
+  text?: string;
+  /** Absolute path of a file attachment (screenshots, error context). */
+  path?: string;
+}
+export interface CheckEvidence extends CheckResult { anchor: string; attachments: EvidenceAttachment[]; startTime?: string }
+
+const TEXTUAL = /^(application\/(json|xml|[\w.+-]*\+json|[\w.+-]*\+xml)|text\/.*|image\/svg\+xml)(;.*)?$/;
+
+/** The checks of a Playwright JSON results file with their attachments in the order they were made (one per HTTP call, pictures). */
+export function readPlaywrightEvidence(file: string): CheckEvidence[] {
+  const report = JSON.parse(fs.readFileSync(file, 'utf8'));
+  const checks = readPlaywrightResults(file);
+  const out: CheckEvidence[] = [];
+  let i = 0;
+  // Same traversal order as readPlaywrightResults, so the i-th test is the i-th check.
+  const walk = (suite: any) => {
+    for (const spec of suite.specs ?? []) {
+      for (const t of spec.tests ?? []) {
+        const last = t.results?.[t.results.length - 1];
+        const check = checks[i++]!;
+        const attachments: EvidenceAttachment[] = (last?.attachments ?? []).map((a: any) => {
+          const att: EvidenceAttachment = { name: String(a.name ?? ''), contentType: String(a.contentType ?? 'application/octet-stream') };
+          if (a.path) att.path = String(a.path);
+          if (TEXTUAL.test(att.contentType)) {
+            if (typeof a.body === 'string') att.text = Buffer.from(a.body, 'base64').toString('utf8');
+            else if (a.path && fs.existsSync(a.path) && fs.statSync(a.path).size < 2_000_000) att.text = fs.readFileSync(a.path, 'utf8');
+          }
+          return att;
+        });
+        out.push({ ...check, anchor: check.anchor ?? checkAnchor(check), attachments, startTime: last?.startTime });
+      }
+    }
+    for (const s of suite.suites ?? []) walk(s);
+  };
+  for (const s of report.suites ?? []) walk(s);
+  return out;
+}
+
+// ---- Secrets never stay in a run folder ----------------------------------------------------------------------------
+
+const TEXT_FILE = /\.(json|xml|html?|txt|md|csv|log|svg|ya?ml|dat|js|css|tsv)$/i;
+
+interface ZipEntry { name: string; data: Buffer }
+
+/** Reads a zip archive (stored or deflated entries), enough for Playwright's embedded report data. */
+export function readZip(buf: Buffer): ZipEntry[] {
+  let eocd = -1;
+  for (let i = buf.length - 22; i >= Math.max(0, buf.length - 65_557); i--) if (buf.readUInt32LE(i) === 0x06054b50) { eocd = i; break; }
+  if (eocd < 0) throw new Error('not a zip archive');
+  const count = buf.readUInt16LE(eocd + 10);
+  let p = buf.readUInt32LE(eocd + 16);
+  const out: ZipEntry[] = [];
+  for (let n = 0; n < count; n++) {
+    if (buf.readUInt32LE(p) !== 0x02014b50) throw new Error('bad zip central directory');
+    const method = buf.readUInt16LE(p + 10);
+    const csize = buf.readUInt32LE(p + 20);
+    const nlen = buf.readUInt16LE(p + 28);
+    const elen = buf.readUInt16LE(p + 30);
+    const clen = buf.readUInt16LE(p + 32);
+    const local = buf.readUInt32LE(p + 42);
+    const name = buf.subarray(p + 46, p + 46 + nlen).toString('utf8');
+    const start = local + 30 + buf.readUInt16LE(local + 26) + buf.readUInt16LE(local + 28);
+    const raw = buf.subarray(start, start + csize);
+    out.push({ name, data: method === 0 ? Buffer.from(raw) : zlib.inflateRawSync(raw) });
+    p += 46 + nlen + elen + clen;
+  }
+  return out;
+}
+
+/** Writes a zip archive with deflated entries. */
+export function writeZip(entries: ZipEntry[]): Buffer {
+  const locals: Buffer[] = [];
+  const centrals: Buffer[] = [];
+  let offset = 0;
+  for (const e of entries) {
+    const name = Buffer.from(e.name, 'utf8');
+    const comp = zlib.deflateRawSync(e.data);
+    const crc = zlib.crc32(e.data);
+    const h = Buffer.alloc(30);
+    h.writeUInt32LE(0x04034b50, 0); h.writeUInt16LE(20, 4); h.writeUInt16LE(0x0800, 6); h.writeUInt16LE(8, 8);
+    h.writeUInt16LE(0, 10); h.writeUInt16LE(0x21, 12); h.writeUInt32LE(crc, 14); h.writeUInt32LE(comp.length, 18);
+    h.writeUInt32LE(e.data.length, 22); h.writeUInt16LE(name.length, 26); h.writeUInt16LE(0, 28);
+    const c = Buffer.alloc(46);
+    c.writeUInt32LE(0x02014b50, 0); c.writeUInt16LE(20, 4); c.writeUInt16LE(20, 6); c.writeUInt16LE(0x0800, 8); c.writeUInt16LE(8, 10);
+    c.writeUInt16LE(0, 12); c.writeUInt16LE(0x21, 14); c.writeUInt32LE(crc, 16); c.writeUInt32LE(comp.length, 20); c.writeUInt32LE(e.data.length, 24);
+    c.writeUInt16LE(name.length, 28); c.writeUInt32LE(offset, 42);
+    locals.push(h, name, comp);
+    centrals.push(c, name);
+    offset += 30 + name.length + comp.length;
+  }
+  const cd = Buffer.concat(centrals);
+  const end = Buffer.alloc(22);
+  end.writeUInt32LE(0x06054b50, 0); end.writeUInt16LE(entries.length, 8); end.writeUInt16LE(entries.length, 10);
+  end.writeUInt32LE(cd.length, 12); end.writeUInt32LE(offset, 16);
+  return Buffer.concat([...locals, cd, end]);
+}
+
+const PW_ZIP = /(<template id="playwrightReportBase64">data:application\/zip;base64,)([A-Za-z0-9+/=]+)(<\/template>)/;
+
+function filesUnder(dir: string): string[] {
+  if (!fs.existsSync(dir)) return [];
+  if (fs.statSync(dir).isFile()) return [dir];
+  return fs.readdirSync(dir, { withFileTypes: true, recursive: true })
+    .filter((d) => d.isFile())
+    .map((d) => path.join((d as { parentPath?: string; path?: string }).parentPath ?? (d as { path?: string }).path ?? dir, d.name));
+}
+
+/**
+ * Masks every known secret (lib/mask.ts) in every text file under a folder, including the zipped data Playwright's
+ * HTML report embeds; returns the files it changed. Writers mask what they write; this is the net under them
+ * (assertion messages, error-context snapshots, the embedded target file).
+ */
+export function scrubDir(dir: string): string[] {
+  // `dir` may also be a single file.
+  const changed: string[] = [];
+  for (const f of filesUnder(dir)) {
+    if (!TEXT_FILE.test(f) || fs.statSync(f).size > 50_000_000) continue;
+    const text = fs.readFileSync(f, 'utf8');
+    let out = mask(text);
+    const m = PW_ZIP.exec(out);
+    if (m) {
+      const entries = readZip(Buffer.from(m[2]!, 'base64'));
+      let zipChanged = false;
+      const masked = entries.map((e) => {
+        const t = e.data.toString('utf8');
+        const mt = mask(t);
+        if (mt !== t) zipChanged = true;
+        return { name: e.name, data: mt !== t ? Buffer.from(mt, 'utf8') : e.data };
+      });
+      if (zipChanged) out = out.replace(PW_ZIP, (_all, a: string, _b: string, c: string) => a + writeZip(masked).toString('base64') + c);
+    }
+    if (out !== text) { fs.writeFileSync(f, out); changed.push(f); }
+  }
+  return changed;
+}
+
+/** Every place a secret still appears under a folder: plain text, base64 blobs (Allure's single file) and zip entries inside them. */
+export function findLeaks(dir: string, secrets: string[]): Array<{ file: string; secret: string; where: string }> {
+  const wanted = secrets.filter((s) => s && s.length >= 4);
+  const leaks: Array<{ file: string; secret: string; where: string }> = [];
+  const look = (file: string, where: string, buf: Buffer) => {
+    for (const s of wanted) if (buf.includes(s)) leaks.push({ file, secret: s, where });
+  };
+  for (const f of filesUnder(dir)) {
+    const buf = fs.readFileSync(f);
+    look(f, 'text', buf);
+    const text = buf.toString('latin1');
+    for (const m of text.matchAll(/[A-Za-z0-9+/]{40,}={0,2}/g)) {
+      const bytes = Buffer.from(m[0], 'base64');
+      look(f, 'base64', bytes);
+      if (bytes.length > 22 && bytes.readUInt32LE(0) === 0x04034b50) {
+        try { for (const e of readZip(bytes)) look(f, `zip:${e.name}`, e.data); } catch { /* not a whole archive */ }
+      }
+    }
+  }
+  return leaks;
 }

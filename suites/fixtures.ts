@@ -26,7 +26,28 @@ export function clauses(...ids: string[]) {
   const known = clauseById();
   const unknown = ids.filter((id) => !known.has(id));
   if (unknown.length) throw new Error(`check names clause(s) not in the catalogue: ${unknown.join(', ')}`);
-  return { tag: ids.map((id) => '@' + id), annotation: ids.map((id) => ({ type: 'clause', description: id })) };
+  return { tag: ids.map((id) => '@' + id), annotation: [...ids.map((id) => ({ type: 'clause', description: id })), ...allureAnnotations(ids)] };
+}
+
+const ALLURE_SEVERITY = { MUST: 'critical', SHOULD: 'normal', MAY: 'minor', REF: 'trivial' } as const;
+const SEVERITY_RANK = ['MUST', 'REF', 'SHOULD', 'MAY'] as const;
+
+/**
+ * Allure metadata of a check, as annotations allure-playwright reads (`@allure.label.<name>` → label, `tms` → link
+ * through the `links.tms` template of playwright.config.ts): severity of the strongest clause, area as feature,
+ * each clause as story, and a link per clause to its row on the landing page.
+ */
+export function allureAnnotations(ids: string[]): Array<{ type: string; description: string }> {
+  const known = clauseById();
+  const cs = ids.map((id) => known.get(id)).filter((c) => c !== undefined);
+  const strongest = SEVERITY_RANK.find((s) => cs.some((c) => c.severity === s));
+  return [
+    ...(strongest ? [{ type: '@allure.label.severity', description: ALLURE_SEVERITY[strongest] }] : []),
+    { type: '@allure.label.epic', description: 'CES conformance' },
+    ...[...new Set(cs.map((c) => c.area))].map((area) => ({ type: '@allure.label.feature', description: area })),
+    ...ids.map((id) => ({ type: '@allure.label.story', description: id })),
+    ...ids.map((id) => ({ type: 'tms', description: id })),
+  ];
 }
 
 /** Skips, with the reason in the report, when the target lacks a capability. Never a silent pass. */

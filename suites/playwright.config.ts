@@ -22,7 +22,12 @@ export default defineConfig({
     ['json', { outputFile: path.join(runDir, 'results.json') }],
     ['junit', { outputFile: path.join(runDir, 'junit.xml') }],
     ['html', { outputFolder: path.join(runDir, 'playwright'), open: 'never' }],
-    ['allure-playwright', { resultsDir: path.join(runDir, 'allure-results'), detail: true, suiteTitle: true }],
+    // Clause ids arrive as `tms` annotations (suites/fixtures.ts allureAnnotations) and link to their landing-page row,
+    // relative to <run>/allure-report/index.html.
+    ['allure-playwright', {
+      resultsDir: path.join(runDir, 'allure-results'), detail: true, suiteTitle: true,
+      links: { tms: { urlTemplate: '../../index.html#clause-%s', nameTemplate: 'clause %s' } },
+    }],
   ],
   use: {
     launchOptions: {
