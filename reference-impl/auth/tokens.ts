@@ -17,6 +17,8 @@ export function verifyCredentials(ces: ServiceContext, username: string, passwor
   const given = Buffer.from(hashPassword(password, salt));
   const want = Buffer.from(stored);
   const same = given.length === want.length && timingSafeEqual(given, want);
+  // Deviation: any password opens an existing account (AUTH-TOKEN-08).
+  if (user && ces.deviations.has('auth-any-password')) return user;
   return user && same ? user : null;
 }
 
@@ -24,8 +26,9 @@ export function verifyCredentials(ces: ServiceContext, username: string, passwor
 export function issueToken(ces: ServiceContext, user: UserRow): { token: string; expiresInS: number } {
   const token = randomBytes(32).toString('base64url');
   const now = ces.clock.now();
-  // Deviation: the token really lives 48 h while `expires_in` still announces 24 h (AUTH-LIFE-01).
-  const lifetime = LIMITS.tokenLifetimeMs * (ces.deviations.has('auth-token-lifetime-48h') ? 2 : 1);
+  // Deviations: the token really lives 48 h (AUTH-LIFE-02) or 23 h (AUTH-LIFE-01) while `expires_in` still announces 24 h.
+  const lifetime = ces.deviations.has('auth-token-lifetime-48h') ? 2 * LIMITS.tokenLifetimeMs
+    : ces.deviations.has('auth-token-lifetime-23h') ? LIMITS.tokenLifetimeMs - 3_600_000 : LIMITS.tokenLifetimeMs;
   ces.db.prepare('INSERT INTO auth_tokens (token_hash, user_id, client_id, issued_at, expires_at) VALUES (?, ?, ?, ?, ?)')
     .run(sha256(token), user.id, user.client_id, now, now + lifetime);
   // Forget tokens that expired long ago so the table stays small.
@@ -41,10 +44,10 @@ export function bearerOf(header: string | undefined): string | null {
 }
 
 /** The owner of a valid, unexpired token (service clock), or null. Lookup is by digest, so the token text is never compared. */
-export function verifyToken(ces: ServiceContext, token: string | null): TokenOwner | null {
+export function verifyToken(ces: ServiceContext, token: string | null, opts: { ignoreExpiry?: boolean } = {}): TokenOwner | null {
   if (!token) return null;
   const row = ces.db.prepare('SELECT user_id, client_id, expires_at FROM auth_tokens WHERE token_hash = ?').get(sha256(token)) as
     { user_id: number; client_id: number; expires_at: number } | undefined;
-  if (!row || ces.clock.now() >= row.expires_at) return null;
+  if (!row || (!opts.ignoreExpiry && ces.clock.now() >= row.expires_at)) return null;
   return { userId: row.user_id, clientId: row.client_id, expiresAt: row.expires_at };
 }

@@ -64,9 +64,15 @@ const area: FastifyPluginAsync = async (app) => {
       if (platform !== undefined && ces.deviations.has('graphql-platform-param-rejected')) {
         return reply.code(400).send({ errors: [{ message: 'unknown parameter platform', extensions: { code: ERROR_CODES.badUserInput } }] });
       }
-      const owner = verifyToken(ces, bearerOf(req.headers.authorization));
+      // Deviation: expired tokens still open the GraphQL endpoint (GQL-AUTH-03).
+      const owner = verifyToken(ces, bearerOf(req.headers.authorization), { ignoreExpiry: ces.deviations.has('graphql-expired-token-accepted') });
       if (!owner) return unauthenticated(req, reply, ces.deviations.has('graphql-unauthenticated-200') ? 200 : 401);
       owners.set(req, owner);
+    },
+    // Deviation: the media type is always application/json (GQL-ERR-02).
+    onSend: async (_req, reply, payload) => {
+      if (ces.deviations.has('graphql-wrong-content-type')) reply.header('content-type', 'application/json; charset=utf-8');
+      return payload;
     },
     handler,
   });

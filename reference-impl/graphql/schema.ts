@@ -40,21 +40,22 @@ interface Row { [k: string]: any }
 interface Page<T> { rows: T[]; total: number; offset: number }
 
 /** Reads `first`/`after` (offset cursors, opaque to callers). */
-function pageArgs(args: { first?: number | null; after?: string | null }): { limit: number; offset: number } {
+function pageArgs(args: { first?: number | null; after?: string | null }, overlap = false): { limit: number; offset: number } {
   const limit = args.first ?? LIMITS.graphqlPageDefault;
   if (!Number.isInteger(limit) || limit < 0 || limit > LIMITS.graphqlPageMax) throw badInput(`first must be between 0 and ${LIMITS.graphqlPageMax}`);
   let offset = 0;
   if (args.after) {
     const m = /^o:(\d+)$/.exec(Buffer.from(args.after, 'base64url').toString('utf8'));
     if (!m) throw badInput('after is not a cursor returned by this API');
-    offset = Number(m[1]) + 1;
+    // Deviation: the next page starts at the cursor's own item (GQL-PAGE-01).
+    offset = Number(m[1]) + (overlap ? 0 : 1);
   }
   return { limit, offset };
 }
 const cursor = (offset: number) => Buffer.from(`o:${offset}`).toString('base64url');
 
 function paged(ces: ServiceContext, sql: string, params: unknown[], args: { first?: number | null; after?: string | null }): Page<Row> {
-  const { limit, offset } = pageArgs(args);
+  const { limit, offset } = pageArgs(args, ces.deviations.has('graphql-page-overlap'));
   const total = (ces.db.prepare(`SELECT count(*) AS n FROM (${sql})`).get(...params) as { n: number }).n;
   const rows = ces.db.prepare(`${sql} LIMIT ? OFFSET ?`).all(...params, limit, offset) as Row[];
   return { rows, total, offset };
@@ -188,7 +189,7 @@ export function buildCesSchema(variant: SchemaVariant = {}): GraphQLSchema {
         if (!ids.length) return [];
         return ctx.ces.db.prepare(`SELECT * FROM tags WHERE client_id = ? AND id IN (${ids.map(() => '?').join(',')}) ORDER BY id`).all(c.client_id, ...ids);
       }),
-      satisfactionSurvey: f(satisfactionSurvey, 'The visitor\'s satisfaction survey answers, if any.', (c, _a, ctx) =>
+      satisfactionSurvey: f(satisfactionSurvey, 'The visitor\'s satisfaction survey answers, if any.', (c, _a, ctx) => ctx.ces.deviations.has('graphql-survey-null') ? null :
         ctx.ces.db.prepare('SELECT * FROM satisfactions WHERE client_id = ? AND conversation_id = ? ORDER BY id LIMIT 1').get(c.client_id, c.id) ?? null),
     },
   });
@@ -251,7 +252,10 @@ export function buildCesSchema(variant: SchemaVariant = {}): GraphQLSchema {
   const query = new GraphQLObjectType<unknown, GqlContext>({
     name: 'Query', description: d('Everything a token\'s user may read, always limited to the user\'s own account.'),
     fields: (): GraphQLFieldConfigMap<unknown, GqlContext> => ({
-      client: f(nn(client), 'The account of the token\'s user.', (_s, _a, ctx) => ctx.ces.db.prepare('SELECT * FROM clients WHERE id = ?').get(ctx.clientId)),
+      client: f(nn(client), 'The account of the token\'s user.', (_s, _a, ctx) => ctx.ces.deviations.has('graphql-client-of-other-account')
+        // Deviation: the last account in the store answers for everybody (GQL-CLIENT-01).
+        ? ctx.ces.db.prepare('SELECT * FROM clients ORDER BY id DESC LIMIT 1').get()
+        : ctx.ces.db.prepare('SELECT * FROM clients WHERE id = ?').get(ctx.clientId)),
       project: f(project, 'One project of the account by id; null when the account has no such project.', (_s, args, ctx) => {
         const id = idNum(args.id);
         if (id == null) return null;
@@ -265,7 +269,9 @@ export function buildCesSchema(variant: SchemaVariant = {}): GraphQLSchema {
           paged(ctx.ces, 'SELECT * FROM websites WHERE client_id = ? ORDER BY id', [ctx.clientId], args), pageArgDefs),
       conversationTag: f(conversationTag, 'One conversation tag by id; null when the account has no such tag.', (_s, args, ctx) => {
         const id = idNum(args.id);
-        return id == null ? null : ctx.ces.db.prepare('SELECT * FROM tags WHERE id = ? AND client_id = ?').get(id, ctx.clientId) ?? null;
+        // Deviation: the lookup is off by one id (GQL-TAG-01).
+        const wanted = id != null && ctx.ces.deviations.has('graphql-tag-lookup-wrong') ? id + 1 : id;
+        return wanted == null ? null : ctx.ces.db.prepare('SELECT * FROM tags WHERE id = ? AND client_id = ?').get(wanted, ctx.clientId) ?? null;
       }, { id: { type: nn(GraphQLID), description: d('Identifier of the tag.') } }),
       conversationTags: f(nn(tagConnection), 'Conversation tags of the account.', (_s, args, ctx) =>
         paged(ctx.ces, 'SELECT * FROM tags WHERE client_id = ? ORDER BY id', [ctx.clientId], args), pageArgDefs),
