@@ -1,0 +1,114 @@
+// GET /conversation.json-unicode[/{id}] (and the legacy /conversation[/{id}]): filters, the 3-month window, history formats.
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { list as jsonList } from '../../store/db.js';
+import { badRequest, restDate, success } from '../envelope.js';
+import { F, listAnswer, parseList, pick, type FilterFn, type Row } from '../list.js';
+import { clientRows, meta, rowById } from './common.js';
+import { conversationWindow } from './period.js';
+import { formatted, wellFormed } from './history.js';
+
+export const CONVERSATION_FILTERS = ['channel', 'from', 'to', 'website_id', 'operator_id', 'visitor_id', 'skill_id', 'tag_id', 'rule_id'];
+/** Values of the `channel` filter; `social` matches every `social_*` channel (REST-CONV-04). */
+export const CONVERSATION_CHANNEL_FILTER = ['chat', 'call', 'video', 'social'] as const;
+/** Fields of a list item without `full=1` (REST-CONV-01). */
+export const CONVERSATION_SUMMARY = ['channel', 'visitor_uid', 'operator_id', 'website_id', 'created_at', 'closed_at'] as const;
+
+const PATHS = { unicode: '/conversation.json-unicode', legacy: '/conversation' } as const;
+type PathKind = keyof typeof PATHS;
+
+export function channelMatches(channel: string, value: string): boolean {
+  return value === 'social' ? channel.startsWith('social_') : channel === value;
+}
+
+function historyMode(req: FastifyRequest, kind: PathKind): 'entries' | 'formatted' {
+  const raw = (req.query as Record<string, unknown>).formatHistory;
+  if (raw !== undefined && raw !== '0' && raw !== '1') throw badRequest(`'formatHistory' must be 0 or 1 (got ${JSON.stringify(raw)}).`);
+  // Only the json-unicode path with formatHistory=0 gives well-formed entries; everything else is the legacy transcript (REST-HIST-04).
+  return kind === 'unicode' && raw === '0' ? 'entries' : 'formatted';
+}
+
+export function conversationResource(app: FastifyInstance, row: Row, kind: PathKind, mode: 'entries' | 'formatted'): Row {
+  const dev = app.ces.deviations;
+  const stored = jsonList<unknown[]>(row.history);
+  const history = mode === 'entries' && !dev.has('rest-history-formatted') ? wellFormed(stored, dev.has('rest-history-epoch-on-code3')) : formatted(stored);
+  return {
+    id: row.id,
+    channel: row.channel,
+    visitor_uid: row.visitor_uid,
+    history,
+    operator_answer: Boolean(row.operator_answer),
+    operator_closed: Boolean(row.operator_closed),
+    waitinglist: Boolean(row.waitinglist),
+    page_type: row.page_type,
+    created_at: restDate(row.created_at),
+    closed_at: restDate(row.closed_at),
+    website_id: row.website_id,
+    operator_id: row.operator_id,
+    skill_id: row.skill_id,
+    rule_id: row.rule_id,
+    tag_list: jsonList<number>(row.tag_list),
+    xmpp_id: row.uuid,
+    _link: `${PATHS[kind]}/${row.id}`,
+  };
+}
+
+export function conversationFilters(app: FastifyInstance): Record<string, FilterFn> {
+  const dev = app.ces.deviations;
+  return {
+    channel: (row, v) => {
+      if (!(CONVERSATION_CHANNEL_FILTER as readonly string[]).includes(v)) throw badRequest(`filters[channel] must be one of ${CONVERSATION_CHANNEL_FILTER.join(', ')} (got ${JSON.stringify(v)}).`);
+      // Deviation rest-conversation-social-filter-partial: `social` only finds social_a.
+      if (v === 'social' && dev.has('rest-conversation-social-filter-partial')) return row.channel === 'social_a';
+      return row.channel === undefined || channelMatches(row.channel, v);
+    },
+    // The period is applied before the filters (conversationWindow); these only accept the names.
+    from: () => true,
+    to: () => true,
+    website_id: F.int('website_id'),
+    operator_id: F.int('operator_id'),
+    visitor_id: F.text('visitor_uid'),
+    skill_id: F.int('skill_id'),
+    tag_id: (row, v) => dev.has('rest-conversation-tag-filter-ignored') || F.listHas('tag_list', 'tag_id')(row, v),
+    rule_id: F.int('rule_id'),
+  };
+}
+
+/** The client's conversations in the listing window, newest first (shared with the statistic checks' expectations). */
+export function conversationsInWindow(app: FastifyInstance, req: FastifyRequest, filters: Record<string, string>): Row[] {
+  const dev = app.ces.deviations;
+  const win = conversationWindow(filters, {
+    now: app.ces.clock.now(),
+    enforce: !dev.has('rest-period-not-enforced'),
+    defaultMonths: dev.has('rest-period-default-6-months') ? 6 : undefined,
+    onlyFromUnbounded: dev.has('rest-period-only-from-unbounded'),
+  });
+  return clientRows(app, req, 'conversations', 'created_at DESC, id DESC').filter((r) => r.created_at >= win.from && r.created_at <= win.to);
+}
+
+export function registerConversations(app: FastifyInstance): void {
+  for (const kind of Object.keys(PATHS) as PathKind[]) {
+    const legacy = kind === 'legacy';
+    app.get(PATHS[kind], meta({
+      summary: legacy ? 'Conversations with the legacy formatted history (use conversation.json-unicode?formatHistory=0)' : 'Conversations of the last 3 months or of the given period (at most 3 months)',
+      list: true, filters: CONVERSATION_FILTERS, params: ['formatHistory'], response: 'rest/conversation.json', deprecated: true,
+    }), async (req) => {
+      const q = parseList(req, CONVERSATION_FILTERS, ['formatHistory']);
+      const mode = historyMode(req, kind);
+      const filters = conversationFilters(app);
+      for (const [name, value] of Object.entries(q.filters)) filters[name]!({}, value);
+      const rows = conversationsInWindow(app, req, q.filters);
+      return listAnswer(rows, q, filters, (row, full) => {
+        const r = conversationResource(app, row, kind, mode);
+        return full ? r : pick(r, CONVERSATION_SUMMARY);
+      });
+    });
+    app.get(`${PATHS[kind]}/:id`, meta({
+      summary: legacy ? 'One conversation with the legacy formatted history' : 'One conversation (formatHistory=0: well-formed history)',
+      params: ['formatHistory'], response: 'rest/conversation.json', deprecated: true,
+    }), async (req) => {
+      parseList(req, [], ['formatHistory']);
+      const mode = historyMode(req, kind);
+      return success(conversationResource(app, rowById(app, req, 'conversations', 'conversation'), kind, mode));
+    });
+  }
+}
