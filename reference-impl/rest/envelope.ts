@@ -23,6 +23,8 @@ export const TEXT = {
   unknownId: (resource: string, id: string | number) => `Unknown '${resource}' with 'id' ${id}.`,
   periodTooLong: "The period between 'from' and 'to' must not exceed 3 months.",
   liveChannel: (available: boolean, channel: string) => `Operator is now ${available ? 'available' : 'unavailable'} for ${channel} channel.`,
+  /** PUT /operator/{id}/live with `connected=0` (the spec gives no text: project decision). */
+  liveDisconnected: 'Operator is now disconnected.',
 } as const;
 
 export const forbidden = () => new RestFail(403, TEXT.forbidden, 'error');

@@ -4,6 +4,7 @@ import { clientFromRequest, type ClientRow } from './auth.js';
 import { RestFail, forbidden, badRequest } from './envelope.js';
 import peopleRoutes from './routes-people.js';
 import activityRoutes from './routes-activity.js';
+import { RouteRegistry, collectRoutes, openapiRoute } from './openapi.js';
 
 export type Platform = 'sd' | 'ha';
 export const REST_BASES: Record<Platform, string> = { sd: '/api/2', ha: '/ha/api/2' };
@@ -18,15 +19,19 @@ export type RestRoutes = (app: FastifyInstance) => void;
 /** The numeric id of a path parameter, or a 400 fail naming the resource. */
 export function idParam(req: FastifyRequest, resource: string, name = 'id'): number {
   const raw = (req.params as Record<string, string>)[name] ?? '';
+  if (!/^\d+$/.test(raw) && req.server.ces.deviations.has('rest-bad-id-500')) throw new Error(`cannot read id ${raw}`);
   if (!/^\d+$/.test(raw)) throw badRequest(`'${name}' of ${resource} must be a positive integer (got ${JSON.stringify(raw)}).`);
   return Number(raw);
 }
 
-const scope = (platform: Platform): FastifyPluginAsync => async (app) => {
+const scope = (platform: Platform, registry: RouteRegistry): FastifyPluginAsync => async (app) => {
+  // Before any route: the OpenAPI collector must see every route of this scope.
+  collectRoutes(app, registry);
   app.decorateRequest('client', null as unknown as ClientRow);
   app.decorateRequest('platform', platform);
   app.addHook('onRequest', async (req) => {
     req.platform = platform;
+    if (platform === 'ha' && app.ces.deviations.has('rest-ha-base-missing')) throw new RestFail(404, `Unknown route ${req.method} ${req.url.split('?')[0]}.`);
     // Every route, including unknown ones, needs a valid key: nothing is revealed to anonymous callers.
     const client = app.ces.deviations.has('rest-auth-basic-ignored') && /^basic/i.test(req.headers.authorization ?? '') ? null : clientFromRequest(app.ces, req);
     if (!client) throw forbidden();
@@ -36,6 +41,7 @@ const scope = (platform: Platform): FastifyPluginAsync => async (app) => {
     if (err instanceof RestFail) {
       const body = err.body();
       if (app.ces.deviations.has('rest-forbidden-text') && err.status === 'error') body.meta.message = 'Access denied';
+      if (app.ces.deviations.has('rest-unknown-id-text') && err.statusCode === 404) body.meta.message = body.meta.message.replace(/^Unknown '([^']+)' with 'id' (.+)\.$/, '$1 $2 not found');
       return reply.code(err.statusCode).send(body);
     }
     const e = err as { statusCode?: number; code?: string; message: string };
@@ -48,12 +54,14 @@ const scope = (platform: Platform): FastifyPluginAsync => async (app) => {
     return reply.code(status).send({ meta: { status: status === 500 ? 'error' : 'fail', message } });
   });
   app.setNotFoundHandler((req, reply) => reply.code(404).send({ meta: { status: 'fail', message: `Unknown route ${req.method} ${req.url.split('?')[0]}.` } }));
+  openapiRoute(app, registry);
   peopleRoutes(app);
   activityRoutes(app);
 };
 
 const rest: FastifyPluginAsync = async (app) => {
-  await app.register(scope('sd'), { prefix: REST_BASES.sd });
-  await app.register(scope('ha'), { prefix: REST_BASES.ha });
+  const registry = new RouteRegistry();
+  await app.register(scope('sd', registry), { prefix: REST_BASES.sd });
+  await app.register(scope('ha', registry), { prefix: REST_BASES.ha });
 };
 export default rest;

@@ -4,12 +4,17 @@ import { LIMITS } from '../../lib/limits.js';
 import { badRequest, success, type Pagination } from './envelope.js';
 
 export type Row = Record<string, any>;
-export type FilterFn = (row: Row, value: string) => boolean;
+/** A filter over a row; `q` (optional) carries the list options, e.g. whether `*` is a wildcard. */
+export type FilterFn = (row: Row, value: string, q?: ListQuery) => boolean;
 
 /** Query parameters every REST route accepts besides filters (authentication and the spec's list options). */
 const COMMON_PARAMS = new Set(['page', 'limit', 'full', 'key']);
 
-export interface ListQuery { page: number; limit: number; full: boolean; filters: Record<string, string> }
+export interface ListQuery {
+  page: number; limit: number; full: boolean; filters: Record<string, string>;
+  /** The service's deviation switches, read where a list is answered (selftest). */
+  deviations?: { has(id: string): boolean };
+}
 
 function positiveInt(name: string, raw: unknown, min: number): number {
   if (typeof raw !== 'string' || !/^\d+$/.test(raw) || Number(raw) < min) {
@@ -38,16 +43,18 @@ export function parseList(req: FastifyRequest, filterNames: string[], extraParam
       throw badRequest(`Parameter '${k}' must be given once.`);
     }
   }
+  const deviations = req.server.ces.deviations;
   const page = q.page === undefined ? 1 : positiveInt('page', q.page, 1);
+  const asked = q.limit === undefined ? (deviations.has('rest-default-page-size-10') ? 10 : LIMITS.restPageDefault) : positiveInt('limit', q.limit, 1);
   // Above the maximum the limit is clamped, not refused (G11).
-  const limit = q.limit === undefined ? LIMITS.restPageDefault : Math.min(positiveInt('limit', q.limit, 1), LIMITS.restPageMax);
+  const limit = deviations.has('rest-limit-not-clamped') ? asked : Math.min(asked, LIMITS.restPageMax);
   if (q.full !== undefined && q.full !== '0' && q.full !== '1') throw badRequest(`'full' must be 0 or 1 (got ${JSON.stringify(q.full)}).`);
-  return { page, limit, full: q.full === '1', filters };
+  return { page, limit, full: q.full === '1' && !deviations.has('rest-full-ignored'), filters, deviations };
 }
 
-/** Turns a value with `*` wildcards into an anchored, case-insensitive matcher. */
-export function wildcard(pattern: string): (s: unknown) => boolean {
-  const re = new RegExp('^' + pattern.split('*').map((p) => p.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*') + '$', 'i');
+/** Turns a value with `*` wildcards into an anchored, case-insensitive matcher (`literal`: `*` is an ordinary character). */
+export function wildcard(pattern: string, literal = false): (s: unknown) => boolean {
+  const re = new RegExp('^' + (literal ? [pattern] : pattern.split('*')).map((p) => p.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*') + '$', 'i');
   return (s) => s !== null && s !== undefined && re.test(String(s));
 }
 
@@ -67,7 +74,7 @@ export const F = {
   /** Integer equality on a column. */
   int: (col: string): FilterFn => (row, v) => row[col] === intValue(col, v),
   /** String match with `*` wildcards. */
-  text: (col: string): FilterFn => (row, v) => wildcard(v)(row[col]),
+  text: (col: string): FilterFn => (row, v, q) => wildcard(v, q?.deviations?.has('rest-wildcard-ignored') ?? false)(row[col]),
   /** An integer contained in a list column. */
   listHas: (col: string, name = col): FilterFn => (row, v) => asList(row[col]).includes(intValue(name, v)),
   /** Any of a comma list of integers contained in a list column. */
@@ -77,12 +84,15 @@ export const F = {
 /** Applies filters (all must match), paginates, and shapes items (full or the documented summary). */
 export function listAnswer(rows: Row[], q: ListQuery, filters: Record<string, FilterFn>, shape: (row: Row, full: boolean) => Row) {
   // Validate every filter value once before matching, so an invalid value fails even on an empty table.
-  for (const [name, value] of Object.entries(q.filters)) filters[name]!({}, value);
-  const matching = rows.filter((r) => Object.entries(q.filters).every(([name, value]) => filters[name]!(r, value)));
-  const count = matching.length;
+  for (const [name, value] of Object.entries(q.filters)) filters[name]!({}, value, q);
+  const matching = rows.filter((r) => Object.entries(q.filters).every(([name, value]) => filters[name]!(r, value, q)));
+  let start = (q.page - 1) * q.limit;
+  if (start >= matching.length && matching.length > 0 && q.deviations?.has('rest-page-past-end')) start = Math.floor((matching.length - 1) / q.limit) * q.limit;
+  const page = matching.slice(start, start + q.limit);
+  const count = q.deviations?.has('rest-pagination-count-page') ? page.length : matching.length;
   const pagination: Pagination = { page: q.page, pages: Math.ceil(count / q.limit), limit: q.limit, count };
-  const start = (q.page - 1) * q.limit;
-  return success(matching.slice(start, start + q.limit).map((r) => shape(r, q.full)), { pagination });
+  const noLink = q.deviations?.has('rest-envelope-no-link') ?? false;
+  return success(page.map((r) => { const item = shape(r, q.full); if (noLink) delete item._link; return item; }), { pagination });
 }
 
 /** Picks the listed fields of a full resource (the list view without `full=1`), always keeping id and _link. */

@@ -1,6 +1,133 @@
 // REST routes for client, website, operator (CRUD, live, statistic, profile), group, skill and visitor.
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { success, badRequest } from './envelope.js';
+import { parseList, listAnswer, F, intValue, type FilterFn, type Row } from './list.js';
+import type { OpenApiRoute } from './openapi.js';
+import * as R from './people/resources.js';
+import { clientRow, clientRows } from './people/tenant.js';
+import { operatorWrite, bodyObject } from './people/operator-write.js';
+import { liveResource, liveRow, isAvailable, parseLiveBody, applyLive } from './people/live.js';
+
+/** Route metadata for the OpenAPI document (format: see openapi.ts). */
+const doc = (openapi: OpenApiRoute) => ({ config: { openapi } });
+
+/** Filters of GET /operator, also accepted by GET /operator/live. */
+const OPERATOR_FILTERS: Record<string, FilterFn> = {
+  id: F.int('id'),
+  group_id: F.int('group_id'),
+  website_id: F.listHas('website_list', 'website_id'),
+  website_list: F.listAny('website_list'),
+  skill_id: F.listHas('skill_list', 'skill_id'),
+  name: F.text('name'),
+  external_id: F.text('external_id'),
+};
+const GROUP_FILTERS: Record<string, FilterFn> = { parent_id: F.int('parent_id') };
+const SKILL_FILTERS: Record<string, FilterFn> = {
+  // A skill matches operator_id when that operator (of the same client) has it.
+  operator_id: (row, v, q) => {
+    const id = intValue('operator_id', v);
+    if (row._operatorSkills === undefined || q?.deviations?.has('rest-skill-operator-filter-ignored')) return true;
+    return (row._operatorSkills as Map<number, number[]>).get(id)?.includes(row.id) === true;
+  },
+  parent_id: F.int('parent_id'),
+};
+const VISITOR_FILTERS: Record<string, FilterFn> = { unique_id: F.text('unique_id'), external_id: F.text('external_id'), website_id: F.listHas('website_id') };
+const names = (f: Record<string, FilterFn>) => Object.keys(f);
 
 export default function peopleRoutes(app: FastifyInstance): void {
-  void app;
+  const ces = app.ces;
+  const event = (kind: 'user.created' | 'user.updated' | 'user.connected' | 'user.disconnected', req: FastifyRequest, userId: number) =>
+    ces.events.emit({ kind, clientId: req.client.id, userId, at: ces.clock.now() });
+
+  // --- client, website (deprecated) ---
+  app.get('/client', doc({ summary: 'List the clients the key may see (its own client only)', list: true, filters: [], response: 'rest/client.json', deprecated: true }), async (req) => {
+    const q = parseList(req, []);
+    return listAnswer(clientRows(req, 'client'), q, {}, (r, full) => R.client(r, full));
+  });
+  app.get('/client/:id', doc({ summary: 'Get a client', response: 'rest/client.json', deprecated: true }), async (req) => success(R.client(clientRow(req, 'client'))));
+  app.get('/website', doc({ summary: "List the key's client's websites", list: true, filters: [], response: 'rest/website.json', deprecated: true }), async (req) => {
+    const q = parseList(req, []);
+    return listAnswer(clientRows(req, 'website'), q, {}, (r, full) => R.website(r, full));
+  });
+  app.get('/website/:id', doc({ summary: 'Get a website', response: 'rest/website.json', deprecated: true }), async (req) => success(R.website(clientRow(req, 'website'))));
+
+  // --- operator ---
+  app.get('/operator', doc({ summary: 'List operators', list: true, filters: names(OPERATOR_FILTERS), response: 'rest/operator.json' }), async (req) => {
+    const q = parseList(req, names(OPERATOR_FILTERS));
+    return listAnswer(clientRows(req, 'operator'), q, OPERATOR_FILTERS, (r, full) => R.operator(ces, r, full));
+  });
+  app.post('/operator', doc({ summary: 'Create an operator', body: 'rest/operator-write.json', response: 'rest/operator.json' }), async (req, reply) => {
+    const cols = operatorWrite(req, 'create');
+    const now = ces.clock.now();
+    const row = { ...cols, client_id: req.client.id, type: 'human', created_at: now, updated_at: now };
+    const keys = Object.keys(row);
+    const id = Number(ces.db.prepare(`INSERT INTO operators (${keys.map((k) => `"${k}"`).join(',')}) VALUES (${keys.map(() => '?').join(',')})`)
+      .run(...keys.map((k) => (row as Row)[k])).lastInsertRowid);
+    event('user.created', req, id);
+    return reply.code(ces.deviations.has('rest-create-status-200') ? 200 : 201).send(success(R.operator(ces, clientRow(req, 'operator', id))));
+  });
+  app.get('/operator/live', doc({ summary: 'Live availability of the operators (default: available ones only; connected=0: every operator that logged in at least once)', list: true, filters: names(OPERATOR_FILTERS), params: ['connected'], response: 'rest/operator-live.json' }), async (req) => {
+    const q = parseList(req, names(OPERATOR_FILTERS), ['connected']);
+    const connected = (req.query as Record<string, unknown>).connected;
+    if (connected !== undefined && connected !== '0') throw badRequest(`'connected' accepts only 0 (got ${JSON.stringify(connected)}).`);
+    const rows = clientRows(req, 'operator').map((op) => ({ ...op, _live: liveRow(ces, op.id) }));
+    const wanted = rows.filter((r) => {
+      if (connected === '0') return r._live !== null;
+      return ces.deviations.has('rest-live-default-offline') ? r._live !== null : isAvailable(liveResource(r, r._live));
+    });
+    return listAnswer(wanted, q, OPERATOR_FILTERS, (r) => liveResource(r, r._live));
+  });
+  app.get('/operator/:id', doc({ summary: 'Get an operator', response: 'rest/operator.json' }), async (req) => success(R.operator(ces, clientRow(req, 'operator'))));
+  app.put('/operator/:id', doc({ summary: 'Update an operator (any subset of the fields)', body: 'rest/operator-write.json', response: 'rest/operator.json' }), async (req) => {
+    const current = clientRow(req, 'operator');
+    const cols = operatorWrite(req, 'update', current);
+    const set = { ...cols, updated_at: ces.clock.now() };
+    ces.db.prepare(`UPDATE operators SET ${Object.keys(set).map((k) => `"${k}" = ?`).join(', ')} WHERE id = ? AND client_id = ?`)
+      .run(...Object.values(set), current.id, req.client.id);
+    event('user.updated', req, current.id);
+    return success(R.operator(ces, clientRow(req, 'operator', current.id)));
+  });
+  app.delete('/operator/:id', doc({ summary: 'Delete an operator', response: 'rest/deleted.json' }), async (req) => {
+    const current = clientRow(req, 'operator');
+    ces.db.transaction(() => {
+      ces.db.prepare('DELETE FROM operator_live WHERE operator_id = ?').run(current.id);
+      ces.db.prepare('DELETE FROM operator_profiles WHERE user_id = ?').run(current.id);
+      ces.db.prepare('DELETE FROM operators WHERE id = ? AND client_id = ?').run(current.id, req.client.id);
+    })();
+    return success(ces.deviations.has('rest-delete-no-id') ? null : { id: current.id });
+  });
+  app.get('/operator/:id/live', doc({ summary: 'Live availability of one operator', response: 'rest/operator-live.json' }), async (req) => {
+    const op = clientRow(req, 'operator');
+    return success(liveResource(op, liveRow(ces, op.id)));
+  });
+  app.put('/operator/:id/live', doc({ summary: 'Set the live availability of one operator per channel, or disconnect it (connected=0 alone)', body: 'rest/operator-live-write.json', response: 'rest/operator-live.json' }), async (req) => {
+    const op = clientRow(req, 'operator');
+    const change = parseLiveBody(req, bodyObject(req));
+    const result = ces.db.transaction(() => applyLive(req, op, change))();
+    if (result.connectedBefore !== result.connectedAfter) event(result.connectedAfter ? 'user.connected' : 'user.disconnected', req, op.id);
+    return success(liveResource(op, liveRow(ces, op.id)), { message: result.message });
+  });
+  app.get('/operator/:id/statistic', doc({ summary: 'Statistic of one operator', response: 'rest/operator-statistic.json' }), async (req) => success(R.operatorStatistic(ces, clientRow(req, 'operator'))));
+  app.get('/operator/:id/profile', doc({ summary: 'Profile of one operator', response: 'rest/operator-profile.json' }), async (req) => success(R.operatorProfile(ces, clientRow(req, 'operator'))));
+
+  // --- group, skill, visitor ---
+  app.get('/group', doc({ summary: 'List groups', list: true, filters: names(GROUP_FILTERS), response: 'rest/group.json' }), async (req) => {
+    const q = parseList(req, names(GROUP_FILTERS));
+    return listAnswer(clientRows(req, 'group'), q, GROUP_FILTERS, (r, full) => R.group(ces, r, full));
+  });
+  app.get('/group/:id', doc({ summary: 'Get a group', response: 'rest/group.json' }), async (req) => success(R.group(ces, clientRow(req, 'group'))));
+  app.get('/skill', doc({ summary: 'List skills', list: true, filters: names(SKILL_FILTERS), response: 'rest/skill.json' }), async (req) => {
+    const q = parseList(req, names(SKILL_FILTERS));
+    // operator_id is resolved against the key's client's operators only: another client's operator has no skills here.
+    const skillsOf = new Map(clientRows(req, 'operator').map((o) => [o.id as number, JSON.parse(o.skill_list) as number[]]));
+    const rows = clientRows(req, 'skill').map((s) => ({ ...s, _operatorSkills: skillsOf }));
+    return listAnswer(rows, q, SKILL_FILTERS, (r, full) => R.skill(ces, r, full));
+  });
+  app.get('/skill/:id', doc({ summary: 'Get a skill', response: 'rest/skill.json' }), async (req) => success(R.skill(ces, clientRow(req, 'skill'))));
+  app.get('/visitor', doc({ summary: 'List visitors', list: true, filters: names(VISITOR_FILTERS), response: 'rest/visitor.json' }), async (req) => {
+    const q = parseList(req, names(VISITOR_FILTERS));
+    return listAnswer(clientRows(req, 'visitor'), q, VISITOR_FILTERS, (r, full) => R.visitor(r, full));
+  });
+  app.get('/visitor/:id', doc({ summary: 'Get a visitor', response: 'rest/visitor.json' }), async (req) => success(R.visitor(clientRow(req, 'visitor'))));
 }
+

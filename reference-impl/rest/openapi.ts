@@ -1,0 +1,171 @@
+// OpenAPI 3.1 document of the REST API, built from route metadata and the JSON Schemas of fixtures/schemas/rest/, served at {rest_base_url}/openapi.json.
+//
+// Route metadata format (every REST route declares it, in both route files):
+//   app.get('/path/:id', { config: { openapi: {
+//     summary: 'One line saying what the route does',
+//     list?: true,                       // a list: page, limit, full, filters[...] parameters and a `pagination` answer
+//     filters?: ['website_id', ...],     // accepted filters[<name>] (lists)
+//     deprecatedFilters?: ['website_id'],// filters kept for history, marked deprecated (e.g. the statistic filter website_id)
+//     params?: ['formatHistory', ...],   // other query parameters the route accepts
+//     response: 'rest/operator.json',    // $id of the schema of one `data` item (lists: each item; `$defs/summary` = the list subset)
+//     body?: 'rest/operator-write.json', // $id of the request body schema (JSON and form)
+//     deprecated?: true,                 // the whole resource/route is deprecated
+//   } } }, handler)
+// The collector hook is added to the REST scope before any route, so it sees every route of both route files.
+import type { FastifyInstance } from 'fastify';
+import { allSchemas } from '../../lib/schemas.js';
+import { LIMITS } from '../../lib/limits.js';
+
+export interface OpenApiRoute {
+  summary: string;
+  list?: boolean;
+  filters?: string[];
+  deprecatedFilters?: string[];
+  params?: string[];
+  response: string;
+  body?: string;
+  deprecated?: boolean;
+}
+
+export interface CollectedRoute { method: string; path: string; openapi?: OpenApiRoute }
+
+/** Routes seen by the collector; the same for both bases, so only the first base's routes are kept. */
+export class RouteRegistry {
+  routes: CollectedRoute[] = [];
+  private seen = new Set<string>();
+  private doc?: object;
+  add(r: CollectedRoute) {
+    const k = `${r.method} ${r.path}`;
+    if (this.seen.has(k)) return;
+    this.seen.add(k);
+    this.routes.push(r);
+  }
+  /** The document, built once after every route is registered. */
+  document(): object { return (this.doc ??= buildOpenApi(this.routes)); }
+}
+
+/** Adds the onRoute hook collecting route metadata; call it on the REST scope before registering routes. */
+export function collectRoutes(app: FastifyInstance, registry: RouteRegistry): void {
+  app.addHook('onRoute', (opts) => {
+    const methods = Array.isArray(opts.method) ? opts.method : [opts.method];
+    const prefix = opts.prefix ?? '';
+    const path = opts.url.startsWith(prefix) ? opts.url.slice(prefix.length) || '/' : opts.url;
+    for (const m of methods) {
+      if (m === 'HEAD' || m === 'OPTIONS') continue;
+      registry.add({ method: m, path, openapi: (opts.config as { openapi?: OpenApiRoute } | undefined)?.openapi });
+    }
+  });
+}
+
+/** GET /openapi.json, behind the same key check as every REST route. */
+export function openapiRoute(app: FastifyInstance, registry: RouteRegistry): void {
+  app.get('/openapi.json', { config: { openapi: { summary: 'This OpenAPI 3.1 document (not wrapped in the envelope)', response: 'openapi' } } }, async () => {
+    const doc = registry.document();
+    if (!app.ces.deviations.has('rest-openapi-not-deprecated')) return doc;
+    return JSON.parse(JSON.stringify(doc), (k, v) => (k === 'deprecated' ? undefined : v));
+  });
+}
+
+const name = (id: string) => id.replace(/^rest\//, '').replace(/\.json$/, '');
+const ref = (id: string, pointer = '') => ({ $ref: `#/components/schemas/${name(id)}${pointer}` });
+
+/** Rewrites a schema's `$ref`s to component paths (`#/x` of schema S → `#/components/schemas/S/x`) and drops `$id`/`$schema`. */
+function componentOf(id: string, schema: any): any {
+  const walk = (node: any): any => {
+    if (Array.isArray(node)) return node.map(walk);
+    if (!node || typeof node !== 'object') return node;
+    const out: any = {};
+    for (const [k, v] of Object.entries(node)) {
+      if (k === '$id' || k === '$schema') continue;
+      if (k === '$ref' && typeof v === 'string') {
+        const [file, pointer = ''] = v.split('#');
+        const target = file ? (file.startsWith('rest/') ? file : `rest/${file}`) : id;
+        out.$ref = `#/components/schemas/${name(target)}${pointer}`;
+      } else out[k] = walk(v);
+    }
+    return out;
+  };
+  return walk(schema);
+}
+
+export function buildOpenApi(routes: CollectedRoute[]): object {
+  const schemas = Object.fromEntries(Object.entries(allSchemas()).filter(([id]) => id.startsWith('rest/')).sort(([a], [b]) => a.localeCompare(b)));
+  const paths: Record<string, Record<string, unknown>> = {};
+  const undocumented: string[] = [];
+  for (const r of [...routes].sort((a, b) => a.path.localeCompare(b.path) || a.method.localeCompare(b.method))) {
+    if (!r.openapi) { undocumented.push(`${r.method} ${r.path}`); continue; }
+    const o = r.openapi;
+    const path = r.path.replace(/:([A-Za-z_]+)/g, '{$1}');
+    const parameters: unknown[] = [...path.matchAll(/\{([A-Za-z_]+)\}/g)].map((m) => ({ name: m[1], in: 'path', required: true, schema: { type: 'integer', minimum: 0 } }));
+    if (o.list) parameters.push({ $ref: '#/components/parameters/page' }, { $ref: '#/components/parameters/limit' }, { $ref: '#/components/parameters/full' });
+    for (const f of [...(o.filters ?? []), ...(o.deprecatedFilters ?? [])]) {
+      parameters.push({
+        name: `filters[${f}]`, in: 'query', required: false, schema: { type: 'string' },
+        description: `Filter on ${f}; a string value may contain * as a wildcard.`, ...(o.deprecatedFilters?.includes(f) ? { deprecated: true } : {}),
+      });
+    }
+    for (const p of o.params ?? []) parameters.push({ name: p, in: 'query', required: false, schema: { type: 'string' } });
+    const item = o.response === 'openapi' ? { type: 'object', description: 'The OpenAPI document.' }
+      : o.list && schemas[o.response]?.$defs?.summary ? { anyOf: [ref(o.response), ref(o.response, '/$defs/summary')], description: 'With full=1 every field; otherwise the summary subset.' }
+      : ref(o.response);
+    const okSchema = o.response === 'openapi' ? item : {
+      type: 'object', required: ['meta', 'data', ...(o.list ? ['pagination'] : [])],
+      properties: {
+        meta: ref('rest/envelope.json', '/$defs/meta'),
+        data: o.list ? { type: 'array', items: item } : item,
+        ...(o.list ? { pagination: ref('rest/envelope.json', '/$defs/pagination') } : {}),
+      },
+    };
+    const okCode = r.method === 'POST' ? '201' : '200';
+    const op: Record<string, unknown> = {
+      summary: o.summary,
+      operationId: `${r.method.toLowerCase()}${path.replace(/[{}]/g, '').split(/[/._-]/).map((s) => s.charAt(0).toUpperCase() + s.slice(1)).join('')}`,
+      ...(o.deprecated ? { deprecated: true } : {}),
+      ...(parameters.length ? { parameters } : {}),
+      ...(o.body ? { requestBody: { required: true, content: { 'application/json': { schema: ref(o.body) }, 'application/x-www-form-urlencoded': { schema: ref(o.body) } } } } : {}),
+      responses: {
+        [okCode]: { description: 'Success', content: { 'application/json': { schema: okSchema } } },
+        '400': { $ref: '#/components/responses/BadRequest' },
+        '403': { $ref: '#/components/responses/Forbidden' },
+        ...(path.includes('{') ? { '404': { $ref: '#/components/responses/UnknownId' } } : {}),
+      },
+    };
+    (paths[path] ??= {})[r.method.toLowerCase()] = op;
+  }
+  const fail = (description: string) => ({ description, content: { 'application/json': { schema: ref('rest/envelope.json', '/$defs/fail') } } });
+  return {
+    openapi: '3.1.0',
+    jsonSchemaDialect: 'https://json-schema.org/draft/2020-12/schema',
+    info: {
+      title: 'Conversational Engagement Service REST API',
+      version: '2.0',
+      description: 'REST API version 2 (reference implementation). Every answer is the envelope (meta.status, meta.message, data, pagination). Lists accept page, limit (default 20, at most 100: larger values are clamped), full=1 and filters[<name>]=<value> with * wildcards. Dates are YYYY-MM-DD HH:MM:SS.',
+    },
+    // Routes that forgot their metadata are named here (test/openapi.test.ts fails on them) rather than breaking the document.
+    ...(undocumented.length ? { 'x-undocumented-routes': undocumented } : {}),
+    servers: [
+      { url: '/api/2', description: 'Standard platform ({rest_base_url})' },
+      { url: '/ha/api/2', description: 'High-availability platform ({rest_ha_base_url})' },
+    ],
+    security: [{ apiKeyHeader: [] }, { apiKeyQuery: [] }, { basic: [] }],
+    paths,
+    components: {
+      securitySchemes: {
+        apiKeyHeader: { type: 'apiKey', in: 'header', name: 'X-API-Key' },
+        apiKeyQuery: { type: 'apiKey', in: 'query', name: 'key' },
+        basic: { type: 'http', scheme: 'basic', description: 'The API key as the username, any password.' },
+      },
+      parameters: {
+        page: { name: 'page', in: 'query', required: false, schema: { type: 'integer', minimum: 1, default: 1 }, description: 'Page number; past the last page the answer has empty data and the right pagination.' },
+        limit: { name: 'limit', in: 'query', required: false, schema: { type: 'integer', minimum: 1, default: LIMITS.restPageDefault }, description: `Page size, at most ${LIMITS.restPageMax} (larger values are clamped to ${LIMITS.restPageMax}).` },
+        full: { name: 'full', in: 'query', required: false, schema: { enum: ['0', '1'] }, description: '1 shows every field of each item; otherwise the subset documented in the item schema.' },
+      },
+      responses: {
+        BadRequest: fail('fail: invalid parameter, filter or body (the message names it).'),
+        Forbidden: fail('error: authentication failed (message Forbidden).'),
+        UnknownId: fail("fail: Unknown '<resource>' with 'id' <id>."),
+      },
+      schemas: Object.fromEntries(Object.entries(schemas).map(([id, s]) => [name(id), componentOf(id, s)])),
+    },
+  };
+}

@@ -1,0 +1,85 @@
+// Operator live availability: the resource (GET /operator/live, /operator/{id}/live) and its update (PUT /operator/{id}/live).
+import type { FastifyRequest } from 'fastify';
+import type { ServiceContext } from '../../context.js';
+import { badRequest, TEXT } from '../envelope.js';
+import type { Row } from '../list.js';
+
+export const LIVE_CHANNELS = ['chat', 'call', 'video'] as const;
+export type LiveChannel = (typeof LIVE_CHANNELS)[number];
+
+/** The live row of an operator; an operator who never logged in has none (null). */
+export function liveRow(ces: ServiceContext, operatorId: number): Row | null {
+  return (ces.db.prepare('SELECT * FROM operator_live WHERE operator_id = ?').get(operatorId) as Row | undefined) ?? null;
+}
+
+/** The live resource: a channel is available only when the operator is connected, the channel enabled and switched available. */
+export function liveResource(op: Row, live: Row | null): Row {
+  const connected = !!live?.connected;
+  const channel = (c: LiveChannel) => {
+    const slotMax = c === 'chat' ? op.chat_max_number : (live?.[`${c}_slot_max_number`] ?? 1);
+    const slots = live?.[`${c}_slot_number`] ?? 0;
+    return {
+      enabled: !!op[`${c}_enabled`], slot_number: slots, slot_max_number: slotMax, busy: slotMax > 0 && slots >= slotMax,
+      available: connected && !!op[`${c}_enabled`] && !!live?.[`${c}_available`],
+    };
+  };
+  return { id: op.id, connected, chat: channel('chat'), call: channel('call'), video: channel('video'), _link: `/operator/${op.id}/live` };
+}
+
+/** Available in the default view of GET /operator/live: available on at least one channel. */
+export const isAvailable = (r: Row) => LIVE_CHANNELS.some((c) => r[c].available);
+
+export type LiveChange = { kind: 'channels'; set: Array<[LiveChannel, boolean]> } | { kind: 'disconnect' };
+
+/** Reads the PUT body: `chat[available]` etc. (form or flat JSON keys, or nested JSON `{chat: {available: 1}}`), or `connected=0` alone. */
+export function parseLiveBody(req: FastifyRequest, body: Record<string, unknown>): LiveChange {
+  const flat: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(body)) {
+    if ((LIVE_CHANNELS as readonly string[]).includes(k) && v && typeof v === 'object' && !Array.isArray(v)) {
+      for (const [sub, sv] of Object.entries(v as Record<string, unknown>)) flat[`${k}[${sub}]`] = sv;
+    } else flat[k] = v;
+  }
+  const accepted = [...LIVE_CHANNELS.map((c) => `${c}[available]`), 'connected'];
+  const unknown = Object.keys(flat).filter((k) => !accepted.includes(k));
+  if (unknown.length) throw badRequest(`Unknown field(s) ${unknown.map((u) => `'${u}'`).join(', ')}; accepted: ${accepted.join(', ')}.`);
+  if (!Object.keys(flat).length) throw badRequest(`The body names no field: send chat[available], call[available], video[available] (1 or 0), or connected=0 alone.`);
+  if ('connected' in flat) {
+    if (flat.connected !== 0 && flat.connected !== '0') throw badRequest(`'connected' accepts only 0 (got ${JSON.stringify(flat.connected)}).`);
+    if (Object.keys(flat).length > 1 && !req.server.ces.deviations.has('rest-connected-not-sole')) {
+      throw badRequest(`'connected=0' must be the sole field; it cannot be combined with ${Object.keys(flat).filter((k) => k !== 'connected').join(', ')}.`);
+    }
+    return { kind: 'disconnect' };
+  }
+  const set: Array<[LiveChannel, boolean]> = [];
+  for (const c of LIVE_CHANNELS) {
+    const v = flat[`${c}[available]`];
+    if (v === undefined) continue;
+    if (v === 1 || v === '1' || v === true) set.push([c, true]);
+    else if (v === 0 || v === '0' || v === false) set.push([c, false]);
+    else throw badRequest(`'${c}[available]' must be 1 or 0 (got ${JSON.stringify(v)}).`);
+  }
+  return { kind: 'channels', set };
+}
+
+/**
+ * Applies a change; creates the live row of an operator who never logged in. Returns the message and whether `connected` changed.
+ * Making a channel available connects the operator (one cannot be available while offline).
+ */
+export function applyLive(req: FastifyRequest, op: Row, change: LiveChange): { message: string; connectedBefore: boolean; connectedAfter: boolean } {
+  const ces = req.server.ces;
+  const before = liveRow(ces, op.id);
+  if (!before && !ces.deviations.has('rest-live-no-row')) ces.db.prepare('INSERT INTO operator_live (operator_id, connected, chat_available, call_available, video_available) VALUES (?, 0, 0, 0, 0)').run(op.id);
+  const connectedBefore = !!before?.connected;
+  if (change.kind === 'disconnect') {
+    ces.db.prepare('UPDATE operator_live SET connected = 0, chat_available = 0, call_available = 0, video_available = 0 WHERE operator_id = ?').run(op.id);
+    return { message: TEXT.liveDisconnected, connectedBefore, connectedAfter: false };
+  }
+  for (const [c, on] of change.set) if (on && !op[`${c}_enabled`]) throw badRequest(`The ${c} channel is not enabled for operator ${op.id} (${c}_enabled is false).`);
+  const messages: string[] = [];
+  for (const [c, on] of change.set) {
+    ces.db.prepare(`UPDATE operator_live SET ${c}_available = ?${on ? ', connected = 1' : ''} WHERE operator_id = ?`).run(on ? 1 : 0, op.id);
+    messages.push(ces.deviations.has('rest-live-message') ? `Operator is now ${on ? 'online' : 'offline'} for ${c} channel.` : TEXT.liveChannel(on, c));
+  }
+  const connectedAfter = !!liveRow(ces, op.id)!.connected;
+  return { message: messages.join(' '), connectedBefore, connectedAfter };
+}

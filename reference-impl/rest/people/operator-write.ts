@@ -1,0 +1,136 @@
+// POST/PUT /operator bodies (G12): JSON or form (bracket lists `language_list[]=fr`), validated field by field with fails naming the field.
+import type { FastifyRequest } from 'fastify';
+import { randomBytes } from 'node:crypto';
+import { badRequest, RestFail } from '../envelope.js';
+import { ROLES, LANGUAGE_ADMIN_OPERATOR } from '../../store/seed.js';
+import { ISO_639_1 } from './iso639.js';
+import { clientIds } from './tenant.js';
+import type { Row } from '../list.js';
+
+const PRIORITIES = [0, 10];
+const OLD_ROLES = ['operator', 'manager', 'admin'];
+const EMAIL = /^[^\s@]+@[^\s@.]+(\.[^\s@.]+)+$/;
+
+type Kind = 'string' | 'string?' | 'bool' | 'int' | 'priority' | 'list:string' | 'list:int' | 'int?';
+/** Writable fields and their kinds; the stored column has the same name (lists are JSON arrays). */
+const FIELDS: Record<string, Kind> = {
+  name: 'string', first_name: 'string', pseudo: 'string', email: 'string', external_id: 'string?', role: 'string', roles: 'list:string',
+  chat_enabled: 'bool', call_enabled: 'bool', video_enabled: 'bool', chat_max_number: 'int', chat_and_call: 'bool',
+  chat_priority: 'priority', call_priority: 'priority', video_priority: 'priority', language_list: 'list:string', language_admin: 'string',
+  group_id: 'int?', website_list: 'list:int', skill_list: 'list:int', sso_key: 'string',
+};
+export const CREATE_REQUIRED = ['name', 'first_name', 'email'] as const;
+
+/** The body as a flat object: form bracket keys (`x[]`) become lists; anything but an object is refused. */
+export function bodyObject(req: FastifyRequest): Record<string, unknown> {
+  const b = req.body;
+  if (b === undefined || b === null || b === '') throw badRequest('The request body is empty: send the fields as JSON or as application/x-www-form-urlencoded.');
+  const type = req.headers['content-type'] ?? '';
+  const form = /^application\/x-www-form-urlencoded/i.test(type);
+  if (!form && !/^application\/json/i.test(type)) throw new RestFail(415, `Unsupported content type '${type}': send application/json or application/x-www-form-urlencoded.`);
+  if (typeof b !== 'object' || Array.isArray(b)) throw badRequest('The request body must be a JSON object or a form.');
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(b as Record<string, unknown>)) {
+    if (form && k.endsWith('[]') && req.server.ces.deviations.has('rest-form-lists-ignored')) continue;
+    const name = k.endsWith('[]') ? k.slice(0, -2) : k;
+    if (name in out) throw badRequest(`Field '${name}' is given more than once.`);
+    // In a form, a list comes as repeated `x[]` keys; a single `x[]=` with an empty value is the empty list.
+    out[name] = k.endsWith('[]') ? (Array.isArray(v) ? v : v === '' && form ? [] : [v]) : v;
+  }
+  return out;
+}
+
+const isIntString = (v: unknown) => typeof v === 'string' && /^-?\d+$/.test(v);
+
+/** Converts one field to its stored value, or returns the reason it is invalid. */
+function convert(field: string, kind: Kind, v: unknown): { value?: unknown; error?: string } {
+  switch (kind) {
+    case 'string': return typeof v === 'string' && v.trim() !== '' ? { value: v.trim() } : { error: `'${field}' must be a non-empty string.` };
+    case 'string?': return v === null || typeof v === 'string' ? { value: v === '' ? null : v } : { error: `'${field}' must be a string or null.` };
+    case 'bool':
+      if (v === true || v === 1 || v === '1' || v === 'true') return { value: 1 };
+      if (v === false || v === 0 || v === '0' || v === 'false') return { value: 0 };
+      return { error: `'${field}' must be a boolean (true/false or 1/0).` };
+    case 'int': case 'priority': case 'int?': {
+      if (kind === 'int?' && (v === null || v === '' || v === 'null')) return { value: null };
+      const n = typeof v === 'number' ? v : isIntString(v) ? Number(v) : NaN;
+      if (!Number.isInteger(n)) return { error: `'${field}' must be an integer.` };
+      if (kind === 'priority' && !PRIORITIES.includes(n)) return { error: `'${field}' must be 0 or 10 (got ${n}).` };
+      if (kind === 'int' && n < 0) return { error: `'${field}' must be >= 0 (got ${n}).` };
+      return { value: n };
+    }
+    case 'list:string': case 'list:int': {
+      if (!Array.isArray(v)) return { error: `'${field}' must be a list (JSON array, or repeated ${field}[]= form fields).` };
+      if (kind === 'list:string') return v.every((x) => typeof x === 'string') ? { value: v } : { error: `'${field}' must be a list of strings.` };
+      const ns = v.map((x) => (typeof x === 'number' ? x : isIntString(x) ? Number(x) : NaN));
+      return ns.every(Number.isInteger) ? { value: ns } : { error: `'${field}' must be a list of integers.` };
+    }
+  }
+}
+
+/**
+ * Validates a create (all required fields) or update (any non-empty subset) body; answers the columns to write.
+ * Every problem is named in one fail message, so a caller fixes them at once.
+ */
+export function operatorWrite(req: FastifyRequest, mode: 'create' | 'update', current?: Row): Record<string, unknown> {
+  const body = bodyObject(req);
+  const errors: string[] = [];
+  const cols: Record<string, unknown> = {};
+  const unknown = Object.keys(body).filter((k) => !(k in FIELDS));
+  if (unknown.length) errors.push(`Unknown field(s) ${unknown.map((u) => `'${u}'`).join(', ')}; accepted: ${Object.keys(FIELDS).join(', ')}.`);
+  if (mode === 'update' && Object.keys(body).length === 0) errors.push('The body names no field to update.');
+  if (mode === 'create') for (const f of CREATE_REQUIRED) if (body[f] === undefined) errors.push(`'${f}' is required.`);
+  for (const [field, kind] of Object.entries(FIELDS)) {
+    if (body[field] === undefined) continue;
+    const r = convert(field, kind, body[field]);
+    if (r.error) { errors.push(r.error); continue; }
+    cols[field] = r.value;
+  }
+  const dev = req.server.ces.deviations;
+  if (typeof cols.email === 'string' && !EMAIL.test(cols.email) && !dev.has('rest-operator-email-unvalidated')) errors.push(`'email' must be a valid e-mail address (got ${JSON.stringify(cols.email)}).`);
+  if (Array.isArray(cols.roles)) {
+    const bad = (cols.roles as string[]).filter((r) => !(ROLES as readonly string[]).includes(r));
+    if (bad.length) errors.push(`'roles' accepts ${ROLES.join(', ')} (got ${bad.join(', ')}).`);
+    else if (!cols.roles.length) errors.push(`'roles' must name at least one role.`);
+    else if (new Set(cols.roles).size !== cols.roles.length) errors.push(`'roles' lists a role twice.`);
+  }
+  if (cols.role !== undefined) {
+    if (!OLD_ROLES.includes(cols.role as string)) errors.push(`'role' (deprecated) accepts ${OLD_ROLES.join(', ')} (got ${JSON.stringify(cols.role)}).`);
+    else if (cols.roles !== undefined) errors.push(`Give either 'roles' or the deprecated 'role', not both.`);
+    else cols.roles = [cols.role];
+  }
+  delete cols.role;
+  if (cols.language_admin !== undefined && !(LANGUAGE_ADMIN_OPERATOR as readonly string[]).includes(cols.language_admin as string)) {
+    errors.push(`'language_admin' accepts ${LANGUAGE_ADMIN_OPERATOR.join(', ')} (got ${JSON.stringify(cols.language_admin)}).`);
+  }
+  if (Array.isArray(cols.language_list)) {
+    const bad = (cols.language_list as string[]).filter((l) => !ISO_639_1.has(l));
+    if (bad.length) errors.push(`'language_list' accepts ISO 639 two-letter codes in lower case (got ${bad.join(', ')}).`);
+    else if (new Set(cols.language_list).size !== cols.language_list.length) errors.push(`'language_list' lists a language twice.`);
+  }
+  // Ids must be the key's client's own; another client's id is reported exactly like a missing one.
+  const ownIds = (field: 'website_list' | 'skill_list', resource: 'website' | 'skill') => {
+    if (!Array.isArray(cols[field])) return;
+    const own = clientIds(req, resource);
+    const bad = (cols[field] as number[]).filter((id) => !own.has(id));
+    if (bad.length) errors.push(`'${field}' names unknown ${resource} id(s) ${bad.join(', ')}.`);
+    else if (new Set(cols[field] as number[]).size !== (cols[field] as number[]).length) errors.push(`'${field}' lists an id twice.`);
+  };
+  ownIds('website_list', 'website');
+  ownIds('skill_list', 'skill');
+  if (typeof cols.group_id === 'number' && !clientIds(req, 'group').has(cols.group_id)) errors.push(`'group_id' names an unknown group (${cols.group_id}).`);
+  if (typeof cols.email === 'string') {
+    const same = req.server.ces.db.prepare('SELECT id FROM operators WHERE client_id = ? AND lower(email) = lower(?) AND id != ?').get(req.client.id, cols.email, current?.id ?? -1) as { id: number } | undefined;
+    if (same) errors.push(`'email' is already used by operator ${same.id}.`);
+  }
+  if (errors.length) throw badRequest(dev.has('rest-operator-fail-no-field') ? 'Invalid operator.' : errors.join(' '));
+  for (const k of ['roles', 'language_list', 'website_list', 'skill_list']) if (cols[k] !== undefined) cols[k] = JSON.stringify(cols[k]);
+  if (mode === 'create') {
+    return {
+      pseudo: cols.first_name, roles: JSON.stringify(['operator']), chat_enabled: 1, call_enabled: 0, video_enabled: 0, chat_max_number: 3, chat_and_call: 0,
+      chat_priority: 0, call_priority: 0, video_priority: 0, language_list: '[]', language_admin: 'en', group_id: null, website_list: '[]', skill_list: '[]',
+      external_id: null, sso_key: randomBytes(12).toString('hex'), ...cols,
+    };
+  }
+  return cols;
+}
