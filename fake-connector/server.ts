@@ -1,13 +1,354 @@
-// The fake bot connector: a programmable HTTPS connector (issue 4 fills in scenarios, faults and the control API).
-import Fastify from 'fastify';
+// The fake bot connector: a programmable HTTPS connector (scenarios as data, faults, request log, control API under /_control).
+import fs from 'node:fs';
+import path from 'node:path';
+import { randomUUID } from 'node:crypto';
+import Fastify, { type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Pem } from '../lib/tls.js';
+import { FIXTURES } from '../lib/paths.js';
+import { verify, SIGNATURE_HEADER } from '../lib/signature.js';
+import { check } from '../lib/schemas.js';
+import { LIMITS } from '../lib/limits.js';
+import { cardPng } from './image.js';
 
-export interface FakeConnectorOptions { tls: Pem; secret: string; port?: number; host?: string }
+export interface FakeConnectorOptions { tls: Pem; secret: string; port?: number; host?: string; scenariosDir?: string }
 export interface RunningServer { url: string; close(): Promise<void> }
+export interface FakeConnector extends RunningServer { controlUrl: string; state: ConnectorState }
 
-export async function startFakeConnector(opts: FakeConnectorOptions): Promise<RunningServer> {
-  const app = Fastify({ https: { cert: opts.tls.cert, key: opts.tls.key } });
+/** The connector endpoints of the spec, by the name the control API uses. */
+export const ENDPOINTS = ['external-bots', 'bot-put', 'bot-get', 'availability', 'first-messages', 'conversation-create', 'messages'] as const;
+export type Endpoint = (typeof ENDPOINTS)[number];
+
+export interface Reply { type: string; [k: string]: unknown }
+export interface Scenario {
+  idBot: string; name: string; description?: string; editorUrl: string;
+  firstMessages: Reply[]; availability: unknown[];
+  responses: Array<{ text: string; replies: Reply[]; variables?: Array<{ key: string; value: string }> }>;
+  fallback: Reply[];
+}
+/** What the connector does on one endpoint call, in addition to or instead of answering. */
+export interface Fault {
+  delayMs?: number; status?: number; reset?: boolean; malformed?: boolean; invalid?: boolean;
+  /** messages endpoint: answer operator-role messages with replies (a looping connector). */
+  replyToOperator?: boolean;
+  /** messages endpoint: text replies get a 451-character value. */
+  longText?: boolean;
+  /** Applies this many times, then is removed (default: until reset). */
+  times?: number;
+}
+/** A per-visitor-text script: the first visitor message with `text` binds the conversation to it. */
+export interface Script { text: string; replies: Reply[]; variables?: Array<{ key: string; value: string }>; then?: Record<string, Reply[]>; faults?: Partial<Record<Endpoint, Fault>> }
+interface FaultRule { endpoint: Endpoint; idOperator?: string; text?: string; fault: Fault }
+
+export interface RequestRecord {
+  seq: number; at: number; method: string; path: string; endpoint: Endpoint | 'unknown';
+  query: Record<string, string>; rawQuery: string; body: unknown; signature: { ok: boolean; reason?: string };
+  violations: string[]; idOperator?: string; idConversation?: string; role?: string; text?: string;
+  answer?: { status: number | 'reset'; ms: number; body?: unknown };
+}
+
+export class ConnectorState {
+  scenarios = new Map<string, Scenario>();
+  bots = new Map<string, { write: any; createdAt: string; updatedAt: string; idWebsite?: string }>();
+  scripts = new Map<string, Script>();
+  operatorOverrides = new Map<string, { firstMessages?: Reply[]; availability?: unknown[] }>();
+  faults: FaultRule[] = [];
+  /** idConversation (the service's and ours) → idOperator and bound script. */
+  conversations = new Map<string, { idOperator: string; script?: Script; createdAt: string }>();
+  log: RequestRecord[] = [];
+  private seq = 0;
+  private waiters = new Set<{ match: (r: RequestRecord) => boolean; resolve: (r: RequestRecord) => void }>();
+
+  constructor(private scenariosDir: string) { this.loadScenarios(); }
+
+  loadScenarios(): void {
+    this.scenarios.clear();
+    for (const f of fs.readdirSync(this.scenariosDir).filter((x) => x.endsWith('.json')).sort()) {
+      const s = JSON.parse(fs.readFileSync(path.join(this.scenariosDir, f), 'utf8')) as Scenario;
+      this.scenarios.set(s.idBot, s);
+    }
+  }
+
+  reset(): void {
+    this.scripts.clear(); this.operatorOverrides.clear(); this.faults = []; this.log = [];
+    this.loadScenarios();
+  }
+
+  record(r: Omit<RequestRecord, 'seq'>): RequestRecord {
+    const rec = { ...r, seq: ++this.seq } as RequestRecord;
+    this.log.push(rec);
+    // Availability polls arrive every second per bot: keep the log bounded.
+    if (this.log.length > 20_000) this.log.splice(0, this.log.length - 15_000);
+    for (const w of [...this.waiters]) if (w.match(rec)) { this.waiters.delete(w); w.resolve(rec); }
+    return rec;
+  }
+
+  /** Resolves with the first request (already logged after `since`, or arriving before the deadline) that matches. */
+  waitFor(match: (r: RequestRecord) => boolean, since: number, timeoutMs: number): Promise<RequestRecord | null> {
+    const found = this.log.find((r) => r.seq > since && match(r));
+    if (found) return Promise.resolve(found);
+    return new Promise((resolve) => {
+      const w = { match, resolve: (r: RequestRecord) => { clearTimeout(t); resolve(r); } };
+      const t = setTimeout(() => { this.waiters.delete(w); resolve(null); }, timeoutMs);
+      this.waiters.add(w);
+    });
+  }
+
+  faultFor(endpoint: Endpoint, idOperator?: string, script?: Script): Fault | undefined {
+    const fromScript = script?.faults?.[endpoint];
+    if (fromScript) return fromScript;
+    const i = this.faults.findIndex((f) => f.endpoint === endpoint && (!f.idOperator || f.idOperator === idOperator) && (!f.text || f.text === script?.text));
+    if (i < 0) return undefined;
+    const rule = this.faults[i]!;
+    if (rule.fault.times !== undefined && --rule.fault.times <= 0) this.faults.splice(i, 1);
+    return rule.fault;
+  }
+
+  scenarioOf(idOperator: string): Scenario | undefined {
+    const idBot = this.bots.get(idOperator)?.write?.external?.idBot;
+    return idBot ? this.scenarios.get(idBot) : undefined;
+  }
+}
+
+/** Replaces the data placeholders of a scenario: `@rule:<label>` (a distribution rule of the bot), `@uuid`, `{{connector_url}}`. */
+export function materialize<T>(value: T, ctx: { rules: Array<{ id: string; label: string }>; connectorUrl: string }): T {
+  const walk = (v: unknown): unknown => {
+    if (typeof v === 'string') {
+      if (v === '@uuid') return randomUUID();
+      if (v.startsWith('@rule:')) {
+        const label = v.slice(6);
+        return ctx.rules.find((r) => r.label === label || r.label.startsWith(label))?.id ?? '00000000-0000-4000-8000-000000000000';
+      }
+      return v.split('{{connector_url}}').join(ctx.connectorUrl);
+    }
+    if (Array.isArray(v)) return v.map(walk);
+    if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, walk(x)]));
+    return v;
+  };
+  return walk(value) as T;
+}
+
+const ROUTES: Array<{ endpoint: Endpoint; method: string; pattern: RegExp; body?: string; query: string }> = [
+  { endpoint: 'external-bots', method: 'GET', pattern: /^\/external-bots$/, query: 'connector/query.json#/$defs/withWebsite' },
+  { endpoint: 'first-messages', method: 'GET', pattern: /^\/bots\/([^/]+)\/conversation-first-messages$/, query: 'connector/query.json' },
+  { endpoint: 'bot-put', method: 'PUT', pattern: /^\/bots\/([^/]+)$/, body: 'connector/bot-write.json', query: 'connector/query.json#/$defs/withWebsite' },
+  { endpoint: 'bot-get', method: 'GET', pattern: /^\/bots\/([^/]+)$/, query: 'connector/query.json#/$defs/withWebsite' },
+  { endpoint: 'availability', method: 'GET', pattern: /^\/availability-strategies$/, query: 'connector/query.json#/$defs/availability' },
+  { endpoint: 'conversation-create', method: 'POST', pattern: /^\/conversations$/, body: 'connector/conversation-create.json', query: 'connector/query.json#/$defs/withWebsite' },
+  { endpoint: 'messages', method: 'POST', pattern: /^\/conversations\/([^/]+)\/messages$/, body: 'connector/message-post.json', query: 'connector/query.json#/$defs/withWebsite' },
+];
+
+const LONG_TEXT = 'L'.repeat(LIMITS.botTextMax + 1);
+
+export async function startFakeConnector(opts: FakeConnectorOptions): Promise<FakeConnector> {
+  const state = new ConnectorState(opts.scenariosDir ?? path.join(FIXTURES, 'scenarios'));
+  const png = cardPng();
+  const app = Fastify({ https: { cert: opts.tls.cert, key: opts.tls.key }, bodyLimit: 1024 * 1024 });
+  // Signatures are over the raw bytes: keep them.
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => done(null, body));
+  app.addContentTypeParser('*', { parseAs: 'string' }, (_req, body, done) => done(null, body));
+  let url = '';
+  const lock = new Lock();
+
+  const nowIso = () => new Date().toISOString();
+
+  async function handle(req: FastifyRequest, reply: FastifyReply) {
+    const started = Date.now();
+    const [pathname, rawQuery = ''] = req.url.split('?') as [string, string?];
+    const route = ROUTES.find((r) => r.method === req.method && r.pattern.test(pathname));
+    const raw = typeof req.body === 'string' ? req.body : '';
+    const query = Object.fromEntries(new URLSearchParams(rawQuery)) as Record<string, string>;
+    const violations: string[] = [];
+    let body: any;
+    if (raw) { try { body = JSON.parse(raw); } catch { violations.push('request body is not JSON'); } }
+    const signature = verify(opts.secret, req.method === 'GET' ? rawQuery : raw, req.headers[SIGNATURE_HEADER] as string | undefined);
+    if (!signature.ok) violations.push(`signature: ${signature.reason}`);
+    if (!route) {
+      const rec = state.record({ at: started, method: req.method, path: pathname, endpoint: 'unknown', query, rawQuery, body, signature, violations: [...violations, 'no such connector endpoint'] });
+      rec.answer = { status: 404, ms: 0 };
+      return reply.code(404).send({ error: 'not_found' });
+    }
+    const m = route.pattern.exec(pathname)!;
+    const qErr = check(route.query, query);
+    if (qErr) violations.push(`query: ${qErr}`);
+    if (route.body && body !== undefined) { const e = check(route.body, body); if (e) violations.push(`body: ${e}`); }
+    if (route.body && !raw) violations.push('body: missing');
+    const idOperator = route.endpoint === 'availability' ? query.idOperator : route.endpoint === 'conversation-create' || route.endpoint === 'messages' ? body?.idOperator : m[1] ? decodeURIComponent(m[1]) : undefined;
+    const idConversation = route.endpoint === 'messages' ? decodeURIComponent(m[1]!) : route.endpoint === 'conversation-create' ? body?.idConversation : undefined;
+    const role = route.endpoint === 'messages' ? body?.message?.author?.role : undefined;
+    const text = route.endpoint === 'messages' && body?.message?.payload?.contentType === 'text' ? body.message.payload.value : undefined;
+    const rec = state.record({ at: started, method: req.method, path: pathname, endpoint: route.endpoint, query, rawQuery, body, signature, violations, idOperator, idConversation, role, text });
+
+    const finish = (status: number | 'reset', sent?: unknown) => { rec.answer = { status, ms: Date.now() - started, body: sent }; };
+    // A real connector refuses unsigned calls.
+    if (!signature.ok) { finish(401); return reply.code(401).send({ error: 'invalid_signature', message: signature.reason }); }
+
+    const conv = idConversation ? state.conversations.get(idConversation) : undefined;
+    let script = conv?.script;
+    if (route.endpoint === 'messages' && role === 'visitor' && text !== undefined && !script) {
+      script = state.scripts.get(text);
+      if (script && conv) conv.script = script;
+    }
+    const fault = state.faultFor(route.endpoint, idOperator, script);
+    if (fault?.delayMs) {
+      const aborted = await new Promise<boolean>((resolve) => {
+        const t = setTimeout(() => resolve(false), fault.delayMs);
+        req.raw.socket.once('close', () => { clearTimeout(t); resolve(true); });
+      });
+      if (aborted) { finish('reset'); return reply; }
+    }
+    if (fault?.reset) { finish('reset'); req.raw.socket.destroy(); return reply; }
+    if (fault?.status) { finish(fault.status); return reply.code(fault.status).send({ error: 'fault', status: fault.status }); }
+    if (fault?.malformed) { finish(200, '{"replies": [oops'); return reply.type('application/json').send('{"replies": [oops'); }
+    if (fault?.invalid) { finish(200, { unexpected: true }); return reply.send({ unexpected: true }); }
+
+    const bot = idOperator ? state.bots.get(idOperator) : undefined;
+    const rules: Array<{ id: string; label: string }> = bot?.write?.distributionRules ?? [];
+    const mat = <T>(v: T) => materialize(v, { rules, connectorUrl: url });
+    const scenario = idOperator ? state.scenarioOf(idOperator) : undefined;
+    const override = idOperator ? state.operatorOverrides.get(idOperator) : undefined;
+    let out: unknown;
+    switch (route.endpoint) {
+      case 'external-bots':
+        out = [...state.scenarios.values()].map((s) => ({ idBot: s.idBot, name: s.name, ...(s.description ? { description: s.description } : {}), editorUrl: s.editorUrl }));
+        break;
+      case 'bot-put':
+      case 'bot-get': {
+        if (route.endpoint === 'bot-put' && body) {
+          const prev = state.bots.get(idOperator!);
+          state.bots.set(idOperator!, { write: body, createdAt: prev?.createdAt ?? nowIso(), updatedAt: nowIso(), idWebsite: query.idWebsite });
+        }
+        const b = state.bots.get(idOperator!);
+        if (!b) { finish(404); return reply.code(404).send({ error: 'unknown_bot' }); }
+        const s = state.scenarios.get(b.write?.external?.idBot);
+        out = { idOperator, external: { idBot: b.write?.external?.idBot, ...(s ? { name: s.name, description: s.description } : {}), editorUrl: s?.editorUrl ?? 'https://editor.example/unknown' }, createdAt: b.createdAt, updatedAt: b.updatedAt };
+        break;
+      }
+      case 'availability':
+        out = mat(override?.availability ?? scenario?.availability ?? [{ strategy: 'notAvailable' }]);
+        break;
+      case 'first-messages':
+        out = { replies: mat(override?.firstMessages ?? scenario?.firstMessages ?? []) };
+        break;
+      case 'conversation-create': {
+        const now = nowIso();
+        if (idConversation) state.conversations.set(idConversation, { idOperator: String(idOperator), createdAt: now });
+        out = { idConversation, idOperator: String(idOperator), replies: [], createdAt: now, updatedAt: now };
+        break;
+      }
+      case 'messages': {
+        const now = nowIso();
+        let replies: Reply[] = [];
+        let variables: Array<{ key: string; value: string }> | undefined;
+        const loops = fault?.replyToOperator === true;
+        if (role === 'visitor' || loops) {
+          const t = role === 'visitor' ? text ?? '' : '';
+          if (role !== 'visitor') replies = [{ type: 'message', payload: { contentType: 'text', value: 'Echo of an operator message (a looping connector).' } }];
+          else if (script && t === script.text) { replies = script.replies; variables = script.variables; }
+          else if (script?.then?.[t]) replies = script.then[t]!;
+          else {
+            const r = scenario?.responses.find((x) => x.text === t);
+            replies = r?.replies ?? scenario?.fallback ?? [];
+            variables = r?.variables;
+          }
+        }
+        replies = mat(replies);
+        if (fault?.longText) replies = replies.map((r) => (r.type === 'message' && (r.payload as any)?.contentType === 'text' ? { ...r, payload: { contentType: 'text', value: LONG_TEXT } } : r));
+        out = { idConversation, idOperator: String(idOperator), replies, ...(variables ? { variables } : {}), createdAt: conv?.createdAt ?? now, updatedAt: now };
+        break;
+      }
+    }
+    finish(200, out);
+    return reply.send(out);
+  }
+
+  for (const [method, url] of [['GET', '/external-bots'], ['GET', '/bots/:id/conversation-first-messages'], ['PUT', '/bots/:id'], ['GET', '/bots/:id'],
+    ['GET', '/availability-strategies'], ['POST', '/conversations'], ['POST', '/conversations/:id/messages']] as const) app.route({ method, url, handler: handle });
+
+  app.get('/images/card.png', async (_req, reply) => reply.type('image/png').send(png));
+
+  // ---- control API ----
+  app.post('/_control/reset', async () => { state.reset(); return { ok: true }; });
+  app.post<{ Body: any }>('/_control/scenario', async (req, reply) => {
+    const b = typeof req.body === 'string' ? JSON.parse(req.body || '{}') : req.body ?? {};
+    if (typeof b.text === 'string') {
+      if (!Array.isArray(b.replies)) return reply.code(400).send({ error: 'replies (array) required with text' });
+      state.scripts.set(b.text, { text: b.text, replies: b.replies, variables: b.variables, then: b.then, faults: b.faults });
+      return { ok: true, text: b.text };
+    }
+    if (typeof b.idOperator === 'string') {
+      const prev = state.operatorOverrides.get(b.idOperator) ?? {};
+      const next = { ...prev, ...(b.firstMessages ? { firstMessages: b.firstMessages } : {}), ...(b.availability ? { availability: b.availability } : {}) };
+      if (b.clear) state.operatorOverrides.delete(b.idOperator); else state.operatorOverrides.set(b.idOperator, next);
+      return { ok: true, idOperator: b.idOperator };
+    }
+    return reply.code(400).send({ error: 'give {text, replies, variables?, then?, faults?} or {idOperator, firstMessages?, availability?, clear?}' });
+  });
+  app.post<{ Body: any }>('/_control/faults', async (req, reply) => {
+    const b = typeof req.body === 'string' ? JSON.parse(req.body || '{}') : req.body ?? {};
+    if (b.clear) { state.faults = state.faults.filter((f) => (b.idOperator && f.idOperator !== b.idOperator) || (b.endpoint && f.endpoint !== b.endpoint)); return { ok: true, faults: state.faults.length }; }
+    if (!ENDPOINTS.includes(b.endpoint)) return reply.code(400).send({ error: `endpoint must be one of ${ENDPOINTS.join(', ')}` });
+    const { endpoint, idOperator, text, ...fault } = b;
+    state.faults.unshift({ endpoint, idOperator, text, fault });
+    return { ok: true };
+  });
+  const filter = (q: Record<string, string>) => (r: RequestRecord) =>
+    (!q.endpoint || r.endpoint === q.endpoint) && (!q.path || r.path.includes(q.path)) && (!q.idConversation || r.idConversation === q.idConversation)
+    && (!q.idOperator || r.idOperator === q.idOperator) && (!q.role || r.role === q.role) && (!q.text || r.text === q.text);
+  app.get<{ Querystring: Record<string, string> }>('/_control/requests', async (req) => {
+    const since = Number(req.query.since ?? 0);
+    return { now: Date.now(), lastSeq: state.log.at(-1)?.seq ?? 0, requests: state.log.filter((r) => r.seq > since && filter(req.query)(r)) };
+  });
+  app.get<{ Querystring: Record<string, string> }>('/_control/wait', async (req, reply) => {
+    const timeoutMs = Math.min(Number(req.query.timeoutMs ?? 10_000), 110_000);
+    const r = await state.waitFor(filter(req.query), Number(req.query.since ?? 0), timeoutMs);
+    if (!r) return reply.code(408).send({ error: 'timeout', message: `no request matching ${JSON.stringify(req.query)} within ${timeoutMs} ms` });
+    return { request: r };
+  });
+  app.get('/_control/bots', async () => Object.fromEntries(state.bots));
+  // Cross-worker lock: checks that move the service clock take it exclusively, the others share it.
+  app.post<{ Body: any }>('/_control/lock', async (req) => {
+    const b = typeof req.body === 'string' ? JSON.parse(req.body || '{}') : req.body ?? {};
+    await lock.acquire(String(b.owner), b.mode === 'exclusive' ? 'exclusive' : 'shared', Number(b.leaseMs ?? 120_000));
+    return { ok: true };
+  });
+  app.post<{ Body: any }>('/_control/unlock', async (req) => {
+    const b = typeof req.body === 'string' ? JSON.parse(req.body || '{}') : req.body ?? {};
+    lock.release(String(b.owner));
+    return { ok: true };
+  });
+
   await app.listen({ host: opts.host ?? '127.0.0.1', port: opts.port ?? 0 });
   const port = (app.server.address() as { port: number }).port;
-  return { url: `https://127.0.0.1:${port}`, close: () => app.close() };
+  const host = opts.host && opts.host !== '127.0.0.1' ? (opts.host.includes(':') ? `[${opts.host}]` : opts.host) : '127.0.0.1';
+  url = `https://${host}:${port}`;
+  return { url, controlUrl: `${url}/_control`, state, close: async () => { lock.releaseAll(); await app.close(); } };
+}
+
+/** A readers-writer lock with writer preference and leases (a crashed holder never blocks forever). */
+class Lock {
+  private holders = new Map<string, { mode: 'shared' | 'exclusive'; timer: NodeJS.Timeout }>();
+  private queue: Array<{ owner: string; mode: 'shared' | 'exclusive'; leaseMs: number; grant: () => void }> = [];
+
+  acquire(owner: string, mode: 'shared' | 'exclusive', leaseMs: number): Promise<void> {
+    return new Promise((grant) => { this.queue.push({ owner, mode, leaseMs, grant }); this.pump(); });
+  }
+  release(owner: string): void {
+    const h = this.holders.get(owner);
+    if (h) { clearTimeout(h.timer); this.holders.delete(owner); }
+    this.pump();
+  }
+  releaseAll(): void { for (const o of [...this.holders.keys()]) this.release(o); for (const w of this.queue.splice(0)) w.grant(); }
+  private pump() {
+    while (this.queue.length) {
+      const next = this.queue[0]!;
+      const hasExclusive = [...this.holders.values()].some((h) => h.mode === 'exclusive');
+      const ok = next.mode === 'exclusive' ? this.holders.size === 0 : !hasExclusive;
+      if (!ok) return;
+      this.queue.shift();
+      const timer = setTimeout(() => this.release(next.owner), next.leaseMs);
+      timer.unref();
+      this.holders.set(next.owner, { mode: next.mode, timer });
+      next.grant();
+    }
+  }
 }

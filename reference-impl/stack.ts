@@ -20,6 +20,8 @@ export interface StackOptions extends BuildOptions {
 
 export interface ReadyInfo extends Target {
   connector_url: string;
+  /** Control API of the embedded fake connector (scenarios, faults, request log); absent when --connector-url points elsewhere. */
+  connector_control_url?: string;
   sink_url: string;
   sim_url: string;
   platform_url: string;
@@ -61,6 +63,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     rest_base_url: `${base}/api/2`,
     rest_ha_base_url: `${base}/ha/api/2`,
     connector_url: opts.connectorUrl ?? connector.url,
+    ...(opts.connectorUrl ? {} : { connector_control_url: connector.controlUrl }),
     sink_url: sink.url,
     sim_url: `${base}/sim`,
     platform_url: `${base}/platform`,
