@@ -192,6 +192,26 @@ function filesUnder(dir: string): string[] {
     .map((d) => path.join((d as { parentPath?: string; path?: string }).parentPath ?? (d as { path?: string }).path ?? dir, d.name));
 }
 
+/** Playwright's JSON results keep in-memory attachments base64-encoded (`body`): each textual one is decoded, masked, re-encoded. */
+function maskAttachmentBodies(json: string): string {
+  let data: unknown;
+  try { data = JSON.parse(json); } catch { return json; }
+  let changed = false;
+  const walk = (o: unknown): void => {
+    if (Array.isArray(o)) { o.forEach(walk); return; }
+    if (!o || typeof o !== 'object') return;
+    const rec = o as Record<string, unknown>;
+    if (typeof rec.body === 'string' && typeof rec.contentType === 'string' && TEXTUAL.test(rec.contentType)) {
+      const plain = Buffer.from(rec.body, 'base64').toString('utf8');
+      const masked = mask(plain);
+      if (masked !== plain) { rec.body = Buffer.from(masked, 'utf8').toString('base64'); changed = true; }
+    }
+    Object.values(rec).forEach(walk);
+  };
+  walk(data);
+  return changed ? JSON.stringify(data, null, 2) : json;
+}
+
 /**
  * Masks every known secret (lib/mask.ts) in every text file under a folder, including the zipped data Playwright's
  * HTML report embeds; returns the files it changed. Writers mask what they write; this is the net under them
@@ -204,6 +224,7 @@ export function scrubDir(dir: string): string[] {
     if (!TEXT_FILE.test(f) || fs.statSync(f).size > 50_000_000) continue;
     const text = fs.readFileSync(f, 'utf8');
     let out = mask(text);
+    if (f.endsWith('.json') && out.includes('"contentType"')) out = maskAttachmentBodies(out);
     const m = PW_ZIP.exec(out);
     if (m) {
       const entries = readZip(Buffer.from(m[2]!, 'base64'));
