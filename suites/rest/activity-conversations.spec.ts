@@ -1,0 +1,230 @@
+// REST conversations (conversation.json-unicode): fields, filters, well-formed and legacy history, the 3-month listing window.
+import { test, expect, clauses, expectSchema } from '../fixtures.js';
+import { DAY, day, fmt, ids, listAll, monthsAgo, otherKey, parse, pastPeriod, plusMonths, qs } from './activity-helpers.js';
+
+const LIST = '/conversation.json-unicode';
+const WELL = { formatHistory: 0 } as const;
+
+for (const base of ['sd', 'ha'] as const) {
+  test(`conversations are listed in the envelope on the ${base} base`, clauses('REST-CONV-01'), async ({ api }) => {
+    const res = await api.rest({ path: LIST + qs({ ...WELL, limit: 5 }), base });
+    expect(res.status).toBe(200);
+    expectSchema('rest/conversation.json#/$defs/list', res.json);
+    expect(res.json.data.length, 'the seeded last 3 months hold conversations').toBeGreaterThan(0);
+    for (const c of res.json.data) expect(c._link).toBe(`${LIST}/${c.id}`);
+  });
+}
+
+test('one conversation by id has every field and _link resolves to it', clauses('REST-CONV-02'), async ({ api, target }) => {
+  const list = await api.rest({ path: LIST + qs({ ...WELL, limit: 3 }) });
+  const first = list.json.data[0];
+  const res = await api.rest({ path: `${LIST}/${first.id}${qs(WELL)}` });
+  expect(res.status).toBe(200);
+  expectSchema('rest/conversation.json#/$defs/oneWellFormed', res.json);
+  const c = res.json.data;
+  for (const k of Object.keys(first)) expect(c[k], `list item field ${k} equals the resource's`).toEqual(first[k]);
+  const linked = await api.request({ url: target.rest_base_url + c._link + qs(WELL), headers: { 'x-api-key': target.api_key } });
+  expect(linked.json?.data?.id, '_link answers the same conversation').toBe(c.id);
+});
+
+/** Every conversation of a past period, full, with well-formed history: the ground truth the filter checks compare against. */
+async function pastConversations(api: Parameters<Parameters<typeof test>[2]>[0]['api']) {
+  const p = pastPeriod();
+  const all = await listAll(api, LIST, { ...WELL, full: 1, filters: { from: p.from, to: p.to } });
+  expect(all.items.length, 'the past period holds conversations to filter').toBeGreaterThan(10);
+  return { p, all: all.items };
+}
+
+for (const channel of ['chat', 'call', 'video'] as const) {
+  test(`filter channel=${channel} lists only ${channel} conversations`, clauses('REST-CONV-03'), async ({ api }) => {
+    const { p, all } = await pastConversations(api);
+    const got = await listAll(api, LIST, { ...WELL, filters: { from: p.from, to: p.to, channel } });
+    expect(ids(got.items)).toEqual(ids(all.filter((c) => c.channel === channel)));
+    expect(got.items.length, `some ${channel} conversations exist`).toBeGreaterThan(0);
+  });
+}
+
+test('filter channel=social lists every social_* conversation and only those', clauses('REST-CONV-04', 'REST-CONV-14'), async ({ api }) => {
+  const { p, all } = await pastConversations(api);
+  const got = await listAll(api, LIST, { ...WELL, filters: { from: p.from, to: p.to, channel: 'social' } });
+  const want = all.filter((c) => /^social_[a-e]$/.test(c.channel));
+  expect(want.length, 'social conversations exist in the period').toBeGreaterThan(0);
+  expect(ids(got.items)).toEqual(ids(want));
+  expect(new Set(got.items.map((c) => c.channel)).size, 'several social networks are found').toBeGreaterThan(1);
+});
+
+const FILTERS: Array<[string, string, string, (c: any) => unknown]> = [
+  ['website_id', 'REST-CONV-05', 'website_id', (c) => c.website_id],
+  ['operator_id', 'REST-CONV-06', 'operator_id', (c) => c.operator_id],
+  ['visitor_id', 'REST-CONV-07', 'visitor_uid', (c) => c.visitor_uid],
+  ['skill_id', 'REST-CONV-08', 'skill_id', (c) => c.skill_id],
+  ['rule_id', 'REST-CONV-10', 'rule_id', (c) => c.rule_id],
+];
+for (const [filter, clause, field, value] of FILTERS) {
+  test(`filter ${filter} lists exactly the conversations with that ${field}`, clauses(clause), async ({ api }) => {
+    const { p, all } = await pastConversations(api);
+    const v = all.map(value).find((x) => x !== null && x !== undefined);
+    expect(v, `a conversation with a ${field}`).toBeDefined();
+    const got = await listAll(api, LIST, { ...WELL, filters: { from: p.from, to: p.to, [filter]: String(v) } });
+    expect(ids(got.items)).toEqual(ids(all.filter((c) => value(c) === v)));
+    expect(got.items.length).toBeLessThan(all.length);
+  });
+}
+
+test('filter tag_id lists exactly the conversations tagged so', clauses('REST-CONV-09'), async ({ api }) => {
+  const { p, all } = await pastConversations(api);
+  const tag = all.flatMap((c) => c.tag_list)[0];
+  expect(tag, 'a tagged conversation in the period').toBeDefined();
+  const got = await listAll(api, LIST, { ...WELL, filters: { from: p.from, to: p.to, tag_id: tag } });
+  expect(ids(got.items)).toEqual(ids(all.filter((c) => c.tag_list.includes(tag))));
+  expect(got.items.length).toBeLessThan(all.length);
+});
+
+test('an unknown conversation id is a fail with the spec text', clauses('REST-CONV-11'), async ({ api }) => {
+  const res = await api.rest({ path: `${LIST}/987654321${qs(WELL)}` });
+  expect(res.json?.meta).toEqual({ status: 'fail', message: "Unknown 'conversation' with 'id' 987654321." });
+  expect(res.status).toBe(404);
+});
+
+test("another client's conversation is neither listed nor served by id", clauses('REST-CONV-12'), async ({ api, target }) => {
+  const key2 = otherKey(target);
+  test.skip(!key2, 'target lists a single API key');
+  const theirs = await api.rest({ path: LIST + qs({ ...WELL, limit: 20 }), key: key2 });
+  expect(theirs.json.data.length, 'the other client has conversations').toBeGreaterThan(0);
+  const id = theirs.json.data[0].id;
+  const res = await api.rest({ path: `${LIST}/${id}${qs(WELL)}` });
+  expect(res.json?.meta).toEqual({ status: 'fail', message: `Unknown 'conversation' with 'id' ${id}.` });
+  const mine = await listAll(api, LIST, WELL);
+  const theirIds = new Set(theirs.json.data.map((c: any) => c.id));
+  expect(mine.items.filter((c) => theirIds.has(c.id)), 'none of theirs in my list').toEqual([]);
+});
+
+test('invalid conversation filter values are a 400 fail naming them', clauses('REST-CONV-13'), async ({ api }) => {
+  for (const [p, name] of [[{ filters: { channel: 'sms' } }, 'channel'], [{ filters: { from: '2026-13-01' } }, 'from'], [{ filters: { to: 'yesterday' } }, 'to'], [{ formatHistory: 2 }, 'formatHistory']] as const) {
+    const res = await api.rest({ path: LIST + qs(p as any) });
+    expect(res.status, `${name} invalid`).toBe(400);
+    expect(res.json?.meta?.status).toBe('fail');
+    expect(res.json?.meta?.message).toContain(name);
+  }
+});
+
+test('with formatHistory=0 every history is a well-formed array of entries', clauses('REST-HIST-01'), async ({ api }) => {
+  const { all } = await pastConversations(api);
+  for (const c of all) {
+    expect(Array.isArray(c.history), `conversation ${c.id} history is an array`).toBe(true);
+    expectSchema('rest/conversation.json#/$defs/history', c.history);
+    for (const e of c.history) {
+      expect([1, 2, 3, 5, 6, 7]).toContain(e[0]);
+      expect(e[1]).toMatch(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/);
+      expect(typeof e[2]).toBe('string');
+    }
+  }
+});
+
+test('only codes 1 and 2 carry the fourth (epoch) element', clauses('REST-HIST-02'), async ({ api }) => {
+  const { all } = await pastConversations(api);
+  const entries = all.flatMap((c) => c.history as any[][]);
+  const seen = new Set(entries.map((e) => e[0]));
+  for (const code of [1, 2, 3]) expect(seen.has(code), `entries of code ${code} to judge`).toBe(true);
+  for (const e of entries) {
+    expect(e.length, `entry ${JSON.stringify(e)}`).toBe([1, 2].includes(e[0]) ? 4 : 3);
+    if (e.length === 4) expect(Number.isInteger(e[3])).toBe(true);
+  }
+});
+
+test('epoch millis match the datetime and entries are chronological', clauses('REST-HIST-03'), async ({ api }) => {
+  const { all } = await pastConversations(api);
+  for (const c of all) {
+    let prev = -Infinity;
+    for (const e of c.history) {
+      const at = parse(e[1]);
+      if (e.length === 4) expect(Math.abs(e[3] - at), `epoch of ${JSON.stringify(e)} within 1 s of its datetime`).toBeLessThan(1000);
+      expect(at, `conversation ${c.id} entries in order`).toBeGreaterThanOrEqual(prev);
+      prev = at;
+    }
+  }
+});
+
+test('without formatHistory=0, and on the plain path, history is the legacy transcript string', clauses('REST-HIST-04'), async ({ api }) => {
+  const list = await api.rest({ path: LIST + qs({ ...WELL, limit: 1, full: 1 }) });
+  const c = list.json.data[0];
+  for (const path of [`${LIST}/${c.id}`, `${LIST}/${c.id}?formatHistory=1`, `/conversation/${c.id}`, `/conversation/${c.id}?formatHistory=0`]) {
+    const res = await api.rest({ path });
+    expect(res.json?.meta?.status, path).toBe('success');
+    expectSchema('rest/conversation.json#/$defs/legacy', res.json.data);
+    const lines = (res.json.data.history as string).split('\n');
+    expect(lines.length, `${path}: one line per entry`).toBe(c.history.length);
+    c.history.forEach((e: any[], i: number) => {
+      expect(lines[i]).toContain(`[${e[1]}]`);
+      expect(lines[i]).toContain(e[2]);
+    });
+  }
+  const plain = await api.rest({ path: '/conversation' + qs({ limit: 5 }) });
+  const unicode = await api.rest({ path: LIST + qs({ limit: 5 }) });
+  expect(plain.json.data.map((x: any) => x.id), 'the plain path lists the same conversations').toEqual(unicode.json.data.map((x: any) => x.id));
+});
+
+test('without from and to the listing covers the last 3 months', clauses('REST-PERIOD-01'), async ({ api }) => {
+  const now = Date.now();
+  const d = await listAll(api, LIST, WELL);
+  expect(d.items.length).toBeGreaterThan(0);
+  // 3 months are at most 92 days; tolerance 1 day for clock differences between this runner and the service.
+  const lower = now - 93 * DAY;
+  for (const c of d.items) expect(parse(c.created_at), `conversation ${c.id} (${c.created_at}) is within the last 3 months (+1 day)`).toBeGreaterThanOrEqual(lower);
+  // Everything from 3 months ago + 10 days (tolerance for a service clock moved forward) to yesterday must be in it.
+  const e = await listAll(api, LIST, { ...WELL, filters: { from: fmt(now - 3 * 28 * DAY + 10 * DAY), to: fmt(now - DAY) } });
+  const have = new Set(d.items.map((c) => c.id));
+  expect(e.items.filter((c) => !have.has(c.id)).map((c) => c.id), 'conversations of the last 3 months missing from the default listing').toEqual([]);
+});
+
+test('with only from the listing covers the 3 months after it', clauses('REST-PERIOD-02'), async ({ api }) => {
+  const from = monthsAgo(5);
+  const only = await listAll(api, LIST, { ...WELL, filters: { from: fmt(from) } });
+  const both = await listAll(api, LIST, { ...WELL, filters: { from: fmt(from), to: fmt(plusMonths(from, 3)) } });
+  expect(both.items.length, 'the seeded 6 months hold conversations 5 to 2 months ago').toBeGreaterThan(0);
+  expect(ids(only.items)).toEqual(ids(both.items));
+  for (const c of only.items) expect(parse(c.created_at)).toBeGreaterThanOrEqual(from);
+});
+
+test('with only to the listing covers the 3 months before it', clauses('REST-PERIOD-03'), async ({ api }) => {
+  const to = monthsAgo(1);
+  const only = await listAll(api, LIST, { ...WELL, filters: { to: fmt(to) } });
+  const both = await listAll(api, LIST, { ...WELL, filters: { from: fmt(plusMonths(to, -3)), to: fmt(to) } });
+  expect(both.items.length).toBeGreaterThan(0);
+  expect(ids(only.items)).toEqual(ids(both.items));
+  for (const c of only.items) expect(parse(c.created_at)).toBeLessThanOrEqual(to);
+});
+
+test('from and to more than 3 months apart is an error in meta', clauses('REST-PERIOD-04', 'REST-PERIOD-05'), async ({ api }) => {
+  const from = monthsAgo(5);
+  for (const to of [fmt(plusMonths(from, 3) + 1000), fmt(plusMonths(from, 4)), day(plusMonths(from, 3) + DAY)]) {
+    const res = await api.rest({ path: LIST + qs({ ...WELL, filters: { from: fmt(from), to } }) });
+    expect(res.json?.meta?.status, `from ${fmt(from)} to ${to}`).not.toBe('success');
+    expect(res.json?.data).toBeUndefined();
+    expect(res.status).toBe(400);
+    expect(res.json?.meta).toEqual({ status: 'fail', message: "The period between 'from' and 'to' must not exceed 3 months." });
+  }
+});
+
+test('from and to (date-time) list exactly the conversations between them', clauses('REST-PERIOD-06'), async ({ api }) => {
+  const wide = { from: Date.now() - 70 * DAY, to: Date.now() - 5 * DAY };
+  const all = await listAll(api, LIST, { ...WELL, filters: { from: fmt(wide.from), to: fmt(wide.to) } });
+  const inner = { from: wide.from + 20 * DAY + 12_345_000, to: wide.to - 20 * DAY - 54_321_000 };
+  const got = await listAll(api, LIST, { ...WELL, filters: { from: fmt(inner.from), to: fmt(inner.to) } });
+  const want = all.items.filter((c) => parse(c.created_at) >= Math.floor(inner.from / 1000) * 1000 && parse(c.created_at) <= Math.floor(inner.to / 1000) * 1000);
+  expect(want.length).toBeGreaterThan(0);
+  expect(ids(got.items)).toEqual(ids(want));
+});
+
+test('calendar months, exactly 3 months accepted, a date-only to covers its day', clauses('REST-PERIOD-06', 'REST-PERIOD-07'), async ({ api }) => {
+  const from = monthsAgo(4);
+  for (const [f, to] of [[fmt(from), fmt(plusMonths(from, 3))], [day(from), day(plusMonths(from, 3))]]) {
+    const res = await api.rest({ path: LIST + qs({ ...WELL, limit: 1, filters: { from: f, to } }) });
+    expect(res.json?.meta?.status, `from ${f} to ${to} is exactly 3 months`).toBe('success');
+  }
+  const d1 = day(Date.now() - 40 * DAY); const d2 = day(Date.now() - 30 * DAY);
+  const dateOnly = await listAll(api, LIST, { ...WELL, filters: { from: d1, to: d2 } });
+  const full = await listAll(api, LIST, { ...WELL, filters: { from: `${d1} 00:00:00`, to: `${d2} 23:59:59` } });
+  expect(full.items.length).toBeGreaterThan(0);
+  expect(ids(dateOnly.items)).toEqual(ids(full.items));
+});
