@@ -106,6 +106,7 @@ export function registerRoutes(app: FastifyInstance): void {
         data: rows.map((d) => ({
           eventId: d.event_id, eventType: d.event_type, correlationId: d.correlation_id, state: d.state,
           createdAt: iso(d.created_at), finishedAt: iso(d.finished_at), nextAttemptAt: d.state === 'pending' ? iso(d.due_at) : null,
+          payload: JSON.parse(d.body) as unknown,
           attempts: (attempts.all(d.id) as AttemptRow[]).map((a) => ({
             attempt: a.attempt, deliveryId: a.delivery_id, correlationId: a.correlation_id, dueAt: iso(a.due_at), startedAt: iso(a.started_at),
             endedAt: iso(a.ended_at), durationMs: a.ended_at === null ? null : a.ended_at - a.started_at, status: a.status, error: a.error,

@@ -1,0 +1,105 @@
+// Plays the service through a whole bot conversation from a visitor script: bot setup, first messages, endpoint 6, endpoint 7 per visitor message, echoes of the bot's own messages.
+import { randomUUID } from 'node:crypto';
+import { ConnectorClient, botWriteBody, newOperatorId, operatorMessage, visitorMessage, type BotWriteBody, type Exchange } from './connector-client.js';
+import { QUICK_REPLY_STEP } from './settings.js';
+import { abortAfter, LIMIT_OF } from './timing.js';
+import { quickReplyValues } from './judge.js';
+
+export interface BotSetup { idOperator: string; idBot: string; body: BotWriteBody; scenarios: Exchange; put: Exchange }
+
+/** Lists the scenarios and creates a bot on the first one (as the service's bot creation flow does). */
+export async function setupBot(client: ConnectorClient): Promise<BotSetup> {
+  const scenarios = await client.call(1, 'GET', '/external-bots', { timeoutMs: abortAfter(LIMIT_OF.config) });
+  const first = Array.isArray(scenarios.json) ? (scenarios.json[0] as { idBot?: unknown } | undefined) : undefined;
+  // Without a usable scenario list the checker still tries a bot, so later clauses are judged on their own.
+  const idBot = typeof first?.idBot === 'string' ? first.idBot : 'ces-check-unknown-scenario';
+  const idOperator = newOperatorId();
+  const body = botWriteBody(idBot, client.settings.language);
+  const put = await client.call(2, 'PUT', `/bots/${encodeURIComponent(idOperator)}`, { body, timeoutMs: abortAfter(LIMIT_OF.config) });
+  return { idOperator, idBot, body, scenarios, put };
+}
+
+export type Step =
+  | { kind: 'first-messages'; exchange: Exchange }
+  | { kind: 'start'; exchange: Exchange }
+  | { kind: 'visitor'; text: string; quickReply: boolean; exchange: Exchange }
+  | { kind: 'echo'; of: string; exchange: Exchange }
+  | { kind: 'note'; text: string };
+
+export interface ConversationRun {
+  setup: BotSetup;
+  idConversation: string;
+  /** The id the connector answered on endpoint 6 (it may be its own; the service joins it). */
+  connectorConversationId: string;
+  steps: Step[];
+  startedAt: number;
+  /** Ms since startedAt of each exchange, for the sequence diagram. */
+  at: Map<Exchange, number>;
+}
+
+const repliesOf = (ex: Exchange): any[] => (Array.isArray((ex.json as any)?.replies) ? (ex.json as any).replies : []);
+
+/** Runs the visitor script as the service would; never throws for the connector's faults (they are judged later). */
+export async function runConversation(client: ConnectorClient, script: string[]): Promise<ConversationRun> {
+  const startedAt = performance.now();
+  const at = new Map<Exchange, number>();
+  const steps: Step[] = [];
+  const timed = async (p: () => Promise<Exchange>): Promise<Exchange> => { const t = performance.now() - startedAt; const ex = await p(); at.set(ex, t); return ex; };
+  const setup = await setupBot(client);
+  at.set(setup.scenarios, 0);
+  at.set(setup.put, 0);
+  const { idOperator } = setup;
+
+  const first = await timed(() => client.call(5, 'GET', `/bots/${encodeURIComponent(idOperator)}/conversation-first-messages`, { timeoutMs: abortAfter(LIMIT_OF.firstMessages) }));
+  steps.push({ kind: 'first-messages', exchange: first });
+  // History: the first messages shown (message replies only), as operator messages with ISO 8601 dates.
+  const history = repliesOf(first).filter((r) => r?.type === 'message' && r.payload).map((r) => operatorMessage(r.payload, new Date().toISOString()));
+
+  const idConversation = randomUUID();
+  const start = await timed(() => client.call(6, 'POST', '/conversations', { body: { idOperator, idConversation, history }, timeoutMs: abortAfter(LIMIT_OF.config) }));
+  steps.push({ kind: 'start', exchange: start });
+  const answered = (start.json as any)?.idConversation;
+  const connectorConversationId = typeof answered === 'string' && answered ? answered : idConversation;
+  const messagesPath = `/conversations/${encodeURIComponent(connectorConversationId)}/messages`;
+
+  let lastReplies: any[] = [];
+  for (const item of script) {
+    let text = item;
+    const quickReply = item === QUICK_REPLY_STEP;
+    if (quickReply) {
+      const offered = quickReplyValues(lastReplies);
+      if (!offered.length) { steps.push({ kind: 'note', text: 'quick-reply step skipped: the last answer offered no quick reply' }); continue; }
+      text = offered[0]!;
+    }
+    const ex = await timed(() => client.call(7, 'POST', messagesPath, { body: { idOperator, message: visitorMessage(text) }, timeoutMs: abortAfter(LIMIT_OF.message) }));
+    steps.push({ kind: 'visitor', text, quickReply, exchange: ex });
+    lastReplies = repliesOf(ex);
+    // The service posts every bot message back through endpoint 7 with role operator; the connector must stay quiet.
+    for (const r of lastReplies.filter((x) => x?.type === 'message' && x.payload)) {
+      const echo = await timed(() => client.call(7, 'POST', messagesPath, { body: { idOperator, message: operatorMessage(r.payload) }, timeoutMs: abortAfter(LIMIT_OF.message) }));
+      steps.push({ kind: 'echo', of: summarizePayload(r.payload), exchange: echo });
+    }
+    if (lastReplies.some((x) => x?.type === 'close')) { steps.push({ kind: 'note', text: 'the connector closed the conversation; the rest of the script is not sent' }); break; }
+  }
+  return { setup, idConversation, connectorConversationId, steps, startedAt, at };
+}
+
+export function summarizePayload(p: any): string {
+  if (!p || typeof p !== 'object') return JSON.stringify(p);
+  if (p.contentType === 'text') return `text "${String(p.value ?? '').slice(0, 60)}${String(p.value ?? '').length > 60 ? '…' : ''}" (${String(p.value ?? '').length} chars)`;
+  return String(p.contentType);
+}
+
+/** Every reply the connector sent in the run with where it came from (first messages, endpoint 6, visitor steps). */
+export function allReplies(run: ConversationRun): Array<{ origin: string; replies: any[] }> {
+  return run.steps.flatMap((s, i) => {
+    if (s.kind === 'note') return [];
+    const origin = s.kind === 'first-messages' ? 'first messages' : s.kind === 'start' ? 'POST /conversations' : s.kind === 'visitor' ? `answer to "${s.text.slice(0, 30)}" (step ${i})` : `answer to echo (step ${i})`;
+    return [{ origin, replies: repliesOf(s.exchange) }];
+  });
+}
+
+/** Exchanges of the run (setup included), in order. */
+export function exchangesOf(run: ConversationRun): Exchange[] {
+  return [run.setup.scenarios, run.setup.put, ...run.steps.flatMap((s) => (s.kind === 'note' ? [] : [s.exchange]))];
+}

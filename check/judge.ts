@@ -1,0 +1,138 @@
+// Pure judgements over connector answers (replies, dates, transfers, images, bundles), shared by the check suites and unit-tested on their own.
+import type { ErrorObject } from 'ajv/dist/2020.js';
+import { check, formatErrors, validator } from '../lib/schemas.js';
+import { LIMITS } from '../lib/limits.js';
+
+export interface Located<T> { where: string; value: T }
+type Reply = Record<string, any>;
+
+/** Ms of a spec duration object `{ unit: millis|seconds|minutes, value }`; undefined when malformed. */
+export function durationMs(d: unknown): number | undefined {
+  if (!d || typeof d !== 'object') return undefined;
+  const { unit, value } = d as { unit?: unknown; value?: unknown };
+  if (typeof value !== 'number' || !Number.isFinite(value)) return undefined;
+  const factor = unit === 'millis' ? 1 : unit === 'seconds' ? 1_000 : unit === 'minutes' ? 60_000 : undefined;
+  return factor === undefined ? undefined : value * factor;
+}
+
+/** ISO 8601 date-time (date, `T`, time, optional fraction, `Z` or offset) that also parses to a real instant. */
+export function isIsoDateTime(v: unknown): boolean {
+  return typeof v === 'string'
+    && /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})$/.test(v)
+    && !Number.isNaN(Date.parse(v));
+}
+
+/** Problems with createdAt/updatedAt of an object (Bot or Connector conversation); `updateAt` is accepted where `allowUpdateAt`. */
+export function dateProblems(obj: unknown, allowUpdateAt: boolean): string[] {
+  if (!obj || typeof obj !== 'object') return ['the answer is not an object'];
+  const o = obj as Record<string, unknown>;
+  const out: string[] = [];
+  if (!isIsoDateTime(o.createdAt)) out.push(`createdAt ${JSON.stringify(o.createdAt)} is not an ISO 8601 date-time`);
+  const updated = o.updatedAt ?? (allowUpdateAt ? o.updateAt : undefined);
+  const name = o.updatedAt === undefined && allowUpdateAt && o.updateAt !== undefined ? 'updateAt' : 'updatedAt';
+  if (!isIsoDateTime(updated)) out.push(`${name} ${JSON.stringify(updated)} is not an ISO 8601 date-time`);
+  return out;
+}
+
+/** Every payload carried by replies (message replies only), with where it is. */
+export function payloadsOf(replies: Reply[], origin: string): Located<Record<string, any>>[] {
+  return replies.flatMap((r, i) => (r?.type === 'message' && r.payload && typeof r.payload === 'object' ? [{ where: `${origin} replies[${i}]`, value: r.payload }] : []));
+}
+
+/** Cards and offers of a payload, bundles unfolded. */
+function parts(p: Located<Record<string, any>>): Located<Record<string, any>>[] {
+  const v = p.value;
+  if (v.contentType === 'bundle/card' && Array.isArray(v.cards)) return v.cards.map((c: any, i: number) => ({ where: `${p.where}.payload.cards[${i}]`, value: c ?? {} }));
+  if (v.contentType === 'bundle/product-offer' && Array.isArray(v.offers)) return v.offers.map((c: any, i: number) => ({ where: `${p.where}.payload.offers[${i}]`, value: c ?? {} }));
+  return [{ where: `${p.where}.payload`, value: v }];
+}
+
+/** Text values of bot messages (`text` payload values, card texts and titles), the values the 450/250 limits apply to. */
+export function textsOf(replies: Reply[], origin: string): Located<string>[] {
+  const out: Located<string>[] = [];
+  for (const p of payloadsOf(replies, origin)) {
+    if (p.value.contentType === 'text' && typeof p.value.value === 'string') out.push({ where: `${p.where}.payload.value`, value: p.value.value });
+    for (const part of parts(p)) {
+      if (typeof part.value.text === 'string') out.push({ where: `${part.where}.text`, value: part.value.text });
+    }
+  }
+  return out;
+}
+
+/** Quick-reply counts per message reply that has quick replies. */
+export function quickReplyCounts(replies: Reply[], origin: string): Located<number>[] {
+  return replies.flatMap((r, i) => (r?.type === 'message' && Array.isArray(r.quickReplies) && r.quickReplies.length ? [{ where: `${origin} replies[${i}]`, value: r.quickReplies.length }] : []));
+}
+
+/** Quick-reply values offered by replies, in order. */
+export function quickReplyValues(replies: Reply[]): string[] {
+  return replies.flatMap((r) => (r?.type === 'message' && Array.isArray(r.quickReplies) ? r.quickReplies.map((q: any) => q?.value).filter((v: unknown): v is string => typeof v === 'string') : []));
+}
+
+export interface TransferInfo { where: string; rule: unknown; timeoutMs: number | undefined; explicit: boolean }
+/** Transfer replies with their timeout in ms (the 60 s default when transferOptions is omitted). */
+export function transfersOf(replies: Reply[], origin: string): TransferInfo[] {
+  return replies.flatMap((r, i) => {
+    if (r?.type !== 'transfer') return [];
+    const explicit = r.transferOptions !== undefined;
+    const timeoutMs = explicit ? durationMs(r.transferOptions?.timeout) : LIMITS.transferTimeoutDefaultMs;
+    return [{ where: `${origin} replies[${i}]`, rule: r.distributionRule, timeoutMs, explicit }];
+  });
+}
+
+/** Image objects (url, description) of cards and offers, bundles unfolded. */
+export function imagesOf(replies: Reply[], origin: string): Located<{ url?: unknown; description?: unknown }>[] {
+  const out: Located<{ url?: unknown; description?: unknown }>[] = [];
+  for (const p of payloadsOf(replies, origin)) for (const part of parts(p)) {
+    if (part.value.image && typeof part.value.image === 'object') out.push({ where: `${part.where}.image`, value: part.value.image });
+  }
+  return out;
+}
+
+/** Problems of bundle/* items: every card a valid card/content, every offer a valid product-offer. */
+export function bundleProblems(replies: Reply[], origin: string): Located<string>[] {
+  const out: Located<string>[] = [];
+  for (const p of payloadsOf(replies, origin)) {
+    const v = p.value;
+    if (v.contentType === 'bundle/card') {
+      if (!Array.isArray(v.cards) || v.cards.length === 0) out.push({ where: `${p.where}.payload`, value: 'bundle/card without a non-empty cards array' });
+      else v.cards.forEach((c: unknown, i: number) => { const e = check('connector/payload.json#/$defs/card', c); if (e) out.push({ where: `${p.where}.payload.cards[${i}]`, value: e }); });
+    }
+    if (v.contentType === 'bundle/product-offer') {
+      if (!Array.isArray(v.offers) || v.offers.length === 0) out.push({ where: `${p.where}.payload`, value: 'bundle/product-offer without a non-empty offers array' });
+      else v.offers.forEach((o: unknown, i: number) => { const e = check('connector/payload.json#/$defs/offer', o); if (e) out.push({ where: `${p.where}.payload.offers[${i}]`, value: e }); });
+    }
+  }
+  return out;
+}
+
+/** Bundle payloads in replies (so a bundle check can say it had something to judge). */
+export const bundlesOf = (replies: Reply[], origin: string) => payloadsOf(replies, origin).filter((p) => String(p.value.contentType).startsWith('bundle/'));
+
+/** Reply-schema problems of a replies array (each item against connector/reply.json). */
+export function replyProblems(replies: unknown, origin: string): string[] {
+  if (!Array.isArray(replies)) return [`${origin}: replies is not an array`];
+  return replies.flatMap((r, i) => { const e = check('connector/reply.json', r); return e ? [`${origin} replies[${i}]: ${e}`] : []; });
+}
+
+/** Strategies whose distributionRulesToCheck names rules that were not given. */
+export function unknownRules(strategies: unknown, given: string[]): string[] {
+  if (!Array.isArray(strategies)) return [];
+  return strategies.flatMap((s, i) => (Array.isArray(s?.distributionRulesToCheck) ? s.distributionRulesToCheck.filter((r: unknown) => !given.includes(String(r))).map((r: unknown) => `[${i}] ${s.strategy}: ${JSON.stringify(r)}`) : []));
+}
+
+/** Schema errors of data, leaving out those another clause judges (so each failure is reported under one clause). */
+export function schemaErrors(id: string, data: unknown, ignore: (e: ErrorObject) => boolean = () => false): string | null {
+  const v = validator(id);
+  if (v(data)) return null;
+  const kept = (v.errors ?? []).filter((e) => !ignore(e));
+  return kept.length ? formatErrors(kept) : null;
+}
+
+const DATE_FIELDS = new Set(['createdAt', 'updatedAt', 'updateAt']);
+/** Errors about createdAt/updatedAt (judged by the dates clauses). */
+export const isDateError = (e: ErrorObject): boolean =>
+  DATE_FIELDS.has(e.instancePath.replace(/^\//, '')) || (e.keyword === 'required' && DATE_FIELDS.has(String((e.params as any).missingProperty))) || e.keyword === 'anyOf';
+/** Errors of conditional requirements (`if`/`then`) and of the fields they require. */
+export const isConditionalError = (fields: string[]) => (e: ErrorObject): boolean =>
+  e.keyword === 'if' || (e.keyword === 'required' && fields.includes(String((e.params as any).missingProperty)));

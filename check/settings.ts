@@ -1,0 +1,100 @@
+// What `ces check` (or `ces test`) asks the connector-check and receiver-check suites to judge: URLs, ids and secrets from CES_CHECK_* variables, else the target's fake connector and sink.
+import { randomUUID } from 'node:crypto';
+import fs from 'node:fs';
+import type { Target } from '../lib/target.js';
+import { addSecret } from '../lib/mask.js';
+
+/** Environment variables `ces check` sets for the Playwright run (secrets travel here, never in files). */
+export const CHECK_ENV = {
+  connectorUrl: 'CES_CHECK_CONNECTOR_URL',
+  connectorSecret: 'CES_CHECK_CONNECTOR_SECRET',
+  connectorVersion: 'CES_CHECK_CONNECTOR_VERSION',
+  website: 'CES_CHECK_WEBSITE',
+  language: 'CES_CHECK_LANGUAGE',
+  script: 'CES_CHECK_SCRIPT',
+  receiverUrl: 'CES_CHECK_RECEIVER_URL',
+  receiverSecret: 'CES_CHECK_RECEIVER_SECRET',
+  allowHttp: 'CES_CHECK_ALLOW_HTTP',
+} as const;
+
+/** A script step that clicks the first quick reply of the connector's last answer (skipped when none is offered). */
+export const QUICK_REPLY_STEP = '@quick-reply';
+/** Default visitor script: a greeting, a quick-reply click if offered, a free text. */
+export const DEFAULT_SCRIPT: readonly string[] = ['Hello', QUICK_REPLY_STEP, 'I would like some information about my order, please.'];
+/** Default project id sent as idWebsite when the user gives none. */
+export const DEFAULT_WEBSITE = '1';
+/** Default bot language (two letters) of the bot write body. */
+export const DEFAULT_LANGUAGE = 'en';
+/**
+ * Distribution rules the checker gives in the bot write body. The labels are the ones the project's scenarios use, so
+ * a connector that maps rule labels to ids finds them; the ids are new each run.
+ */
+export const RULE_LABELS: readonly string[] = ['Support', 'Sales', 'Night shift'];
+
+export interface ConnectorCheckSettings {
+  url: string;
+  secret: string;
+  connectorVersion: string;
+  website: string;
+  language: string;
+  allowHttp: boolean;
+  script: string[];
+  /** Where the URL came from, for report texts. */
+  origin: 'ces check' | 'target connector_url';
+}
+
+export interface ReceiverCheckSettings { url: string; secret: string; allowHttp: boolean; origin: 'ces check' | 'target sink_url' }
+
+const env = (k: string): string | undefined => (process.env[k] && process.env[k]!.length ? process.env[k] : undefined);
+
+/** Stack secrets, when the target is the embedded stack's ready info (reference-impl/stack.ts adds them). */
+interface StackSecrets { connector_secret?: string; sink_secret?: string }
+
+/** Reads a script: a JSON array of visitor texts, given inline or as a file path. */
+export function parseScript(value: string): string[] {
+  const text = value.trim().startsWith('[') ? value : fs.readFileSync(value, 'utf8');
+  const parsed: unknown = JSON.parse(text);
+  if (!Array.isArray(parsed) || parsed.length === 0 || !parsed.every((s) => typeof s === 'string' && s.length > 0)) {
+    throw new Error(`a script is a non-empty JSON array of visitor texts (use "${QUICK_REPLY_STEP}" to click a quick reply)`);
+  }
+  return parsed as string[];
+}
+
+let connectorCache: ConnectorCheckSettings | undefined;
+export function connectorSettings(target: Target): ConnectorCheckSettings {
+  if (connectorCache) return connectorCache;
+  const fromCheck = env(CHECK_ENV.connectorUrl);
+  const url = fromCheck ?? target.connector_url;
+  if (!url) throw new Error(`no connector to check: set ${CHECK_ENV.connectorUrl} (ces check connector URL) or give connector_url in the target`);
+  const secret = env(CHECK_ENV.connectorSecret) ?? (target as Target & StackSecrets).connector_secret ?? '';
+  addSecret(secret);
+  connectorCache = {
+    url: url.replace(/\/+$/, ''),
+    secret,
+    connectorVersion: env(CHECK_ENV.connectorVersion) ?? randomUUID(),
+    website: env(CHECK_ENV.website) ?? DEFAULT_WEBSITE,
+    language: env(CHECK_ENV.language) ?? DEFAULT_LANGUAGE,
+    allowHttp: env(CHECK_ENV.allowHttp) === '1',
+    script: env(CHECK_ENV.script) ? parseScript(env(CHECK_ENV.script)!) : [...DEFAULT_SCRIPT],
+    origin: fromCheck ? 'ces check' : 'target connector_url',
+  };
+  return connectorCache;
+}
+
+let receiverCache: ReceiverCheckSettings | undefined;
+export function receiverSettings(target: Target): ReceiverCheckSettings {
+  if (receiverCache) return receiverCache;
+  const fromCheck = env(CHECK_ENV.receiverUrl);
+  const url = fromCheck ?? target.sink_url;
+  if (!url) throw new Error(`no webhook receiver to check: set ${CHECK_ENV.receiverUrl} (ces check webhook-receiver URL) or give sink_url in the target`);
+  const secret = env(CHECK_ENV.receiverSecret) ?? (target as Target & StackSecrets).sink_secret ?? '';
+  addSecret(secret);
+  receiverCache = { url, secret, allowHttp: env(CHECK_ENV.allowHttp) === '1', origin: fromCheck ? 'ces check' : 'target sink_url' };
+  return receiverCache;
+}
+
+/** Why the other checks are skipped when the URL is plain http and --allow-http was not given; undefined when they run. */
+export function httpBlocker(url: string, allowHttp: boolean, clause: string): string | undefined {
+  if (url.startsWith('https://') || allowHttp) return undefined;
+  return `the URL is not HTTPS (${clause} failed): the service would not call it; add --allow-http to check the rest during local development`;
+}

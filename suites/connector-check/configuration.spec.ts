@@ -1,0 +1,159 @@
+// Connector checks of the configuration endpoints 1-4 (scenarios, bot creation and reading, availability strategies), HTTPS, JSON answers, signature and G8 timings.
+import { test, expect, clauses, attachExchanges, is2xx } from './check-fixtures.js';
+import { setupBot } from '../../check/conversation.js';
+import { describe, type Exchange } from '../../check/connector-client.js';
+import { dateProblems, isConditionalError, isDateError, schemaErrors, unknownRules } from '../../check/judge.js';
+import { abortAfter, LIMIT_OF, timingText, withinLimit } from '../../check/timing.js';
+import { visitorMessage } from '../../check/connector-client.js';
+import { randomUUID } from 'node:crypto';
+
+const CONFIG_TIMEOUT = abortAfter(LIMIT_OF.config);
+const judged = (what: string, ex: Exchange) => `${what} (${describe(ex)})`;
+
+test('the connector URL is HTTPS', clauses('CONN-HTTPS-01'), async ({ connector }) => {
+  test.skip(!connector.url.startsWith('https://') && connector.allowHttp, 'plain http accepted by --allow-http for local development: this URL would be refused by the service (CONN-HTTPS-01 not judged)');
+  expect(connector.url, `the connector URL ${connector.url} must use HTTPS: the service only calls https:// connectors`).toMatch(/^https:\/\//);
+});
+
+test('GET /external-bots answers an array of Scenario', clauses('CONN-EP1-01'), async ({ client }) => {
+  const ex = await client.call(1, 'GET', '/external-bots', { timeoutMs: CONFIG_TIMEOUT });
+  expect(is2xx(ex), judged('GET /external-bots must answer 2xx', ex)).toBe(true);
+  expect(Array.isArray(ex.json), judged('GET /external-bots must answer a JSON array', ex)).toBe(true);
+  // Extra properties and the URI format have their own clauses (CONN-EP1-02, CONN-EP1-03).
+  const errors = schemaErrors('connector/scenarios.json', ex.json, (e) => e.keyword === 'additionalProperties' || /\/editorUrl$/.test(e.instancePath));
+  expect(errors, `scenarios do not match connector/scenario.json: ${errors}`).toBeNull();
+});
+
+test('Scenario items have no additional properties', clauses('CONN-EP1-02'), async ({ client }) => {
+  const ex = await client.call(1, 'GET', '/external-bots', { timeoutMs: CONFIG_TIMEOUT });
+  test.skip(!Array.isArray(ex.json), `cannot judge: GET /external-bots did not answer an array (see CONN-EP1-01; ${describe(ex)})`);
+  const extra = (ex.json as unknown[]).flatMap((item, i) => (item && typeof item === 'object' ? Object.keys(item).filter((k) => !['idBot', 'name', 'description', 'editorUrl'].includes(k)).map((k) => `[${i}].${k}`) : []));
+  expect(extra, `scenario items carry properties the spec does not allow: ${extra.join(', ')}`).toEqual([]);
+});
+
+test('Scenario editorUrl is a URI', clauses('CONN-EP1-03'), async ({ client }) => {
+  const ex = await client.call(1, 'GET', '/external-bots', { timeoutMs: CONFIG_TIMEOUT });
+  test.skip(!Array.isArray(ex.json) || (ex.json as unknown[]).length === 0, `cannot judge: GET /external-bots answered no scenario (see CONN-EP1-01/04; ${describe(ex)})`);
+  const bad = (ex.json as any[]).flatMap((item, i) => {
+    const u = item?.editorUrl;
+    let ok = false;
+    try { ok = typeof u === 'string' && /^[a-z][a-z0-9+.-]*:/i.test(u) && Boolean(new URL(u)); } catch { ok = false; }
+    return ok ? [] : [`[${i}].editorUrl = ${JSON.stringify(u)}`];
+  });
+  expect(bad, `editorUrl must be a URI of the integrator's editor: ${bad.join(', ')}`).toEqual([]);
+});
+
+test('GET /external-bots lists at least one scenario', clauses('CONN-EP1-04'), async ({ client }) => {
+  const ex = await client.call(1, 'GET', '/external-bots', { timeoutMs: CONFIG_TIMEOUT });
+  expect(Array.isArray(ex.json) ? (ex.json as unknown[]).length : 0, judged('a bot agent needs a scenario: GET /external-bots must list at least one', ex)).toBeGreaterThanOrEqual(1);
+});
+
+test('PUT /bots/{idOperator} answers a Bot', clauses('CONN-EP2-01'), async ({ bot }) => {
+  expect(is2xx(bot.put), judged('PUT /bots/{idOperator} must answer 2xx with the Bot', bot.put)).toBe(true);
+  // The dates have their own clause (CONN-BOT-DATES-01).
+  const errors = schemaErrors('connector/bot.json', bot.put.json, isDateError);
+  expect(errors, `PUT answer does not match connector/bot.json: ${errors}`).toBeNull();
+});
+
+test('the Bot answered by PUT has the idOperator of the path and the idBot of the body', clauses('CONN-EP2-02'), async ({ bot }) => {
+  test.skip(!is2xx(bot.put) || typeof bot.put.json !== 'object', `cannot judge: PUT /bots answered no Bot (see CONN-EP2-01; ${describe(bot.put)})`);
+  const b = bot.put.json as any;
+  expect(b?.idOperator, `idOperator must be the one of the path (${bot.idOperator})`).toBe(bot.idOperator);
+  expect(b?.external?.idBot, `external.idBot must be the scenario given in the body (${bot.idBot})`).toBe(bot.idBot);
+});
+
+test('GET /bots/{idOperator} answers the Bot created', clauses('CONN-EP3-01'), async ({ bot, client }) => {
+  const ex = await client.call(3, 'GET', `/bots/${encodeURIComponent(bot.idOperator)}`, { timeoutMs: CONFIG_TIMEOUT });
+  expect(is2xx(ex), judged(`GET /bots/${bot.idOperator} after PUT must answer 2xx with the Bot${is2xx(bot.put) ? '' : ' (PUT itself failed: the bot creation flow is not implemented)'}`, ex)).toBe(true);
+  const errors = schemaErrors('connector/bot.json', ex.json, isDateError);
+  expect(errors, `GET answer does not match connector/bot.json: ${errors}`).toBeNull();
+});
+
+test('the Bot answered by GET has the same idOperator and idBot', clauses('CONN-EP3-02'), async ({ bot, client }) => {
+  const ex = await client.call(3, 'GET', `/bots/${encodeURIComponent(bot.idOperator)}`, { timeoutMs: CONFIG_TIMEOUT });
+  test.skip(!is2xx(ex) || typeof ex.json !== 'object', `cannot judge: GET /bots answered no Bot (see CONN-EP3-01; ${describe(ex)})`);
+  expect((ex.json as any)?.idOperator, `idOperator must be the one created (${bot.idOperator})`).toBe(bot.idOperator);
+  expect((ex.json as any)?.external?.idBot, `external.idBot must be the scenario of the bot (${bot.idBot})`).toBe(bot.idBot);
+});
+
+test('Bot createdAt and updatedAt are ISO 8601 date-times', clauses('CONN-BOT-DATES-01'), async ({ bot, client }) => {
+  const get = await client.call(3, 'GET', `/bots/${encodeURIComponent(bot.idOperator)}`, { timeoutMs: CONFIG_TIMEOUT });
+  const answers = [['PUT', bot.put], ['GET', get]] as const;
+  const judgeable = answers.filter(([, ex]) => is2xx(ex) && ex.json && typeof ex.json === 'object');
+  test.skip(judgeable.length === 0, 'cannot judge: neither PUT nor GET /bots/{idOperator} answered a Bot (see CONN-EP2-01, CONN-EP3-01)');
+  const problems = judgeable.flatMap(([m, ex]) => dateProblems(ex.json, false).map((p) => `${m}: ${p}`));
+  expect(problems, `Bot dates must be non-empty ISO 8601 date-times: ${problems.join('; ')}`).toEqual([]);
+});
+
+async function strategies(client: import('../../check/connector-client.js').ConnectorClient, idOperator: string): Promise<Exchange> {
+  return client.call(4, 'GET', '/availability-strategies', { query: { idOperator }, timeoutMs: CONFIG_TIMEOUT });
+}
+
+test('GET /availability-strategies answers an array of availability strategy', clauses('CONN-EP4-01'), async ({ bot, client }) => {
+  const ex = await strategies(client, bot.idOperator);
+  expect(is2xx(ex), judged('GET /availability-strategies must answer 2xx (it is polled about once per second)', ex)).toBe(true);
+  expect(Array.isArray(ex.json), judged('GET /availability-strategies must answer a JSON array', ex)).toBe(true);
+  const errors = schemaErrors('connector/availability-strategies.json', ex.json, isConditionalError(['distributionRulesToCheck', 'availability']));
+  expect(errors, `strategies do not match connector/availability-strategy.json: ${errors}`).toBeNull();
+});
+
+test('distributionRulesToCheck is given for atLeastOne/all and is a subset of the rules given', clauses('CONN-EP4-02'), async ({ bot, client }) => {
+  const ex = await strategies(client, bot.idOperator);
+  const list = Array.isArray(ex.json) ? (ex.json as any[]) : [];
+  const ruled = list.filter((s) => s?.strategy === 'atLeastOne' || s?.strategy === 'all');
+  test.skip(ruled.length === 0, `nothing to judge: no atLeastOne/all strategy answered (${describe(ex)})`);
+  const missing = ruled.filter((s) => !Array.isArray(s.distributionRulesToCheck)).map((s) => s.strategy);
+  expect(missing, `distributionRulesToCheck is required for ${missing.join(', ')}`).toEqual([]);
+  const given = bot.body.distributionRules.map((r) => r.id);
+  const unknown = unknownRules(ruled, given);
+  expect(unknown, `distributionRulesToCheck must be among the rules of the bot write body (${given.join(', ')}); unknown: ${unknown.join('; ')}`).toEqual([]);
+});
+
+test('availability is given for customAvailability', clauses('CONN-EP4-03'), async ({ bot, client }) => {
+  const ex = await strategies(client, bot.idOperator);
+  const custom = (Array.isArray(ex.json) ? (ex.json as any[]) : []).filter((s) => s?.strategy === 'customAvailability');
+  test.skip(custom.length === 0, `nothing to judge: no customAvailability strategy answered (${describe(ex)})`);
+  const bad = custom.filter((s) => typeof s.availability !== 'boolean').map((s) => JSON.stringify(s));
+  expect(bad, `customAvailability needs availability (Boolean): ${bad.join(', ')}`).toEqual([]);
+});
+
+test('configuration endpoints 1-4 and 6 answer within 10 s', clauses('CONN-TIME-01'), async ({ client }) => {
+  const setup = await setupBot(client);
+  const id = encodeURIComponent(setup.idOperator);
+  const calls = [
+    setup.scenarios,
+    setup.put,
+    await client.call(3, 'GET', `/bots/${id}`, { timeoutMs: CONFIG_TIMEOUT }),
+    await strategies(client, setup.idOperator),
+    await client.call(6, 'POST', '/conversations', { body: { idOperator: setup.idOperator, idConversation: randomUUID(), history: [] }, timeoutMs: CONFIG_TIMEOUT }),
+  ];
+  const late = calls.filter((ex) => !withinLimit(ex.ms, LIMIT_OF.config));
+  expect(late.map((ex) => timingText(`endpoint ${ex.endpoint} ${ex.method} ${ex.path}`, ex.error ? undefined : ex.ms, LIMIT_OF.config)), 'configuration endpoints must answer within 10 s (G8)').toEqual([]);
+});
+
+test('every connector answer is JSON', clauses('CONN-JSON-01'), async ({ client }) => {
+  const setup = await setupBot(client);
+  const id = encodeURIComponent(setup.idOperator);
+  const idConversation = randomUUID();
+  const start = await client.call(6, 'POST', '/conversations', { body: { idOperator: setup.idOperator, idConversation, history: [] }, timeoutMs: CONFIG_TIMEOUT });
+  const conv = typeof (start.json as any)?.idConversation === 'string' ? (start.json as any).idConversation : idConversation;
+  const calls = [
+    setup.scenarios, setup.put,
+    await client.call(3, 'GET', `/bots/${id}`, { timeoutMs: CONFIG_TIMEOUT }),
+    await strategies(client, setup.idOperator),
+    await client.call(5, 'GET', `/bots/${id}/conversation-first-messages`, { timeoutMs: abortAfter(LIMIT_OF.firstMessages) }),
+    start,
+    await client.call(7, 'POST', `/conversations/${encodeURIComponent(conv)}/messages`, { body: { idOperator: setup.idOperator, message: visitorMessage('Hello') }, timeoutMs: abortAfter(LIMIT_OF.message) }),
+  ];
+  await attachExchanges('answers judged', calls);
+  const notJson = calls.filter((ex) => ex.error === undefined && ex.json === undefined).map((ex) => `${describe(ex)}: ${JSON.stringify((ex.text ?? '').slice(0, 80))}`);
+  expect(notJson, `every connector response must be JSON: ${notJson.join('; ')}`).toEqual([]);
+});
+
+test('a call with a wrong or missing signature is refused', clauses('CONN-AUTH-01'), async ({ client }) => {
+  const wrong = await client.call(1, 'GET', '/external-bots', { signature: 'wrong', timeoutMs: CONFIG_TIMEOUT, label: 'GET /external-bots with a wrong signature' });
+  const missing = await client.call(1, 'GET', '/external-bots', { signature: 'missing', timeoutMs: CONFIG_TIMEOUT, label: 'GET /external-bots without signature' });
+  const refused = (ex: Exchange) => ex.status !== undefined && ex.status >= 400 && ex.status <= 499;
+  expect(refused(wrong), judged('a connector may refuse a wrongly signed call with 4xx (G2)', wrong)).toBe(true);
+  expect(refused(missing), judged('a connector may refuse an unsigned call with 4xx (G2)', missing)).toBe(true);
+});

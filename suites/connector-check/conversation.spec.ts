@@ -1,0 +1,172 @@
+// Connector checks judged on one scripted conversation (endpoints 6 and 7, loop safety on echoes, limits of texts, quick replies, transfers, images, bundles).
+import { test, expect, clauses, attachConversation, attachExchanges, is2xx, repliesOf } from './check-fixtures.js';
+import { agentFor } from '../../lib/http.js';
+import { LIMITS } from '../../lib/limits.js';
+import { mask } from '../../lib/mask.js';
+import { describe, type Exchange } from '../../check/connector-client.js';
+import { allReplies, type ConversationRun } from '../../check/conversation.js';
+import { bundleProblems, bundlesOf, dateProblems, imagesOf, isDateError, quickReplyCounts, replyProblems, schemaErrors, textsOf, transfersOf } from '../../check/judge.js';
+import { abortAfter, LIMIT_OF, timingText, withinLimit } from '../../check/timing.js';
+import { imageProblem, probeImage } from '../../check/image.js';
+
+const visitorSteps = (run: ConversationRun) => run.steps.flatMap((s) => (s.kind === 'visitor' ? [s] : []));
+const echoSteps = (run: ConversationRun) => run.steps.flatMap((s) => (s.kind === 'echo' ? [s] : []));
+const startOf = (run: ConversationRun): Exchange => run.steps.find((s) => s.kind === 'start')!.exchange as Exchange;
+const endpoint7 = (run: ConversationRun): Exchange[] => run.steps.flatMap((s) => (s.kind === 'visitor' || s.kind === 'echo' ? [s.exchange] : []));
+const answers = (run: ConversationRun) => [startOf(run), ...endpoint7(run)].filter((ex) => is2xx(ex) && ex.json && typeof ex.json === 'object');
+
+test('a scripted conversation is held (greeting, quick reply, free text)', clauses('CONN-SCEN-01'), async ({ connector, conversation }) => {
+  const run = await conversation();
+  await attachConversation(run);
+  const start = startOf(run);
+  expect(is2xx(start), `POST /conversations must open the conversation (${describe(start)})`).toBe(true);
+  const steps = visitorSteps(run);
+  expect(steps.length, `at least one visitor message of the script (${connector.script.length} steps) must be sent`).toBeGreaterThan(0);
+  const problems = steps.flatMap((s) => {
+    const ex = s.exchange;
+    if (!is2xx(ex)) return [`"${s.text}": ${describe(ex)}`];
+    if (!withinLimit(ex.ms, LIMIT_OF.message)) return [`"${s.text}": ${timingText('endpoint 7', ex.ms, LIMIT_OF.message)}`];
+    const errors = schemaErrors('connector/conversation.json', ex.json);
+    return errors ? [`"${s.text}": ${errors}`] : [];
+  });
+  expect(problems, `every visitor message must get a timely, schema-valid answer: ${problems.join('; ')}`).toEqual([]);
+});
+
+test('POST /conversations answers a Connector conversation', clauses('CONN-EP6-01'), async ({ connector, conversation }) => {
+  void connector;
+  const start = startOf(await conversation());
+  await attachExchanges('POST /conversations', [start]);
+  expect(is2xx(start), `POST /conversations must answer 2xx (${describe(start)})`).toBe(true);
+  const errors = schemaErrors('connector/conversation.json', start.json, isDateError);
+  expect(errors, `answer does not match connector/conversation.json: ${errors}`).toBeNull();
+});
+
+test('POST /conversations answers empty replies', clauses('CONN-EP6-02'), async ({ connector, conversation }) => {
+  void connector;
+  const start = startOf(await conversation());
+  await attachExchanges('POST /conversations', [start]);
+  test.skip(!Array.isArray((start.json as any)?.replies), `cannot judge: no replies array answered (see CONN-EP6-01; ${describe(start)})`);
+  expect(repliesOf(start).map((r) => r?.type), 'POST /conversations must answer replies: [] (endpoint 7 follows immediately with the first visitor message)').toEqual([]);
+});
+
+test('Connector conversation createdAt and updatedAt are ISO 8601 date-times', clauses('CONN-CONV-DATES-01'), async ({ connector, conversation }) => {
+  void connector;
+  const list = answers(await conversation());
+  await attachExchanges('answers judged', list);
+  test.skip(list.length === 0, 'cannot judge: no endpoint 6/7 answer was a JSON object (see CONN-EP6-01, CONN-EP7-02)');
+  const problems = list.flatMap((ex) => dateProblems(ex.json, true).map((p) => `${ex.method} ${ex.path}: ${p}`));
+  expect(problems, `createdAt/updatedAt must be non-empty ISO 8601 date-times: ${problems.join('; ')}`).toEqual([]);
+});
+
+test('Connector conversation spells updatedAt as the sample (updateAt reported)', clauses('CONN-CONV-DATES-02'), async ({ connector, conversation }) => {
+  void connector;
+  const list = answers(await conversation());
+  test.skip(list.length === 0, 'cannot judge: no endpoint 6/7 answer was a JSON object');
+  const updateAt = list.filter((ex) => (ex.json as any).updatedAt === undefined && (ex.json as any).updateAt !== undefined).map((ex) => `${ex.method} ${ex.path}`);
+  expect(updateAt, `these answers spell the field "updateAt" (the field table's spelling); the sample and the service use "updatedAt": ${updateAt.join(', ')}`).toEqual([]);
+});
+
+test('messages are answered within 10 s', clauses('CONN-EP7-01'), async ({ connector, conversation }) => {
+  void connector;
+  const calls = endpoint7(await conversation());
+  await attachExchanges('endpoint 7 calls', calls);
+  test.skip(calls.length === 0, 'nothing to judge: no endpoint 7 call was made');
+  const late = calls.filter((ex) => ex.error !== undefined || !withinLimit(ex.ms, LIMIT_OF.message)).map((ex) => timingText(`${ex.method} ${ex.path} (${(ex.requestBody as any)?.message?.author?.role})`, ex.error ? undefined : ex.ms, LIMIT_OF.message));
+  expect(late, `endpoint 7 must answer within 10 s, else the bot answer is not displayed: ${late.join('; ')}`).toEqual([]);
+});
+
+test('messages are answered with a schema-valid Connector conversation', clauses('CONN-EP7-02'), async ({ connector, conversation }) => {
+  void connector;
+  const steps = visitorSteps(await conversation());
+  await attachExchanges('visitor messages', steps.map((s) => s.exchange));
+  test.skip(steps.length === 0, 'nothing to judge: no visitor message was sent');
+  const problems = steps.flatMap((s) => {
+    const ex = s.exchange;
+    if (!is2xx(ex)) return [`"${s.text}": ${describe(ex)}`];
+    const errors = schemaErrors('connector/conversation.json', ex.json, isDateError);
+    return [...(errors ? [`"${s.text}": ${errors}`] : []), ...replyProblems((ex.json as any)?.replies ?? [], `"${s.text}"`)];
+  });
+  expect(problems, `answers must match connector/conversation.json and connector/reply.json: ${problems.join('; ')}`).toEqual([]);
+});
+
+test("the connector's own replies echoed back as operator messages get empty replies", clauses('CONN-LOOP-02'), async ({ connector, conversation }) => {
+  void connector;
+  const echoes = echoSteps(await conversation());
+  await attachExchanges('echoes of the bot messages (role operator)', echoes.map((s) => s.exchange));
+  test.skip(echoes.length === 0, 'nothing to judge: the connector sent no message reply to echo');
+  const looping = echoes.filter((s) => repliesOf(s.exchange).length > 0).map((s) => `echo of ${s.of} → ${repliesOf(s.exchange).length} replies`);
+  expect(looping, `the service posts every bot message back with role operator; answering them loops the bot on itself: ${looping.join('; ')}`).toEqual([]);
+});
+
+const texts = (run: ConversationRun) => allReplies(run).flatMap((r) => textsOf(r.replies, r.origin));
+
+test('every bot text is at most 450 characters', clauses('CONN-TEXT-01'), async ({ connector, conversation }) => {
+  void connector;
+  const list = texts(await conversation());
+  test.skip(list.length === 0, 'nothing to judge: no text in the replies of the conversation');
+  const over = list.filter((t) => t.value.length > LIMITS.botTextMax).map((t) => `${t.where}: ${t.value.length} characters`);
+  expect(over, `texts over ${LIMITS.botTextMax} characters are not sent to the visitor: ${over.join('; ')}`).toEqual([]);
+});
+
+test('every bot text is at most 250 characters (advised)', clauses('CONN-TEXT-02'), async ({ connector, conversation }) => {
+  void connector;
+  const list = texts(await conversation());
+  test.skip(list.length === 0, 'nothing to judge: no text in the replies of the conversation');
+  const over = list.filter((t) => t.value.length > LIMITS.botTextAdvised).map((t) => `${t.where}: ${t.value.length} characters`);
+  expect(over, `texts are advised to be at most ${LIMITS.botTextAdvised} characters: ${over.join('; ')}`).toEqual([]);
+});
+
+test('a message has at most 3 quick replies (advised)', clauses('CONN-QR-01'), async ({ connector, conversation }) => {
+  void connector;
+  const counts = allReplies(await conversation()).flatMap((r) => quickReplyCounts(r.replies, r.origin));
+  test.skip(counts.length === 0, 'nothing to judge: no quick replies in the conversation');
+  const over = counts.filter((c) => c.value > LIMITS.quickRepliesAdvised).map((c) => `${c.where}: ${c.value} quick replies`);
+  expect(over, `at most ${LIMITS.quickRepliesAdvised} quick replies per question are advised: ${over.join('; ')}`).toEqual([]);
+});
+
+const transfers = (run: ConversationRun) => allReplies(run).flatMap((r) => transfersOf(r.replies, r.origin));
+
+test('transfer timeouts are between 5 and 60 s', clauses('CONN-TRANSFER-01'), async ({ connector, conversation }) => {
+  void connector;
+  const list = transfers(await conversation());
+  test.skip(list.length === 0, 'nothing to judge: no transfer reply in the conversation');
+  const bad = list.filter((t) => t.timeoutMs === undefined || t.timeoutMs < LIMITS.transferTimeoutMinMs || t.timeoutMs > LIMITS.transferTimeoutMaxMs).map((t) => `${t.where}: ${t.timeoutMs ?? 'unreadable'} ms`);
+  expect(bad, `transfer timeouts must be ${LIMITS.transferTimeoutMinMs}-${LIMITS.transferTimeoutMaxMs} ms: ${bad.join('; ')}`).toEqual([]);
+});
+
+test('transfer timeouts are at least 15 s (advised)', clauses('CONN-TRANSFER-02'), async ({ connector, conversation }) => {
+  void connector;
+  const list = transfers(await conversation()).filter((t) => t.timeoutMs !== undefined);
+  test.skip(list.length === 0, 'nothing to judge: no transfer reply with a readable timeout in the conversation');
+  const low = list.filter((t) => t.timeoutMs! < LIMITS.transferTimeoutAdvisedMinMs).map((t) => `${t.where}: ${t.timeoutMs} ms`);
+  expect(low, `transfer timeouts are advised not below ${LIMITS.transferTimeoutAdvisedMinMs} ms: ${low.join('; ')}`).toEqual([]);
+});
+
+test('transfers name a distribution rule given in the bot write body', clauses('CONN-TRANSFER-03'), async ({ connector, conversation }) => {
+  void connector;
+  const run = await conversation();
+  const list = transfers(run);
+  test.skip(list.length === 0, 'nothing to judge: no transfer reply in the conversation');
+  const given = run.setup.body.distributionRules.map((r) => r.id);
+  const unknown = list.filter((t) => !given.includes(String(t.rule))).map((t) => `${t.where}: ${JSON.stringify(t.rule)}`);
+  expect(unknown, `a transfer must name one of the rules given (${run.setup.body.distributionRules.map((r) => `${r.label}=${r.id}`).join(', ')}): ${unknown.join('; ')}`).toEqual([]);
+});
+
+test('linked images are reachable 240x120 pictures', clauses('CONN-IMAGE-01'), async ({ connector, conversation, target }) => {
+  void connector;
+  const images = allReplies(await conversation()).flatMap((r) => imagesOf(r.replies, r.origin));
+  test.skip(images.length === 0, 'nothing to judge: no image in the conversation');
+  const urls = [...new Set(images.map((i) => String(i.value.url)))];
+  const probes = await Promise.all(urls.map((u) => probeImage(u, agentFor(target.ca_file), abortAfter(LIMIT_OF.config))));
+  await test.info().attach('images probed', { body: mask(JSON.stringify(probes, null, 2)), contentType: 'application/json' });
+  const problems = probes.map(imageProblem).filter((p): p is string => p !== null);
+  expect(problems, `images must be reachable ${LIMITS.imageWidth}x${LIMITS.imageHeight} pictures: ${problems.join('; ')}`).toEqual([]);
+});
+
+test('bundle items are valid cards and offers', clauses('CONN-BUNDLE-01'), async ({ connector, conversation }) => {
+  void connector;
+  const all = allReplies(await conversation());
+  test.skip(all.every((r) => bundlesOf(r.replies, r.origin).length === 0), 'nothing to judge: no bundle/* payload in the conversation');
+  const problems = all.flatMap((r) => bundleProblems(r.replies, r.origin)).map((p) => `${p.where}: ${p.value}`);
+  expect(problems, `bundle/card items must be card/content with a LINK action, bundle/product-offer items product-offer: ${problems.join('; ')}`).toEqual([]);
+});

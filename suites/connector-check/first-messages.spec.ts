@@ -1,0 +1,29 @@
+// Connector checks of endpoint 5 (first messages): answered within 2 s, with schema-valid replies of type message.
+import { test, expect, clauses, is2xx, repliesOf } from './check-fixtures.js';
+import { describe } from '../../check/connector-client.js';
+import { replyProblems, schemaErrors } from '../../check/judge.js';
+import { abortAfter, LIMIT_OF, timingText, withinLimit } from '../../check/timing.js';
+
+const firstMessages = (client: import('../../check/connector-client.js').ConnectorClient, idOperator: string) =>
+  client.call(5, 'GET', `/bots/${encodeURIComponent(idOperator)}/conversation-first-messages`, { timeoutMs: abortAfter(LIMIT_OF.firstMessages) });
+
+test('first messages are answered within 2 s', clauses('CONN-EP5-01'), async ({ bot, client }) => {
+  const ex = await firstMessages(client, bot.idOperator);
+  expect(ex.error === undefined && withinLimit(ex.ms, LIMIT_OF.firstMessages), `${timingText('GET /bots/{idOperator}/conversation-first-messages', ex.error ? undefined : ex.ms, LIMIT_OF.firstMessages)}: later, the first messages are not displayed`).toBe(true);
+});
+
+test('first messages answer an object with schema-valid replies', clauses('CONN-EP5-02'), async ({ bot, client }) => {
+  const ex = await firstMessages(client, bot.idOperator);
+  expect(is2xx(ex), `endpoint 5 must answer 2xx (${describe(ex)})`).toBe(true);
+  const errors = schemaErrors('connector/first-messages.json', ex.json);
+  expect(errors, `answer does not match connector/first-messages.json: ${errors}`).toBeNull();
+  expect(replyProblems(repliesOf(ex), 'first messages')).toEqual([]);
+});
+
+test('first messages are replies of type message', clauses('CONN-EP5-03'), async ({ bot, client }) => {
+  const ex = await firstMessages(client, bot.idOperator);
+  const replies = repliesOf(ex);
+  test.skip(replies.length === 0, `nothing to judge: no first-messages replies (${describe(ex)})`);
+  const others = replies.map((r, i) => `[${i}] ${r?.type}`).filter((_, i) => replies[i]?.type !== 'message');
+  expect(others, `only message replies are used by the service; these are ignored: ${others.join(', ')}`).toEqual([]);
+});

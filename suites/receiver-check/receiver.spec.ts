@@ -1,0 +1,47 @@
+// Webhook receiver checks: signed deliveries of every event kind with the real headers, answer status and time, signature refusal, retries with the same correlation id.
+import { randomUUID } from 'node:crypto';
+import { test, expect, clauses, is2xx, is4xx, outcome } from './check-fixtures.js';
+import { assertSampleShape, samples } from '../../check/webhook-samples.js';
+import { LIMIT_OF, RECEIVER_QUICK_ANSWER_MS, TIMING_TOLERANCE_MS, withinLimit } from '../../check/timing.js';
+
+test('the callback URL is HTTPS', clauses('RECV-HTTPS-01'), async ({ receiver }) => {
+  test.skip(!receiver.url.startsWith('https://') && receiver.allowHttp, 'plain http accepted by --allow-http for local development: the service only calls HTTPS callbacks (RECV-HTTPS-01 not judged)');
+  expect(receiver.url, `the callback URL ${receiver.url} must use HTTPS`).toMatch(/^https:\/\//);
+});
+
+for (const sample of samples()) {
+  test(`a signed ${sample.title} delivery is answered 20x within 30 s`, clauses('RECV-ANSWER-01'), async ({ deliver }) => {
+    assertSampleShape(sample);
+    const d = await deliver(`deliver ${sample.title}`, { ...sample.body, eventId: randomUUID() });
+    expect(is2xx(d), `the callback must answer a correctly signed ${sample.kind} delivery with 20x (${outcome(d)}); anything else is retried`).toBe(true);
+    expect(withinLimit(d.ms, LIMIT_OF.webhookAnswer), `answered in ${Math.round(d.ms)} ms; the answer timeout is ${LIMIT_OF.webhookAnswer} ms (+${TIMING_TOLERANCE_MS} ms harness tolerance)`).toBe(true);
+  });
+}
+
+test('a delivery is answered quickly', clauses('RECV-FAST-01'), async ({ deliver }) => {
+  const [first] = samples();
+  const d = await deliver('deliver v2.conversation.pushed (timed)', first!.body);
+  expect(d.answer, `no answer: ${outcome(d)}`).toBeDefined();
+  expect(withinLimit(d.ms, RECEIVER_QUICK_ANSWER_MS), `answered in ${Math.round(d.ms)} ms; a receiver should answer within ${RECEIVER_QUICK_ANSWER_MS} ms (+${TIMING_TOLERANCE_MS} ms harness tolerance) and do its work after answering`).toBe(true);
+});
+
+test('a delivery with a wrong signature is refused with 4xx', clauses('RECV-SIG-01'), async ({ deliver }) => {
+  const [first] = samples();
+  const d = await deliver('deliver with a signature over other bytes', first!.body, { signature: 'wrong' });
+  expect(is4xx(d), `a delivery whose X-Service-Signature does not match the raw body should be refused with 4xx (${outcome(d)}): anyone could post fake events otherwise`).toBe(true);
+});
+
+test('a delivery without signature is refused with 4xx', clauses('RECV-SIG-02'), async ({ deliver }) => {
+  const [first] = samples();
+  const d = await deliver('deliver without X-Service-Signature', first!.body, { signature: 'missing' });
+  expect(is4xx(d), `a delivery without X-Service-Signature should be refused with 4xx (${outcome(d)})`).toBe(true);
+});
+
+test('a retry with the same correlation id is accepted', clauses('RECV-RETRY-01'), async ({ deliver }) => {
+  const [first] = samples();
+  const correlationId = randomUUID();
+  const attempt = await deliver('deliver (first attempt)', first!.body, { correlationId });
+  const retry = await deliver('deliver again: new X-Service-Delivery, same X-Service-CorrelationId and body (retry)', first!.body, { correlationId });
+  expect(retry.headers['x-service-delivery'], 'harness: a retry carries a new delivery id').not.toBe(attempt.headers['x-service-delivery']);
+  expect(is2xx(retry), `a retry (same correlation id ${correlationId}) must be answered 20x, not refused as a duplicate: first attempt ${outcome(attempt)}, retry ${outcome(retry)}`).toBe(true);
+});
