@@ -112,6 +112,12 @@ export function thresholdChecks(summary: K6Summary, scenario: string): CheckResu
   return out;
 }
 
+/** The connector secret signs k6's endpoint-4 calls (G2): the embedded stack's own, or CES_CONNECTOR_SECRET for a target file. */
+export function connectorEnv(embeddedSecret: string | undefined): Record<string, string> {
+  const secret = embeddedSecret ?? process.env.CES_CONNECTOR_SECRET;
+  return secret ? { CES_CONNECTOR_SECRET: secret } : {};
+}
+
 interface Args { scenario: string; target?: string; vus?: number; rate?: number; duration?: string; deviate: string[]; dashboard: boolean }
 
 export const loadCommand: CommandModule<{}, Args> = {
@@ -139,7 +145,7 @@ export const loadCommand: CommandModule<{}, Args> = {
       console.log(`ces load ${a.scenario}: target ${resolved.target.base_url}${resolved.stack ? ' (embedded reference implementation)' : ''}; reports in ${run.dir}`);
       const k6 = await runK6({
         script: path.join(LOAD_DIR, `${a.scenario}.js`), targetFile: resolved.file, caFile: resolved.target.ca_file, outDir: run.dir,
-        dashboard: a.dashboard, vus: a.vus, rate: a.rate, duration: a.duration,
+        dashboard: a.dashboard, vus: a.vus, rate: a.rate, duration: a.duration, env: connectorEnv(resolved.stack?.app.ces.settings.connectorSecret),
       });
       if (!k6.summary || (k6.code !== 0 && k6.code !== K6_THRESHOLDS_CROSSED)) {
         throw new UsageError(`k6 stopped with exit code ${k6.code} before judging the thresholds (script or set-up error: see its output above)`);
