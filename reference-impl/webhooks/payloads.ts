@@ -80,10 +80,15 @@ export function payloadsFor(db: Db, dev: Deviations, e: DomainEvent, sentAtMs: n
         visitorExternalId: externalId, channel: upper(channel.toUpperCase()),
       }));
     }
-    if (e.viaTransfer && channel === 'chat') out.push(one('conversation.transferred', true, old({ transferredConversationId: e.previousConversationId ?? c.id })));
+    // The deprecated chat events that v2.conversation.pushed replaces: conversation.started (chat) and conversation.transferred.
+    if (channel === 'chat') {
+      out.push(e.viaTransfer
+        ? one('conversation.transferred', true, old({ transferredConversationId: e.previousConversationId ?? c.id }))
+        : one('conversation.started', true, old()));
+    }
   } else if (e.kind === 'conversation.started') {
-    // conversation.started is current for calls and deprecated for chat.
-    if (channel === 'call' || channel === 'chat') out.push(one('conversation.started', channel === 'chat', old()));
+    // Current use of conversation.started: calls only (a chat start is the deprecated form, produced from conversation.pushed above).
+    if (channel === 'call') out.push(one('conversation.started', false, old()));
   } else if (e.kind === 'conversation.closed') {
     const v2Channel = V2_CLOSED_CHANNELS[channel];
     if (v2Channel) {

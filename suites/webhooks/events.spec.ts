@@ -1,0 +1,203 @@
+// Webhook event kinds raised by real actions (sim conversations, REST operators and live availability): v2 and old payload shapes, deprecated opt-in, offsite auto-close.
+import { randomUUID } from 'node:crypto';
+import { clauses, needs, expectSchema, type Api } from '../fixtures.js';
+import { test, expect, PROMPT_MS, expectSignedJson, isUuid, clientIdOf, type Hooks } from './helpers.js';
+import { clockSection } from './clock-lock.js';
+import { LIMITS } from '../../lib/limits.js';
+import type { Target } from '../../lib/target.js';
+
+const V2_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+const OFFSET_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?[+-]\d{2}:\d{2}$/;
+const GRACE_MS = 2_000;
+
+/** Starts a conversation through the sim API (the visitor side); returns its UUID and the visitor id used. */
+async function startConversation(api: Api, hooks: Hooks, channel: string): Promise<{ uuid: string; visitorId: string }> {
+  const visitorId = `wh-${randomUUID().slice(0, 12)}`;
+  const res = await api.postJson(`${hooks.simUrl}/conversations`, { channel, text: 'hello from the webhook suite', visitorId });
+  expect(res.status, `sim conversation start: ${res.text}`).toBe(201);
+  expect(isUuid(res.json.conversationId), 'the sim answers the conversation UUID').toBe(true);
+  return { uuid: res.json.conversationId, visitorId };
+}
+async function view(api: Api, hooks: Hooks, uuid: string): Promise<any> {
+  const res = await api.request({ url: `${hooks.simUrl}/conversations/${uuid}` });
+  expect(res.status, res.text).toBe(200);
+  return res.json;
+}
+async function closeConversation(api: Api, hooks: Hooks, uuid: string): Promise<void> {
+  const res = await api.postJson(`${hooks.simUrl}/conversations/${uuid}/close`, {});
+  expect(res.status, `sim conversation close: ${res.text}`).toBe(200);
+}
+
+/** Checks shared by every v2 conversation payload. */
+function expectV2(p: any, target: Target, uuid: string, channel: string) {
+  expect(p.conversationId, 'v2 conversationId is the conversation UUID').toBe(uuid);
+  expect(p.channel, 'v2 channel is uppercase').toBe(channel);
+  expect(p.createdAt, 'v2 createdAt is UTC with milliseconds').toMatch(V2_TIME);
+  expect(p.sentAt, 'v2 sentAt is UTC with milliseconds').toMatch(V2_TIME);
+  expect(p.clientId, 'clientId is the account of the subscription').toBe(clientIdOf(target, target.api_key));
+  expect(isUuid(p.eventId), 'eventId is a UUID').toBe(true);
+}
+
+test.describe('webhook events', () => {
+  test.beforeEach(() => needs('platform', 'sim'));
+
+  test('a chat conversation: v2.conversation.pushed when it begins, v2.conversation.closed with operatorIds when it ends',
+    clauses('WH-EVT-01', 'WH-EVT-03', 'WH-EVT-04', 'WH-FMT-01', 'WH-FMT-04', 'WH-FMT-05', 'WH-FMT-06', 'WH-SIG-01'), async ({ hooks, api, target }) => {
+      const sub = await hooks.subscribe({ events: ['v2.conversation.pushed', 'v2.conversation.closed'] });
+      const { uuid } = await startConversation(api, hooks, 'chat');
+      const pushed = (await hooks.wait(sub, { eventType: 'v2.conversation.pushed', 'body.conversationId': uuid }, 1, PROMPT_MS)).deliveries;
+      expect(pushed.length, 'v2.conversation.pushed arrives when the chat begins').toBe(1);
+      const p = pushed[0]!.json;
+      expectSignedJson(pushed[0]!, sub.secret);
+      expectSchema('webhooks/v2.conversation.pushed.json', p);
+      expectV2(p, target, uuid, 'CHAT');
+      const v = await view(api, hooks, uuid);
+      expect(p.operatorId, 'operatorId is the operator handling the conversation').toBe(v.operatorId);
+      expect(p.projectId, 'projectId is the conversation\'s project').toBe(v.websiteId);
+
+      await closeConversation(api, hooks, uuid);
+      const closed = (await hooks.wait(sub, { eventType: 'v2.conversation.closed', 'body.conversationId': uuid }, 1, PROMPT_MS)).deliveries;
+      expect(closed.length, 'v2.conversation.closed arrives when the chat ends').toBe(1);
+      const c = closed[0]!.json;
+      expectSchema('webhooks/v2.conversation.closed.json', c);
+      expectV2(c, target, uuid, 'CHAT');
+      expect('operatorId' in c, 'closed carries operatorIds, not operatorId').toBe(false);
+      expect(c.operatorIds, 'operatorIds lists the conversation\'s operators').toEqual((await view(api, hooks, uuid)).operatorIds);
+      expect(typeof c.visitorExternalId, 'onsite: visitorExternalId is a String').toBe('string');
+    });
+
+  test('a video conversation: v2.conversation.pushed with channel VIDEO', clauses('WH-EVT-01', 'WH-FMT-05'), async ({ hooks, api, target }) => {
+    const sub = await hooks.subscribe({ events: ['v2.conversation.pushed'] });
+    const { uuid } = await startConversation(api, hooks, 'video');
+    const ds = (await hooks.wait(sub, { 'body.conversationId': uuid }, 1, PROMPT_MS)).deliveries;
+    expect(ds.length, 'v2.conversation.pushed arrives when the video conversation begins').toBe(1);
+    expectSchema('webhooks/v2.conversation.pushed.json', ds[0]!.json);
+    expectV2(ds[0]!.json, target, uuid, 'VIDEO');
+  });
+
+  test('a chat transferred to another operator: v2.conversation.pushed names the receiving operator', clauses('WH-EVT-02'), async ({ hooks, api, target }) => {
+    const sub = await hooks.subscribe({ events: ['v2.conversation.pushed'] });
+    const { uuid } = await startConversation(api, hooks, 'chat');
+    expect((await hooks.wait(sub, { 'body.conversationId': uuid }, 1, PROMPT_MS)).deliveries.length, 'pushed when it begins').toBe(1);
+    const v = await view(api, hooks, uuid);
+    const bots = await api.request({ url: `${hooks.simUrl}/bots` });
+    const botIds = new Set(((bots.json?.bots ?? []) as Array<{ operatorId: number }>).map((b) => b.operatorId));
+    const ops = await api.rest({ path: '/operator?limit=100' });
+    expect(ops.status, ops.text).toBe(200);
+    const to = (ops.json.data as Array<{ id: number }>).map((o) => o.id).find((id) => id !== v.operatorId && !botIds.has(id));
+    expect(to, 'another human operator to transfer to').toBeTruthy();
+    const res = await api.postJson(`${hooks.simUrl}/conversations/${uuid}/transfer`, { operatorId: to });
+    expect(res.status, `sim transfer: ${res.text}`).toBe(200);
+    const ds = (await hooks.wait(sub, { 'body.conversationId': uuid }, 2, PROMPT_MS)).deliveries;
+    expect(ds.length, 'a second v2.conversation.pushed arrives with the transfer').toBe(2);
+    expectSchema('webhooks/v2.conversation.pushed.json', ds[1]!.json);
+    expectV2(ds[1]!.json, target, uuid, 'CHAT');
+    expect(ds[1]!.json.operatorId, 'the pushed event names the receiving operator').toBe(to);
+  });
+
+  test('a call: conversation.started (old shape, lowercase call, integer id), then v2.conversation.closed with channel CALL',
+    clauses('WH-EVT-06', 'WH-EVT-03', 'WH-FMT-02', 'WH-FMT-05', 'WH-FMT-06'), async ({ hooks, api, target }) => {
+      const sub = await hooks.subscribe({ events: ['conversation.started', 'v2.conversation.pushed', 'v2.conversation.closed'] });
+      const { uuid, visitorId } = await startConversation(api, hooks, 'call');
+      const started = (await hooks.wait(sub, { eventType: 'conversation.started', 'body.visitorId': visitorId }, 1, PROMPT_MS)).deliveries;
+      expect(started.length, 'conversation.started arrives when the call begins').toBe(1);
+      const s = started[0]!.json;
+      expectSchema('webhooks/conversation.started.json', s);
+      const v = await view(api, hooks, uuid);
+      expect(s.channel, 'old events name the channel in lowercase').toBe('call');
+      expect(s.conversationId, 'old conversationId is the integer id').toBe(v.id);
+      expect(s.websiteId, 'websiteId is the conversation\'s website').toBe(v.websiteId);
+      expect(s.clientId).toBe(clientIdOf(target, target.api_key));
+      expect(s.createdAt, 'old events use an offset timestamp').toMatch(OFFSET_TIME);
+      await closeConversation(api, hooks, uuid);
+      const closed = (await hooks.wait(sub, { eventType: 'v2.conversation.closed', 'body.conversationId': uuid }, 1, PROMPT_MS)).deliveries;
+      expect(closed.length, 'v2.conversation.closed arrives when the call ends').toBe(1);
+      expectSchema('webhooks/v2.conversation.closed.json', closed[0]!.json);
+      expectV2(closed[0]!.json, target, uuid, 'CALL');
+      const log = await hooks.log(sub, { eventType: 'v2.conversation.pushed' });
+      expect(log.some((e) => e.payload?.conversationId === uuid), 'a call is not pushed (v2.conversation.pushed is for CHAT and VIDEO)').toBe(false);
+    });
+
+  test('an offsite conversation that ends: v2.conversation.closed with visitorExternalId null', clauses('WH-EVT-04', 'WH-EVT-03'), async ({ hooks, api, target }) => {
+    const sub = await hooks.subscribe({ events: ['v2.conversation.closed'] });
+    const { uuid } = await startConversation(api, hooks, 'social_b');
+    await closeConversation(api, hooks, uuid);
+    const ds = (await hooks.wait(sub, { 'body.conversationId': uuid }, 1, PROMPT_MS)).deliveries;
+    expect(ds.length, 'v2.conversation.closed arrives').toBe(1);
+    expectSchema('webhooks/v2.conversation.closed.json', ds[0]!.json);
+    expectV2(ds[0]!.json, target, uuid, 'SOCIAL_B');
+    expect(ds[0]!.json.visitorExternalId, 'offsite: visitorExternalId is null').toBeNull();
+  });
+
+  test('an offsite conversation idle for 7 days closes by itself and v2.conversation.closed is sent', clauses('WH-EVT-05', 'WH-EVT-04'), async ({ hooks, api, target }) => {
+    needs('clock');
+    const sub = await hooks.subscribe({ events: ['v2.conversation.closed'] });
+    const { uuid } = await startConversation(api, hooks, 'social_a');
+    await clockSection(target.base_url, async () => {
+      const advance = (ms: number) => api.postJson(`${hooks.simUrl}/clock/advance`, { ms });
+      expect((await advance(LIMITS.offsiteInactivityMs - 60_000)).status).toBe(200);
+      expect((await view(api, hooks, uuid)).state, 'still open a minute before 7 days of inactivity').toBe('started');
+      expect((await hooks.log(sub)).some((e) => e.payload?.conversationId === uuid), 'no closed event before 7 days').toBe(false);
+      expect((await advance(2 * 60_000)).status).toBe(200);
+    });
+    const ds = (await hooks.wait(sub, { 'body.conversationId': uuid }, 1, PROMPT_MS)).deliveries;
+    expect(ds.length, 'v2.conversation.closed arrives once 7 days of inactivity have passed').toBe(1);
+    expectSchema('webhooks/v2.conversation.closed.json', ds[0]!.json);
+    expectV2(ds[0]!.json, target, uuid, 'SOCIAL_A');
+    expect(ds[0]!.json.visitorExternalId, 'offsite: visitorExternalId is null').toBeNull();
+  });
+
+  test('deprecated kinds go only to a subscription that opted in, in their old shapes', clauses('WH-SUB-04', 'WH-EVT-11', 'WH-FMT-02'), async ({ hooks, api }) => {
+    const optedIn = await hooks.subscribe({ events: ['conversation.started', 'conversation.closed', 'v2.conversation.pushed'], includeDeprecated: true });
+    const plain = await hooks.subscribe({ events: ['conversation.started', 'v2.conversation.pushed'] });
+    const refused = await api.postJson(`${hooks.platformUrl}/webhooks`, { url: `${hooks.sinkUrl}/hooks/${randomUUID()}`, secret: 'whsec-' + randomUUID(), events: ['conversation.closed'] }, { 'x-api-key': optedIn.key });
+    expect(refused.status, 'naming a deprecated kind without opting in is refused').toBe(400);
+    const { uuid, visitorId } = await startConversation(api, hooks, 'chat');
+    const old = (await hooks.wait(optedIn, { eventType: 'conversation.started', 'body.visitorId': visitorId }, 1, PROMPT_MS)).deliveries;
+    expect(old.length, 'the opted-in subscription gets the deprecated conversation.started for chat').toBe(1);
+    expectSchema('webhooks/conversation.started.json', old[0]!.json);
+    const v = await view(api, hooks, uuid);
+    expect(old[0]!.json.channel).toBe('chat');
+    expect(old[0]!.json.conversationId, 'old conversationId is the integer id').toBe(v.id);
+    expect(old[0]!.json.createdAt).toMatch(OFFSET_TIME);
+    expect((await hooks.wait(plain, { eventType: 'v2.conversation.pushed', 'body.conversationId': uuid }, 1, PROMPT_MS)).deliveries.length, 'the other subscription gets v2.conversation.pushed').toBe(1);
+    const leaked = await hooks.wait(plain, { eventType: 'conversation.started', 'body.visitorId': visitorId }, 1, GRACE_MS);
+    expect(leaked.deliveries.length, 'a subscription that did not opt in never gets a deprecated kind').toBe(0);
+    expect((await hooks.log(plain, { eventType: 'conversation.started' })).some((e) => e.payload?.visitorId === visitorId), 'nor is one queued for it').toBe(false);
+    await closeConversation(api, hooks, uuid);
+    const closed = (await hooks.wait(optedIn, { eventType: 'conversation.closed', 'body.visitorId': visitorId }, 1, PROMPT_MS)).deliveries;
+    expect(closed.length, 'the opted-in subscription gets the deprecated conversation.closed').toBe(1);
+    expectSchema('webhooks/conversation.closed.json', closed[0]!.json);
+  });
+
+  test('operators created, updated, connected and disconnected: user.created, user.updated, user.connected, user.disconnected',
+    clauses('WH-EVT-08', 'WH-EVT-09', 'WH-EVT-10', 'WH-FMT-02', 'WH-FMT-03'), async ({ hooks, api, target }) => {
+      const sub = await hooks.subscribe({ events: ['user.created', 'user.updated', 'user.connected', 'user.disconnected'] });
+      const tag = randomUUID().slice(0, 8);
+      const created = await api.rest({ method: 'POST', path: '/operator', json: { name: `Hook ${tag}`, first_name: 'Webhook', email: `hook-${tag}@client1.example` } });
+      expect([200, 201], `operator create: ${created.text}`).toContain(created.status);
+      const userId = created.json.data.id as number;
+      try {
+        const expectKind = async (kind: string) => {
+          const ds = (await hooks.wait(sub, { eventType: kind, 'body.userId': userId }, 1, PROMPT_MS)).deliveries;
+          expect(ds.length, `${kind} arrives`).toBe(1);
+          expectSchema(`webhooks/${kind}.json`, ds[0]!.json);
+          expect(ds[0]!.json.userId, 'userId is the operator id').toBe(userId);
+          expect(ds[0]!.json.clientId).toBe(clientIdOf(target, target.api_key));
+          expect(ds[0]!.json.createdAt, 'old events use an offset timestamp').toMatch(OFFSET_TIME);
+        };
+        await expectKind('user.created');
+        const upd = await api.rest({ method: 'PUT', path: `/operator/${userId}`, json: { first_name: 'Renamed' } });
+        expect(upd.status, upd.text).toBe(200);
+        await expectKind('user.updated');
+        const on = await api.rest({ method: 'PUT', path: `/operator/${userId}/live`, form: { 'chat[available]': '1' } });
+        expect(on.status, on.text).toBe(200);
+        await expectKind('user.connected');
+        const off = await api.rest({ method: 'PUT', path: `/operator/${userId}/live`, form: { connected: '0' } });
+        expect(off.status, off.text).toBe(200);
+        await expectKind('user.disconnected');
+      } finally {
+        await api.rest({ method: 'DELETE', path: `/operator/${userId}` });
+      }
+    });
+});
