@@ -98,7 +98,7 @@ export function buildOpenApi(routes: CollectedRoute[]): object {
     const path = r.path.replace(/:([A-Za-z_]+)/g, '{$1}');
     const parameters: unknown[] = [...path.matchAll(/\{([A-Za-z_]+)\}/g)].map((m) => ({ name: m[1], in: 'path', required: true, schema: { type: 'integer', minimum: 0 } }));
     if (o.list) parameters.push({ $ref: '#/components/parameters/page' }, { $ref: '#/components/parameters/limit' }, { $ref: '#/components/parameters/full' });
-    for (const f of [...(o.filters ?? []), ...(o.deprecatedFilters ?? [])]) {
+    for (const f of [...new Set([...(o.filters ?? []), ...(o.deprecatedFilters ?? [])])]) {
       parameters.push({
         name: `filters[${f}]`, in: 'query', required: false, schema: { type: 'string' },
         description: `Filter on ${f}; a string value may contain * as a wildcard.`, ...(o.deprecatedFilters?.includes(f) ? { deprecated: true } : {}),

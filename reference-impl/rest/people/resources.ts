@@ -71,7 +71,7 @@ export function group(ces: ServiceContext, row: Row, isFull = true): Row {
   return shaped('group', {
     id: row.id, name: row.name, created_at: restDate(row.created_at), parent_id: row.parent_id ?? null,
     operator_list: isFull ? operatorIds(ces, row.client_id, 'group_id = ?', row.id) : [],
-    parent_list: !isFull ? [] : ces.deviations.has('rest-group-parent-list-wrong') ? parentChain(ces, row.client_id, row.parent_id ?? null).slice(0, 1) : parentChain(ces, row.client_id, row.parent_id ?? null),
+    parent_list: !isFull ? [] : ces.deviations.has('rest-group-parent-list-wrong') ? [] : parentChain(ces, row.client_id, row.parent_id ?? null),
     _link: `/group/${row.id}`,
   }, isFull);
 }

@@ -1,0 +1,266 @@
+// REST-wide rules: the envelope, pagination, full and wildcards, unknown ids, bad input, both bases, key on every route.
+import { test, expect, clauses, expectSchema } from '../fixtures.js';
+import { ABSENT_ID, PEOPLE, createOperator, expectFail, firstItem, withoutOperatorList } from './people-helpers.js';
+
+test('a successful answer is the JSON envelope, by id and in lists', clauses('REST-ENV-01', 'REST-ENV-03'), async ({ api }) => {
+  const list = await api.rest({ path: '/visitor?limit=3' });
+  expect(list.status).toBe(200);
+  expect(list.headers['content-type']).toMatch(/^application\/json/);
+  expectSchema('rest/envelope.json', list.json);
+  expect(list.json.meta.status).toBe('success');
+  expect(Array.isArray(list.json.data)).toBe(true);
+  expectSchema('rest/envelope.json#/$defs/pagination', list.json.pagination);
+  const one = await api.rest({ path: `/visitor/${list.json.data[0].id}` });
+  expectSchema('rest/envelope.json', one.json);
+  expect(one.json.meta.status).toBe('success');
+  expect(typeof one.json.data).toBe('object');
+  expect(Array.isArray(one.json.data)).toBe(false);
+  expect(one.json.pagination, 'a single resource has no pagination').toBeUndefined();
+});
+
+for (const res of PEOPLE) {
+  test(`every ${res} has id and _link, the path of the resource, in lists and by id`, clauses('REST-ENV-02'), async ({ api }) => {
+    for (const full of ['0', '1']) {
+      const list = await api.rest({ path: `/${res}?limit=5&full=${full}` });
+      expect(list.json?.data?.length, `/${res} lists nothing`).toBeGreaterThan(0);
+      for (const item of list.json.data) {
+        expect(Number.isInteger(item.id), `${res} item without integer id: ${JSON.stringify(item)}`).toBe(true);
+        expect(item._link, `${res} item ${item.id} _link`).toBe(`/${res}/${item.id}`);
+      }
+    }
+    const first = await firstItem(api, `/${res}`);
+    const one = await api.rest({ path: `/${res}/${first.id}` });
+    expect(one.json.data.id).toBe(first.id);
+    expect(one.json.data._link).toBe(`/${res}/${first.id}`);
+  });
+}
+
+test('operator sub-resources have id and _link (live, statistic, profile)', clauses('REST-ENV-02'), async ({ api }) => {
+  const op = await firstItem(api, '/operator');
+  for (const sub of ['live', 'statistic', 'profile']) {
+    const res = await api.rest({ path: `/operator/${op.id}/${sub}` });
+    expect(res.json.data.id).toBe(op.id);
+    expect(res.json.data._link).toBe(`/operator/${op.id}/${sub}`);
+  }
+  const live = await api.rest({ path: '/operator/live?connected=0&limit=5' });
+  for (const item of live.json.data) expect(item._link).toBe(`/operator/${item.id}/live`);
+});
+
+test('a failure is meta.status fail with a message and no data', clauses('REST-ENV-04'), async ({ api }) => {
+  const res = await api.rest({ path: `/operator/${ABSENT_ID}` });
+  expectSchema('rest/envelope.json#/$defs/fail', res.json);
+  expect(res.json.meta.status).toBe('fail');
+  expect(res.json.meta.message.length).toBeGreaterThan(0);
+  const bad = await api.rest({ path: '/visitor?limit=0' });
+  expectSchema('rest/envelope.json#/$defs/fail', bad.json);
+  expect(bad.json.meta.status).toBe('fail');
+});
+
+test('without limit a page holds 20 items', clauses('REST-PAGE-01'), async ({ api }) => {
+  const res = await api.rest({ path: '/visitor' });
+  expect(res.json.pagination.limit).toBe(20);
+  expect(res.json.data.length).toBe(Math.min(20, res.json.pagination.count));
+});
+
+for (const limit of [101, 500]) {
+  test(`limit=${limit} never gives more than 100 items`, clauses('REST-PAGE-02'), async ({ api }) => {
+    const res = await api.rest({ path: `/visitor?limit=${limit}` });
+    expect(res.json.meta.status).toBe('success');
+    expect(res.json.data.length).toBeLessThanOrEqual(100);
+    expect(res.json.pagination.limit, 'the page size in effect is at most 100').toBeLessThanOrEqual(100);
+  });
+  test(`limit=${limit} is clamped to 100`, clauses('REST-PAGE-03'), async ({ api }) => {
+    const res = await api.rest({ path: `/visitor?limit=${limit}` });
+    expect(res.status).toBe(200);
+    expect(res.json.pagination.limit).toBe(100);
+    expect(res.json.data.length).toBe(Math.min(100, res.json.pagination.count));
+  });
+}
+
+test('count is the number of matching items and pages = ceil(count / limit)', clauses('REST-PAGE-04'), async ({ api }) => {
+  const first = await api.rest({ path: '/visitor?limit=7' });
+  const { count, pages, limit } = first.json.pagination;
+  expect(limit).toBe(7);
+  expect(pages).toBe(Math.ceil(count / 7));
+  const ids: number[] = [];
+  for (let page = 1; page <= pages + 1; page++) {
+    const res = await api.rest({ path: `/visitor?limit=7&page=${page}` });
+    expect(res.json.pagination.count, `count on page ${page}`).toBe(count);
+    ids.push(...res.json.data.map((v: any) => v.id));
+  }
+  expect(ids.length, 'the items of pages 1..pages (and none after) add up to count').toBe(count);
+  expect(new Set(ids).size).toBe(count);
+});
+
+test('page 2 holds the items that follow page 1', clauses('REST-PAGE-05'), async ({ api }) => {
+  const six = await api.rest({ path: '/visitor?limit=6' });
+  const p1 = await api.rest({ path: '/visitor?limit=3&page=1' });
+  const p2 = await api.rest({ path: '/visitor?limit=3&page=2' });
+  expect(six.json.data.length, 'the target needs at least 6 visitors').toBe(6);
+  expect([...p1.json.data, ...p2.json.data].map((v: any) => v.id)).toEqual(six.json.data.map((v: any) => v.id));
+  expect(p2.json.pagination.page).toBe(2);
+});
+
+test('a page past the end is empty with the correct pagination', clauses('REST-PAGE-06'), async ({ api }) => {
+  const first = await api.rest({ path: '/visitor?limit=5' });
+  const { count, pages } = first.json.pagination;
+  const past = await api.rest({ path: `/visitor?limit=5&page=${pages + 3}` });
+  expect(past.status).toBe(200);
+  expect(past.json.meta.status).toBe('success');
+  expect(past.json.data).toEqual([]);
+  expect(past.json.pagination).toEqual({ page: pages + 3, pages, limit: 5, count });
+});
+
+for (const [query, name] of [['limit=0', 'limit'], ['limit=-1', 'limit'], ['limit=abc', 'limit'], ['page=0', 'page'], ['page=-1', 'page'], ['page=1.5', 'page'], ['full=2', 'full']] as const) {
+  test(`invalid list option ${query} is a 400 fail naming ${name}`, clauses('REST-PAGE-07'), async ({ api }) => {
+    const res = await api.rest({ path: `/operator?${query}` });
+    expectFail(res, 400);
+    expect(res.json.meta.message).toContain(name);
+  });
+}
+
+const SUMMARY_RESOURCES = ['website', 'operator', 'group', 'skill', 'visitor'] as const;
+for (const res of [...SUMMARY_RESOURCES, 'client'] as const) {
+  test(`full=1 shows every field of each ${res}`, clauses('REST-LIST-01'), async ({ api }) => {
+    const list = await api.rest({ path: `/${res}?limit=5&full=1` });
+    expect(list.json.data.length).toBeGreaterThan(0);
+    for (const item of list.json.data) expectSchema(`rest/${res}.json`, item);
+    // The full list item is the resource itself.
+    const one = await api.rest({ path: `/${res}/${list.json.data[0].id}` });
+    expect(withoutOperatorList(list.json.data[0])).toEqual(withoutOperatorList(one.json.data));
+  });
+  test(`without full=1 a ${res} shows the documented subset`, clauses('REST-LIST-02'), async ({ api }) => {
+    const list = await api.rest({ path: `/${res}?limit=5` });
+    expect(list.json.data.length).toBeGreaterThan(0);
+    for (const item of list.json.data) expectSchema(`rest/${res}.json#/$defs/summary`, item);
+  });
+}
+
+test('* is a wildcard in string filters (contains, prefix, suffix)', clauses('REST-LIST-03'), async ({ api }) => {
+  const visitor = await firstItem(api, '/visitor');
+  const uid: string = visitor.unique_id;
+  expect(uid.length, 'a visitor unique_id long enough to cut').toBeGreaterThanOrEqual(6);
+  const mid = uid.slice(2, uid.length - 2);
+  for (const [pattern, matches] of [[`*${mid}*`, (s: string) => s.includes(mid)], [`${uid.slice(0, 4)}*`, (s: string) => s.startsWith(uid.slice(0, 4))], [`*${uid.slice(-4)}`, (s: string) => s.endsWith(uid.slice(-4))]] as const) {
+    const res = await api.rest({ path: `/visitor?limit=100&filters[unique_id]=${encodeURIComponent(pattern)}` });
+    expect(res.json.meta.status).toBe('success');
+    const ids = res.json.data.map((v: any) => v.id);
+    expect(ids, `filters[unique_id]=${pattern} must find visitor ${visitor.id}`).toContain(visitor.id);
+    for (const v of res.json.data) expect(matches(v.unique_id.toLowerCase()) || matches(v.unique_id), `${v.unique_id} does not match ${pattern}`).toBe(true);
+  }
+  const op = await createOperator(api);
+  const byName = await api.rest({ path: `/operator?filters[name]=${encodeURIComponent('*' + op.name.slice(3, -2) + '*')}` });
+  expect(byName.json.data.map((o: any) => o.id)).toContain(op.id);
+  const exact = await api.rest({ path: `/operator?filters[name]=${encodeURIComponent(op.name)}` });
+  expect(exact.json.data.map((o: any) => o.id)).toEqual([op.id]);
+});
+
+for (const [query, what] of [['filters[nope]=1', 'nope'], ['filters[name=x', 'filters[name'], ['filters=x', 'filters'], ['colour=blue', 'colour']] as const) {
+  test(`a bad list parameter ${query} is a 400 fail naming it`, clauses('REST-LIST-04'), async ({ api }) => {
+    const res = await api.rest({ path: `/operator?${query}` });
+    expectFail(res, 400);
+    expect(res.json.meta.message).toContain(what);
+  });
+}
+
+const UNKNOWN: Array<[string, string]> = [
+  ...PEOPLE.map((r) => [`/${r}/${ABSENT_ID}`, r] as [string, string]),
+  [`/operator/${ABSENT_ID}/live`, 'operator'], [`/operator/${ABSENT_ID}/statistic`, 'operator'], [`/operator/${ABSENT_ID}/profile`, 'operator'],
+];
+for (const [path, resource] of UNKNOWN) {
+  test(`GET ${path.replace(String(ABSENT_ID), '{unknown}')} says Unknown '${resource}'`, clauses('REST-ID-01'), async ({ api }) => {
+    const res = await api.rest({ path });
+    expect(res.json?.meta).toEqual({ status: 'fail', message: `Unknown '${resource}' with 'id' ${ABSENT_ID}.` });
+  });
+  test(`GET ${path.replace(String(ABSENT_ID), '{unknown}')} answers 404`, clauses('REST-ID-02'), async ({ api }) => {
+    const res = await api.rest({ path });
+    expect(res.json?.meta?.status).toBe('fail');
+    expect(res.status).toBe(404);
+  });
+}
+
+for (const [method, path, body] of [['PUT', `/operator/${ABSENT_ID}`, { pseudo: 'x' }], ['DELETE', `/operator/${ABSENT_ID}`, undefined], ['PUT', `/operator/${ABSENT_ID}/live`, { 'chat[available]': 1 }]] as const) {
+  test(`${method} ${path.replace(String(ABSENT_ID), '{unknown}')} says Unknown 'operator'`, clauses('REST-ID-01'), async ({ api }) => {
+    const res = await api.rest({ method, path, json: body });
+    expect(res.json?.meta).toEqual({ status: 'fail', message: `Unknown 'operator' with 'id' ${ABSENT_ID}.` });
+  });
+}
+
+for (const path of ['/operator/abc', '/visitor/1.5', '/group/-3', '/operator/x1/live']) {
+  test(`a non-numeric id ${path} is a 400 fail`, clauses('REST-ID-03'), async ({ api }) => {
+    const res = await api.rest({ path });
+    expectFail(res, 400);
+    expect(res.json.meta.message).toContain('id');
+  });
+}
+
+test('bad bodies get a 4xx fail envelope, never a 5xx', clauses('REST-BAD-01'), async ({ api }) => {
+  const op = await createOperator(api);
+  const cases: Array<[string, Parameters<typeof api.rest>[0], number]> = [
+    ['invalid JSON', { method: 'PUT', path: `/operator/${op.id}`, body: '{"pseudo": ', headers: { 'content-type': 'application/json' } }, 400],
+    ['wrong content type', { method: 'PUT', path: `/operator/${op.id}`, body: 'pseudo=x', headers: { 'content-type': 'text/plain' } }, 415],
+    ['XML', { method: 'POST', path: '/operator', body: '<operator/>', headers: { 'content-type': 'application/xml' } }, 415],
+    ['a JSON array', { method: 'POST', path: '/operator', json: [1, 2] }, 400],
+    ['a JSON string', { method: 'POST', path: '/operator', json: 'operator' }, 400],
+    ['an empty body', { method: 'POST', path: '/operator', body: '', headers: { 'content-type': 'application/json' } }, 400],
+    ['over 1 MiB', { method: 'PUT', path: `/operator/${op.id}`, json: { pseudo: 'x'.repeat(1024 * 1024 + 10) } }, 413],
+    ['live: invalid JSON', { method: 'PUT', path: `/operator/${op.id}/live`, body: '{', headers: { 'content-type': 'application/json' } }, 400],
+  ];
+  for (const [what, call, status] of cases) {
+    const res = await api.rest(call);
+    expect(res.json?.meta?.status, `${what}: ${res.status} ${res.text.slice(0, 200)}`).toBe('fail');
+    expect(res.json?.meta?.message?.length, `${what}: a message`).toBeGreaterThan(0);
+    expect(res.status, `${what}: status`).toBe(status);
+  }
+  const after = await api.rest({ path: `/operator/${op.id}` });
+  expect(after.json.data).toEqual(op);
+});
+
+test('both bases answer the same with the same keys and all three ways', clauses('REST-BASE-01'), async ({ api, target }) => {
+  expect(target.rest_ha_base_url, 'the target gives rest_ha_base_url').toBeTruthy();
+  expect(target.rest_base_url).toMatch(/\/api\/2$/);
+  expect(target.rest_ha_base_url).toMatch(/\/api\/2$/);
+  const op = await firstItem(api, '/operator');
+  for (const path of ['/visitor?limit=5&full=1', `/operator/${op.id}`, '/group?full=1', `/operator/${op.id}/profile`, `/visitor/${ABSENT_ID}`]) {
+    const sd = await api.rest({ path });
+    const ha = await api.rest({ path, base: 'ha' });
+    expect(ha.status, path).toBe(sd.status);
+    expect(ha.json, path).toEqual(sd.json);
+  }
+  for (const auth of ['header', 'query', 'basic'] as const) {
+    const res = await api.rest({ path: '/skill?limit=1', base: 'ha', auth });
+    expect(res.json?.meta?.status, `HA base, key by ${auth}`).toBe('success');
+  }
+  const created = await createOperator(api);
+  const fromHa = await api.rest({ path: `/operator/${created.id}`, base: 'ha' });
+  expect(fromHa.json.data, 'an operator created on one base is the same on the other').toEqual(created);
+  const none = await api.rest({ path: '/operator', base: 'ha', auth: 'none' });
+  expect(none.json?.meta).toEqual({ status: 'error', message: 'Forbidden' });
+});
+
+test('every route needs the key, and nothing changes without it', clauses('REST-AUTH-06'), async ({ api }) => {
+  const op = await createOperator(api);
+  const calls: Array<Parameters<typeof api.rest>[0]> = [
+    { path: '/client' }, { path: '/client/1' }, { path: '/website' }, { path: `/operator/${op.id}` }, { path: '/operator/live' },
+    { path: `/operator/${op.id}/live` }, { path: `/operator/${op.id}/statistic` }, { path: `/operator/${op.id}/profile` },
+    { path: '/group' }, { path: '/skill' }, { path: '/visitor' }, { path: '/openapi.json' }, { path: '/no-such-route' },
+    { method: 'POST', path: '/operator', json: { name: 'X', first_name: 'Y', email: 'x@y.example' } },
+    { method: 'PUT', path: `/operator/${op.id}`, json: { pseudo: 'changed' } },
+    { method: 'PUT', path: `/operator/${op.id}/live`, json: { 'chat[available]': 1 } },
+    { method: 'DELETE', path: `/operator/${op.id}` },
+  ];
+  for (const c of calls) {
+    const res = await api.rest({ ...c, auth: 'none' });
+    expect(res.json?.meta, `${c.method ?? 'GET'} ${c.path} without key`).toEqual({ status: 'error', message: 'Forbidden' });
+  }
+  const after = await api.rest({ path: `/operator/${op.id}` });
+  expect(after.json.data, 'the operator is unchanged').toEqual(op);
+  const live = await api.rest({ path: `/operator/${op.id}/live` });
+  expect(live.json.data.chat.available).toBe(false);
+});
+
+test('two different keys given two ways are refused', clauses('REST-AUTH-07'), async ({ api }) => {
+  const res = await api.rest({ path: '/operator?key=not-the-same-key-0000', auth: 'header' });
+  expect(res.json?.meta).toEqual({ status: 'error', message: 'Forbidden' });
+  expect(res.status).toBe(403);
+});

@@ -1,0 +1,132 @@
+// Operator create, update and delete: answers, JSON and form bodies, validation of every field kind with fails naming the field.
+import { test, expect, clauses, expectSchema, type Api } from '../fixtures.js';
+import { ABSENT_ID, allItems, createOperator, expectFail, probeFields } from './people-helpers.js';
+
+test('POST /operator creates an operator that GET then answers', clauses('REST-OP-05'), async ({ api }) => {
+  const fields = probeFields({ pseudo: 'Probey', roles: ['expert', 'operator'], chat_max_number: 4, chat_priority: 10, language_list: ['fr', 'de'], language_admin: 'fr', call_enabled: true });
+  const res = await api.rest({ method: 'POST', path: '/operator', json: fields });
+  expect(res.json?.meta?.status, res.text).toBe('success');
+  const got = await api.rest({ path: `/operator/${res.json.data.id}` });
+  expectSchema('rest/operator.json', got.json.data);
+  for (const [k, v] of Object.entries(fields)) expect(got.json.data[k], k).toEqual(v);
+  expect((await allItems(api, `/operator?filters[id]=${res.json.data.id}`)).length).toBe(1);
+});
+
+test('POST /operator answers 201 and the created operator', clauses('REST-OP-06'), async ({ api }) => {
+  const fields = probeFields();
+  const res = await api.rest({ method: 'POST', path: '/operator', json: fields });
+  expect(res.status).toBe(201);
+  expectSchema('rest/envelope.json', res.json);
+  expectSchema('rest/operator.json', res.json.data);
+  expect(res.json.data.email).toBe(fields.email);
+  const got = await api.rest({ path: `/operator/${res.json.data.id}` });
+  expect(res.json.data).toEqual(got.json.data);
+});
+
+test('PUT /operator/{id} changes the given fields only', clauses('REST-OP-07'), async ({ api }) => {
+  const op = await createOperator(api);
+  const res = await api.rest({ method: 'PUT', path: `/operator/${op.id}`, json: { pseudo: 'Renamed', chat_priority: 10, video_enabled: true, language_list: ['it'] } });
+  expect(res.json?.meta?.status, res.text).toBe('success');
+  const got = (await api.rest({ path: `/operator/${op.id}` })).json.data;
+  expect(got).toEqual({ ...op, pseudo: 'Renamed', chat_priority: 10, video_enabled: true, language_list: ['it'] });
+});
+
+test('PUT /operator/{id} answers 200 and the updated operator', clauses('REST-OP-08'), async ({ api }) => {
+  const op = await createOperator(api);
+  const res = await api.rest({ method: 'PUT', path: `/operator/${op.id}`, json: { first_name: 'Updated' } });
+  expect(res.status).toBe(200);
+  expectSchema('rest/operator.json', res.json.data);
+  expect(res.json.data).toEqual({ ...op, first_name: 'Updated' });
+});
+
+test('DELETE /operator/{id} deletes the operator', clauses('REST-OP-09'), async ({ api }) => {
+  const op = await createOperator(api);
+  const res = await api.rest({ method: 'DELETE', path: `/operator/${op.id}` });
+  expect(res.json?.meta?.status).toBe('success');
+  const got = await api.rest({ path: `/operator/${op.id}` });
+  expect(got.json?.meta).toEqual({ status: 'fail', message: `Unknown 'operator' with 'id' ${op.id}.` });
+  expect(await allItems(api, `/operator?filters[id]=${op.id}`)).toEqual([]);
+  const again = await api.rest({ method: 'DELETE', path: `/operator/${op.id}` });
+  expect(again.json?.meta?.message).toBe(`Unknown 'operator' with 'id' ${op.id}.`);
+});
+
+test('DELETE /operator/{id} answers data {"id": N}', clauses('REST-OP-10'), async ({ api }) => {
+  const op = await createOperator(api);
+  const res = await api.rest({ method: 'DELETE', path: `/operator/${op.id}` });
+  expect(res.status).toBe(200);
+  expect(res.json).toEqual({ meta: { status: 'success' }, data: { id: op.id } });
+  expectSchema('rest/deleted.json', res.json.data);
+});
+
+test('form bodies with bracket lists create and update operators', clauses('REST-OP-11'), async ({ api }) => {
+  const f = probeFields();
+  const res = await api.rest({
+    method: 'POST', path: '/operator',
+    form: { name: String(f.name), first_name: 'Form', email: String(f.email), 'language_list[]': ['fr', 'en'], 'roles[]': ['manager'], chat_enabled: '1', call_enabled: '0', chat_max_number: '2', chat_priority: '10' },
+  });
+  expect(res.json?.meta?.status, res.text).toBe('success');
+  const op = res.json.data;
+  expect(op).toMatchObject({ first_name: 'Form', language_list: ['fr', 'en'], roles: ['manager'], role: 'manager', chat_enabled: true, call_enabled: false, chat_max_number: 2, chat_priority: 10 });
+  const websites = await allItems(api, '/website');
+  const upd = await api.rest({ method: 'PUT', path: `/operator/${op.id}`, form: { 'website_list[]': websites.map((w) => String(w.id)), 'language_list[]': ['de'], pseudo: 'FormPseudo' } });
+  expect(upd.json?.meta?.status, upd.text).toBe('success');
+  expect(upd.json.data).toMatchObject({ website_list: websites.map((w) => w.id), language_list: ['de'], pseudo: 'FormPseudo' });
+  const json = await api.rest({ method: 'PUT', path: `/operator/${op.id}`, json: { language_list: ['es', 'pt'] } });
+  expect(json.json.data.language_list).toEqual(['es', 'pt']);
+});
+
+/** An invalid body is refused with a fail and stores nothing (create: no operator with that e-mail; update: unchanged). */
+async function expectRefused(api: Api, body: Record<string, unknown>, what: string) {
+  const fields = probeFields(body);
+  const created = await api.rest({ method: 'POST', path: '/operator', json: fields });
+  expectFail(created, 400);
+  expect(await allItems(api, `/operator?filters[external_id]=${fields.external_id}`), `${what}: nothing created`).toEqual([]);
+  const op = await createOperator(api);
+  const updated = await api.rest({ method: 'PUT', path: `/operator/${op.id}`, json: body });
+  expectFail(updated, 400);
+  expect((await api.rest({ path: `/operator/${op.id}` })).json.data, `${what}: operator unchanged`).toEqual(op);
+  return created.json.meta.message as string;
+}
+
+for (const email of ['not-an-email', 'a@b', 'two words@x.example', '@x.example', 'x@']) {
+  test(`an invalid e-mail ${JSON.stringify(email)} is refused`, clauses('REST-OP-12'), async ({ api }) => {
+    await expectRefused(api, { email }, `email ${email}`);
+  });
+}
+
+const ENUMS: Array<[string, unknown]> = [
+  ['roles', ['boss']], ['roles', []], ['roles', 'admin'], ['role', 'expert'], ['role', 'owner'], ['language_admin', 'it'], ['language_admin', 'EN'],
+  ['chat_priority', 5], ['call_priority', 1], ['video_priority', '3'], ['chat_priority', -10],
+];
+for (const [field, value] of ENUMS) {
+  test(`${field} = ${JSON.stringify(value)} is refused`, clauses('REST-OP-13'), async ({ api }) => {
+    await expectRefused(api, { [field]: value }, field);
+  });
+}
+
+for (const [field, value] of [['chat_enabled', 'yes'], ['call_enabled', 2], ['chat_and_call', 'maybe'], ['chat_max_number', 'three'], ['chat_max_number', 1.5], ['chat_max_number', -1]] as const) {
+  test(`${field} = ${JSON.stringify(value)} is refused`, clauses('REST-OP-14'), async ({ api }) => {
+    await expectRefused(api, { [field]: value }, field);
+  });
+}
+
+const LISTS: Array<[string, unknown]> = [
+  ['language_list', ['xx']], ['language_list', ['eng']], ['language_list', 'fr'], ['website_list', [ABSENT_ID]], ['website_list', ['a']],
+  ['skill_list', [ABSENT_ID]], ['group_id', ABSENT_ID],
+];
+for (const [field, value] of LISTS) {
+  test(`${field} = ${JSON.stringify(value)} is refused`, clauses('REST-OP-15'), async ({ api }) => {
+    await expectRefused(api, { [field]: value }, field);
+  });
+}
+
+test('a refused body names every invalid field', clauses('REST-OP-16'), async ({ api }) => {
+  const message = await expectRefused(api, { email: 'nope', chat_priority: 7, language_list: ['zz'] }, 'three fields');
+  for (const f of ['email', 'chat_priority', 'language_list']) expect(message, `the fail names ${f}`).toContain(f);
+  const missing = await api.rest({ method: 'POST', path: '/operator', json: { pseudo: 'x' } });
+  expectFail(missing, 400);
+  for (const f of ['name', 'first_name', 'email']) expect(missing.json.meta.message).toContain(f);
+  const unknown = await api.rest({ method: 'POST', path: '/operator', json: probeFields({ favourite_colour: 'blue' }) });
+  expectFail(unknown, 400);
+  expect(unknown.json.meta.message).toContain('favourite_colour');
+});

@@ -1,0 +1,70 @@
+// Helpers of the REST people checks: own probe operators (tests never share mutable rows), page walking, ids that exist nowhere.
+import { randomUUID } from 'node:crypto';
+import { expect, type Api } from '../fixtures.js';
+import type { Target } from '../../lib/target.js';
+
+/** An id no target is expected to have (the spec's ids are integers). */
+export const ABSENT_ID = 2_000_000_001;
+
+/** A short unique token, so parallel tests and repeated runs never collide. */
+export const unique = () => randomUUID().replace(/-/g, '').slice(0, 12);
+
+/** The fields of a new operator of our own; e-mails end in @probe.example so they are recognisable. */
+export function probeFields(extra: Record<string, unknown> = {}): Record<string, unknown> {
+  const u = unique();
+  return { name: `Probe${u}`, first_name: 'Ces', email: `ces-${u}@probe.example`, external_id: `ces-probe-${u}`, ...extra };
+}
+
+/** Creates an operator with the default key (or `key`) and returns the created resource. */
+export async function createOperator(api: Api, extra: Record<string, unknown> = {}, key?: string): Promise<Record<string, any>> {
+  const res = await api.rest({ method: 'POST', path: '/operator', json: probeFields(extra), key });
+  expect(res.json?.meta?.status, `creating a probe operator failed: ${res.text}`).toBe('success');
+  expect(typeof res.json?.data?.id).toBe('number');
+  return res.json.data;
+}
+
+/** Every item of a list, walking pages of 100 (the maximum). */
+export async function allItems(api: Api, path: string, opts: { key?: string; base?: 'sd' | 'ha' } = {}): Promise<any[]> {
+  const out: any[] = [];
+  for (let page = 1; ; page++) {
+    const res = await api.rest({ path: `${path}${path.includes('?') ? '&' : '?'}limit=100&page=${page}`, key: opts.key, base: opts.base });
+    expect(res.json?.meta?.status, `listing ${path} failed: ${res.text}`).toBe('success');
+    out.push(...res.json.data);
+    if (page >= res.json.pagination.pages || res.json.data.length === 0) return out;
+  }
+}
+
+/** The first item of a list (the target must hold at least one). */
+export async function firstItem(api: Api, path: string, key?: string): Promise<any> {
+  const res = await api.rest({ path: `${path}${path.includes('?') ? '&' : '?'}limit=1&full=1`, key });
+  expect(res.json?.data?.length, `${path} lists nothing: the target needs at least one row`).toBeGreaterThan(0);
+  return res.json.data[0];
+}
+
+/** The key of another client, or null when the target gives only one (isolation checks then skip, saying why). */
+export function otherKey(target: Target): string | null {
+  return target.api_keys.find((k) => k.key !== target.api_key)?.key ?? null;
+}
+
+/** The client id of the default key, when the target says it. */
+export function ownClientId(target: Target): number | undefined {
+  return target.api_keys.find((k) => k.key === target.api_key)?.client_id;
+}
+
+/** The people list resources, their schema names, and the spec's resource word of the unknown-id text. */
+export const PEOPLE = ['client', 'website', 'operator', 'group', 'skill', 'visitor'] as const;
+
+export function expectFail(res: { status: number; json: any; text: string }, status?: number): void {
+  expect(res.json?.meta?.status, `expected a fail envelope, got ${res.status} ${res.text.slice(0, 300)}`).toBe('fail');
+  expect(typeof res.json?.meta?.message).toBe('string');
+  expect(res.json?.data, 'a fail has no data').toBeUndefined();
+  expect(res.status, 'a fail is a 4xx, never a 5xx').toBeGreaterThanOrEqual(400);
+  expect(res.status).toBeLessThan(500);
+  if (status) expect(res.status).toBe(status);
+}
+
+/** A resource without its deprecated operator_list, which parallel checks change by creating operators (compare the rest exactly). */
+export function withoutOperatorList(x: Record<string, any>): Record<string, any> {
+  const { operator_list: _ignored, ...rest } = x;
+  return rest;
+}
