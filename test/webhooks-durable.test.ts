@@ -1,0 +1,107 @@
+// The webhook outbox survives SIGKILL: a service killed with retries pending, restarted on the same database, delivers every attempt on time, once.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import readline from 'node:readline';
+import Database from 'better-sqlite3';
+import { LIMITS } from '../lib/limits.js';
+
+const SELF = fileURLToPath(import.meta.url);
+const SECRET = 'durable-test-secret';
+/** Stated tolerance of the retry moments measured at the sink. */
+const EARLY_MS = 500;
+const LATE_MS = 2_500;
+
+// Child mode: one life of the service on the given database. `trigger` subscribes the sink and edits a visitor (visitor.updated).
+if (process.env.CES_WH_DURABLE_CHILD) {
+  const { buildApp } = await import('../reference-impl/app.js');
+  const cfg = JSON.parse(process.env.CES_WH_DURABLE_CHILD) as { db: string; ca: string; hookUrl: string; trigger: boolean };
+  const app = await buildApp({ db: cfg.db, outboundCa: [cfg.ca] });
+  await app.ready();
+  if (cfg.trigger) {
+    const key = (app.ces.db.prepare('SELECT api_key FROM clients ORDER BY id LIMIT 1').get() as { api_key: string }).api_key;
+    const sub = await app.inject({ method: 'POST', url: '/platform/webhooks', headers: { 'x-api-key': key }, payload: { url: cfg.hookUrl, secret: SECRET, events: ['visitor.updated'] } });
+    if (sub.statusCode !== 201) throw new Error('subscribe failed: ' + sub.body);
+    const v = await app.inject({ method: 'GET', url: '/sim/visitors?limit=1', headers: { 'x-api-key': key } });
+    const uid = v.json().visitors[0].uniqueId as string;
+    const up = await app.inject({ method: 'POST', url: `/sim/visitors/${uid}`, headers: { 'x-api-key': key }, payload: { city: 'Lyon' } });
+    if (up.statusCode !== 200) throw new Error('visitor update failed: ' + up.body);
+  }
+  console.log('ready');
+  setInterval(() => {}, 60_000); // stay alive until killed
+} else {
+  const { startWebhookSink } = await import('../webhook-sink/server.js');
+  const { generateTls } = await import('../lib/tls.js');
+
+  const startLife = async (cfg: object): Promise<ChildProcess> => {
+    const child = spawn(process.execPath, ['--import', 'tsx', SELF], { env: { ...process.env, CES_WH_DURABLE_CHILD: JSON.stringify(cfg) }, stdio: ['ignore', 'pipe', 'inherit'] });
+    const lines = readline.createInterface({ input: child.stdout! });
+    await new Promise<void>((resolve, reject) => {
+      lines.on('line', (l) => { if (l.trim() === 'ready') resolve(); });
+      child.once('exit', (code) => reject(new Error(`service child exited early (${code})`)));
+    });
+    return child;
+  };
+  const kill = (c: ChildProcess) => new Promise<void>((resolve) => { c.once('exit', () => resolve()); c.kill('SIGKILL'); });
+
+  test('SIGKILL with retries pending: after each restart the next attempt comes on time, same correlation id, nothing lost or repeated', { timeout: 120_000 }, async () => {
+    const tls = generateTls();
+    const sink = await startWebhookSink({ tls: tls.server, secret: SECRET });
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ces-durable-'));
+    const db = path.join(dir, 'service.db');
+    const hookPath = '/hooks/durable';
+    sink.plan({ path: hookPath }, [503, 503, 200]);
+    const cfg = { db, ca: tls.ca.cert, hookUrl: sink.url + hookPath };
+    const children: ChildProcess[] = [];
+    try {
+      // Life 1: the event is queued and the first attempt gets 503; killed while retry 1 is pending.
+      children.push(await startLife({ ...cfg, trigger: true }));
+      const w1 = await sink.waitFor({ path: hookPath }, 1, 10_000);
+      assert.equal(w1.deliveries.length, 1, 'the first attempt arrives');
+      await kill(children[0]!);
+      // Life 2: restarted on the same database; retry 1 must come 10 s after the first attempt; killed while retry 2 is pending.
+      children.push(await startLife({ ...cfg, trigger: false }));
+      const w2 = await sink.waitFor({ path: hookPath }, 2, LIMITS.webhookRetryDelaysMs[0]! + 10_000);
+      assert.equal(w2.deliveries.length, 2, 'retry 1 arrives after the restart');
+      await kill(children[1]!);
+      // Life 3: retry 2 must come 20 s after retry 1 and is answered 200.
+      children.push(await startLife({ ...cfg, trigger: false }));
+      const w3 = await sink.waitFor({ path: hookPath }, 3, LIMITS.webhookRetryDelaysMs[1]! + 10_000);
+      assert.equal(w3.deliveries.length, 3, 'retry 2 arrives after the second restart');
+      // Nothing more may come: the 200 ended the event.
+      const extra = await sink.waitFor({ path: hookPath }, 4, LATE_MS);
+      assert.equal(extra.deliveries.length, 3, 'no attempt beyond the spec\'s three');
+
+      const [a, b, c] = w3.deliveries as [typeof w3.deliveries[0], typeof w3.deliveries[0], typeof w3.deliveries[0]];
+      assert.deepEqual(w3.deliveries.map((d) => d.answer.status), [503, 503, 200]);
+      assert.ok(a.correlationId && b.correlationId === a.correlationId && c.correlationId === a.correlationId, 'same X-Service-CorrelationId across the restarts');
+      assert.equal(new Set(w3.deliveries.map((d) => d.deliveryId)).size, 3, 'a new X-Service-Delivery per attempt');
+      assert.equal(new Set(w3.deliveries.map((d) => d.body)).size, 1, 'the same event body every time');
+      for (const d of w3.deliveries) assert.deepEqual(d.verdicts.signature, { ok: true }, 'every attempt is signed');
+      const [d1, d2] = LIMITS.webhookRetryDelaysMs as [number, number];
+      const g1 = b.arrivedAt - a.arrivedAt;
+      const g2 = c.arrivedAt - b.arrivedAt;
+      assert.ok(g1 >= d1 - EARLY_MS && g1 <= d1 + LATE_MS, `retry 1 came ${g1} ms after the first attempt; expected ${d1} ms (tolerance -${EARLY_MS}/+${LATE_MS} ms)`);
+      assert.ok(g2 >= d2 - EARLY_MS && g2 <= d2 + LATE_MS, `retry 2 came ${g2} ms after retry 1; expected ${d2} ms (tolerance -${EARLY_MS}/+${LATE_MS} ms)`);
+
+      await kill(children[2]!);
+      const store = new Database(db, { readonly: true });
+      const rows = store.prepare('SELECT * FROM webhook_deliveries').all() as Array<{ id: number; state: string; correlation_id: string }>;
+      assert.equal(rows.length, 1, 'one delivery row for one event and one subscription');
+      assert.equal(rows[0]!.state, 'delivered');
+      assert.equal(rows[0]!.correlation_id, a.correlationId);
+      const attempts = store.prepare('SELECT attempt, status, delivery_id FROM webhook_attempts WHERE delivery = ? ORDER BY attempt').all(rows[0]!.id) as Array<{ attempt: number; status: number; delivery_id: string }>;
+      assert.deepEqual(attempts.map((x) => [x.attempt, x.status]), [[1, 503], [2, 503], [3, 200]], 'the delivery log holds each attempt once');
+      assert.deepEqual(attempts.map((x) => x.delivery_id), w3.deliveries.map((d) => d.deliveryId));
+      store.close();
+    } finally {
+      for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
+      await sink.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+}
