@@ -1,14 +1,14 @@
 // Helpers of the activity checks (conversations, records, statistics): query strings, paging through lists, UTC date arithmetic written independently of the service.
 import { expect, type Api } from '../fixtures.js';
 
-export type Params = Record<string, string | number | undefined> & { filters?: Record<string, string | number | undefined> };
+export interface Params { filters?: Record<string, string | number | undefined>; [param: string]: string | number | undefined | Record<string, string | number | undefined> }
 
 /** `?a=1&filters[name]=v` with every part encoded. */
 export function qs(p: Params = {}): string {
   const parts: string[] = [];
   for (const [k, v] of Object.entries(p)) {
     if (k === 'filters' || v === undefined) continue;
-    parts.push(`${encodeURIComponent(k)}=${encodeURIComponent(String(v))}`);
+    parts.push(`${encodeURIComponent(k)}=${encodeURIComponent(String(v as string | number))}`);
   }
   for (const [k, v] of Object.entries(p.filters ?? {})) if (v !== undefined) parts.push(`${encodeURIComponent(`filters[${k}]`)}=${encodeURIComponent(String(v))}`);
   return parts.length ? '?' + parts.join('&') : '';

@@ -1,12 +1,14 @@
 // REST date filters (`YYYY-MM-DD` or `YYYY-MM-DD HH:MM:SS`, UTC) and the conversation listing's 3-month window rules (REST-PERIOD-*).
 import { LIMITS } from '../../../lib/limits.js';
-import { badRequest, RestFail, TEXT } from '../envelope.js';
+import { badRequest, restDate, RestFail, TEXT } from '../envelope.js';
+
+const restDateOf = (ms: number) => restDate(ms)!;
 
 const DATE_RE = /^(\d{4})-(\d{2})-(\d{2})(?: (\d{2}):(\d{2}):(\d{2}))?$/;
 
 /**
  * Parses a REST date filter as UTC epoch ms. A date-only `to` means the end of that day (REST-PERIOD-07),
- * so `from=D&to=D` covers day D.
+ * so `from=D&to=D` covers day D; a date-time `to` covers its whole second.
  */
 export function parseRestDate(name: string, raw: string, edge: 'start' | 'end'): number {
   const m = DATE_RE.exec(raw);
@@ -18,7 +20,9 @@ export function parseRestDate(name: string, raw: string, edge: 'start' | 'end'):
   const back = new Date(ms);
   // Reject 2024-02-30 and 25:00:00 instead of letting Date roll them over.
   if (back.getUTCFullYear() !== y || back.getUTCMonth() !== mo! - 1 || back.getUTCDate() !== d || (!dateOnly && (back.getUTCHours() !== h || back.getUTCMinutes() !== mi || back.getUTCSeconds() !== s))) throw bad();
-  return dateOnly && edge === 'end' ? ms + 86_400_000 - 1000 : ms;
+  // Stored dates carry milliseconds: an end bound covers its whole second (or its whole day when date-only).
+  if (edge === 'start') return ms;
+  return dateOnly ? ms + 86_400_000 - 1 : ms + 999;
 }
 
 /** Calendar months added in UTC; the day is clamped to the target month's last day (Jan 31 + 1 month = Feb 28/29). */
@@ -58,11 +62,13 @@ export interface WindowOptions {
 export function conversationWindow(filters: Record<string, string>, o: WindowOptions): Window {
   const months = LIMITS.conversationPeriodMonths;
   const { from, to } = bounds(filters);
+  // Month arithmetic uses the dates as written; `to` then covers its whole second (or day), as an explicit `to` would.
+  const toAsWritten = filters.to !== undefined ? parseRestDate('to', filters.to, 'start') : undefined;
+  const endOf = (ms: number) => parseRestDate('to', restDateOf(ms), 'end');
   if (from === undefined && to === undefined) return { from: addMonths(o.now, -(o.defaultMonths ?? months)), to: o.now };
-  if (to === undefined) return { from: from!, to: o.onlyFromUnbounded ? Number.MAX_SAFE_INTEGER : addMonths(from!, months) };
-  if (from === undefined) return { from: addMonths(to, -months), to };
+  if (to === undefined) return { from: from!, to: o.onlyFromUnbounded ? Number.MAX_SAFE_INTEGER : endOf(addMonths(from!, months)) };
+  if (from === undefined) return { from: addMonths(toAsWritten!, -months), to };
   // Compared as written: `from=2026-01-10&to=2026-04-10` is exactly 3 months even though `to` covers its whole day.
-  const toAsWritten = parseRestDate('to', filters.to!, 'start');
-  if (o.enforce && toAsWritten > addMonths(from, months)) throw new RestFail(400, TEXT.periodTooLong);
+  if (o.enforce && toAsWritten! > addMonths(from, months)) throw new RestFail(400, TEXT.periodTooLong);
   return { from, to };
 }
