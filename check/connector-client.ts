@@ -30,6 +30,8 @@ export interface Exchange {
   ms: number;
   /** Network error or timeout. */
   error?: string;
+  /** Ms since the start of the conversation it belongs to (sequence diagrams). */
+  at?: number;
 }
 
 export interface CallOptions {

@@ -1,4 +1,6 @@
 // Plays the service through a whole bot conversation from a visitor script: bot setup, first messages, endpoint 6, endpoint 7 per visitor message, echoes of the bot's own messages.
+import fs from 'node:fs';
+import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { ConnectorClient, botWriteBody, newOperatorId, operatorMessage, visitorMessage, type BotWriteBody, type Exchange } from './connector-client.js';
 import { QUICK_REPLY_STEP } from './settings.js';
@@ -32,9 +34,6 @@ export interface ConversationRun {
   /** The id the connector answered on endpoint 6 (it may be its own; the service joins it). */
   connectorConversationId: string;
   steps: Step[];
-  startedAt: number;
-  /** Ms since startedAt of each exchange, for the sequence diagram. */
-  at: Map<Exchange, number>;
 }
 
 const repliesOf = (ex: Exchange): any[] => (Array.isArray((ex.json as any)?.replies) ? (ex.json as any).replies : []);
@@ -42,12 +41,9 @@ const repliesOf = (ex: Exchange): any[] => (Array.isArray((ex.json as any)?.repl
 /** Runs the visitor script as the service would; never throws for the connector's faults (they are judged later). */
 export async function runConversation(client: ConnectorClient, script: string[]): Promise<ConversationRun> {
   const startedAt = performance.now();
-  const at = new Map<Exchange, number>();
   const steps: Step[] = [];
-  const timed = async (p: () => Promise<Exchange>): Promise<Exchange> => { const t = performance.now() - startedAt; const ex = await p(); at.set(ex, t); return ex; };
+  const timed = async (p: () => Promise<Exchange>): Promise<Exchange> => { const t = performance.now() - startedAt; const ex = await p(); ex.at = Math.round(t); return ex; };
   const setup = await setupBot(client);
-  at.set(setup.scenarios, 0);
-  at.set(setup.put, 0);
   const { idOperator } = setup;
 
   const first = await timed(() => client.call(5, 'GET', `/bots/${encodeURIComponent(idOperator)}/conversation-first-messages`, { timeoutMs: abortAfter(LIMIT_OF.firstMessages) }));
@@ -81,7 +77,7 @@ export async function runConversation(client: ConnectorClient, script: string[])
     }
     if (lastReplies.some((x) => x?.type === 'close')) { steps.push({ kind: 'note', text: 'the connector closed the conversation; the rest of the script is not sent' }); break; }
   }
-  return { setup, idConversation, connectorConversationId, steps, startedAt, at };
+  return { setup, idConversation, connectorConversationId, steps };
 }
 
 export function summarizePayload(p: any): string {
@@ -102,4 +98,31 @@ export function allReplies(run: ConversationRun): Array<{ origin: string; replie
 /** Exchanges of the run (setup included), in order. */
 export function exchangesOf(run: ConversationRun): Exchange[] {
   return [run.setup.scenarios, run.setup.put, ...run.steps.flatMap((s) => (s.kind === 'note' ? [] : [s.exchange]))];
+}
+
+/**
+ * Runs the conversation once per Playwright run and shares it between workers through a file in the run folder:
+ * Playwright restarts a worker after a failed check, and a slow connector must not be played through again each time.
+ * The first worker takes a lock file; the others wait for the result file, with a deadline.
+ */
+export async function sharedConversation(dir: string, key: string, play: () => Promise<ConversationRun>, deadlineMs: number): Promise<ConversationRun> {
+  const result = path.join(dir, `connector-conversation-${key}.json`);
+  const lock = `${result}.lock`;
+  fs.mkdirSync(dir, { recursive: true });
+  let mine = false;
+  try { fs.closeSync(fs.openSync(lock, 'wx')); mine = true; } catch { mine = false; }
+  if (mine) {
+    let run: ConversationRun | { harnessError: string };
+    try { run = await play(); } catch (e) { run = { harnessError: (e as Error).stack ?? String(e) }; }
+    fs.writeFileSync(`${result}.tmp`, JSON.stringify(run));
+    fs.renameSync(`${result}.tmp`, result);
+  }
+  const until = Date.now() + deadlineMs;
+  while (!fs.existsSync(result)) {
+    if (Date.now() > until) throw new Error(`harness: the shared conversation was not ready within ${deadlineMs} ms (${result})`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  const run = JSON.parse(fs.readFileSync(result, 'utf8'));
+  if (run.harnessError) throw new Error(`harness: playing the conversation failed: ${run.harnessError}`);
+  return run as ConversationRun;
 }

@@ -18,8 +18,8 @@ export const abortAfter = (limitMs: number): number => limitMs + TIMING_TOLERANC
 export const withinLimit = (ms: number, limitMs: number): boolean => ms <= limitMs + TIMING_TOLERANCE_MS;
 
 /** The text of a timing verdict, stating the limit and the tolerance. */
-export const timingText = (what: string, ms: number | undefined, limitMs: number): string =>
-  `${what} ${ms === undefined ? 'got no answer' : `answered in ${Math.round(ms)} ms`}; limit ${limitMs} ms (+${TIMING_TOLERANCE_MS} ms harness tolerance)`;
+export const timingText = (what: string, ms: number, limitMs: number, error?: string): string =>
+  `${what} ${error ? `gave no answer within ${Math.round(ms)} ms (${error.split('\n')[0]})` : `answered in ${Math.round(ms)} ms`}; limit ${limitMs} ms (+${TIMING_TOLERANCE_MS} ms harness tolerance)`;
 
 export const LIMIT_OF = {
   config: LIMITS.configEndpointTimeoutMs,

@@ -4,10 +4,15 @@ import { agentFor, http } from '../../lib/http.js';
 import { mask } from '../../lib/mask.js';
 import { connectorSettings, httpBlocker, type ConnectorCheckSettings } from '../../check/settings.js';
 import { ConnectorClient, describe as describeExchange, type Exchange } from '../../check/connector-client.js';
-import { runConversation, setupBot, summarizePayload, type BotSetup, type ConversationRun } from '../../check/conversation.js';
+import os from 'node:os';
+import path from 'node:path';
+import { runConversation, setupBot, sharedConversation, summarizePayload, type BotSetup, type ConversationRun } from '../../check/conversation.js';
 import { attachSequence, type SequenceCall } from '../evidence.js';
 
 export { expect, clauses };
+
+/** Longest a scripted conversation may take: every step at the 10 s limit plus grace (script of up to 8 steps with echoes). */
+const CONVERSATION_DEADLINE_MS = 100_000;
 
 export const test = base.extend<{ connector: ConnectorCheckSettings; client: ConnectorClient; bot: BotSetup }, { conversation: () => Promise<ConversationRun> }>({
   connector: async ({ target }, use) => {
@@ -20,14 +25,16 @@ export const test = base.extend<{ connector: ConnectorCheckSettings; client: Con
   client: async ({ connector, api }, use) => { await use(new ConnectorClient(connector, (req, label) => api.request(req, label))); },
   bot: async ({ client }, use) => { await use(await setupBot(client)); },
   conversation: [async ({}, use) => {
-    // One scripted conversation per worker, run on first use (after the HTTPS gate): the judging checks read it and attach what they judged.
+    // One scripted conversation per run, played on first use (after the HTTPS gate): the judging checks read it and attach what they judged.
     let run: Promise<ConversationRun> | undefined;
     await use(() => {
       if (!run) {
         const target = currentTarget();
         const s = connectorSettings(target);
         const agent = agentFor(target.ca_file);
-        run = runConversation(new ConnectorClient(s, (req) => http(req, agent)), s.script);
+        const play = () => runConversation(new ConnectorClient(s, (req) => http(req, agent)), s.script);
+        // Workers of one run share their parent, the Playwright runner: its pid keys the run's conversation.
+        run = sharedConversation(path.join(process.env.CES_RUN_DIR ?? os.tmpdir(), 'check'), String(process.ppid), play, CONVERSATION_DEADLINE_MS);
       }
       return run;
     });
@@ -51,7 +58,7 @@ export async function attachConversation(run: ConversationRun): Promise<void> {
   for (const s of run.steps) {
     if (s.kind === 'note') { const last = calls[calls.length - 1]; if (last) last.note = s.text; continue; }
     const ex = s.exchange;
-    const at = Math.round(run.at.get(ex) ?? 0);
+    const at = ex.at ?? 0;
     const failed = ex.error !== undefined || (ex.status ?? 0) < 200 || (ex.status ?? 0) > 299;
     if (s.kind === 'visitor') calls.push({ from: 'visitor', to: 'service', label: `${s.quickReply ? 'quick reply: ' : ''}"${s.text.slice(0, 50)}"`, at });
     const label = s.kind === 'first-messages' ? 'endpoint 5: first messages' : s.kind === 'start' ? 'endpoint 6: POST /conversations' : s.kind === 'visitor' ? 'endpoint 7: visitor message' : `endpoint 7: echo (operator) ${s.of}`;

@@ -71,15 +71,16 @@ test('messages are answered within 10 s', clauses('CONN-EP7-01'), async ({ conne
   const calls = endpoint7(await conversation());
   await attachExchanges('endpoint 7 calls', calls);
   test.skip(calls.length === 0, 'nothing to judge: no endpoint 7 call was made');
-  const late = calls.filter((ex) => ex.error !== undefined || !withinLimit(ex.ms, LIMIT_OF.message)).map((ex) => timingText(`${ex.method} ${ex.path} (${(ex.requestBody as any)?.message?.author?.role})`, ex.error ? undefined : ex.ms, LIMIT_OF.message));
+  const late = calls.filter((ex) => ex.error !== undefined || !withinLimit(ex.ms, LIMIT_OF.message)).map((ex) => timingText(`${ex.method} ${ex.path} (${(ex.requestBody as any)?.message?.author?.role} message)`, ex.ms, LIMIT_OF.message, ex.error));
   expect(late, `endpoint 7 must answer within 10 s, else the bot answer is not displayed: ${late.join('; ')}`).toEqual([]);
 });
 
 test('messages are answered with a schema-valid Connector conversation', clauses('CONN-EP7-02'), async ({ connector, conversation }) => {
   void connector;
-  const steps = visitorSteps(await conversation());
+  // An answer that never came is judged by CONN-EP7-01 (the service drops it); only answers are judged here.
+  const steps = visitorSteps(await conversation()).filter((s) => s.exchange.error === undefined);
   await attachExchanges('visitor messages', steps.map((s) => s.exchange));
-  test.skip(steps.length === 0, 'nothing to judge: no visitor message was sent');
+  test.skip(steps.length === 0, 'cannot judge: no visitor message got an answer (see CONN-EP7-01)');
   const problems = steps.flatMap((s) => {
     const ex = s.exchange;
     if (!is2xx(ex)) return [`"${s.text}": ${describe(ex)}`];
