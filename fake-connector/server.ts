@@ -190,9 +190,11 @@ export async function startFakeConnector(opts: FakeConnectorOptions): Promise<Fa
     }
     const fault = state.faultFor(route.endpoint, idOperator, script);
     if (fault?.delayMs) {
+      // The caller giving up (its time limit) closes the connection before we answer: record it as such.
       const aborted = await new Promise<boolean>((resolve) => {
-        const t = setTimeout(() => resolve(false), fault.delayMs);
-        req.raw.socket.once('close', () => { clearTimeout(t); resolve(true); });
+        const onClose = () => { clearTimeout(t); resolve(true); };
+        const t = setTimeout(() => { reply.raw.off('close', onClose); resolve(false); }, fault.delayMs);
+        reply.raw.once('close', onClose);
       });
       if (aborted) { finish('reset'); return reply; }
     }

@@ -50,6 +50,7 @@ export class AvailabilityPoller {
         timeoutMs: LIMITS.configEndpointTimeoutMs, schema: 'connector/availability-strategies.json', operatorId,
       });
       if (res.ok) { p.lastOkAt = performance.now(); p.strategies = res.json; p.available = evaluateStrategies(this.ces, operatorId, res.json); p.lastError = undefined; }
+      else if (this.ces.deviations.has('bots-stale-availability')) { p.lastOkAt = performance.now(); p.lastError = res.reason; }
       else { p.available = false; p.lastError = res.reason; }
     } catch (e) {
       p.available = false; p.lastError = String(e);
@@ -62,7 +63,7 @@ export class AvailabilityPoller {
   isAvailable(operatorId: number): boolean {
     const p = this.bots.get(operatorId);
     if (!p || !p.lastOkAt) return false;
-    if (performance.now() - p.lastOkAt > LIMITS.botAvailabilityStaleMs) return false;
+    if (performance.now() - p.lastOkAt > LIMITS.botAvailabilityStaleMs && !this.ces.deviations.has('bots-stale-availability')) return false;
     return p.available;
   }
 

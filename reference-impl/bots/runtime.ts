@@ -161,7 +161,8 @@ export class ConversationRuntime {
         const idleUntil = conv.last_activity_at + limit;
         const stillBot = t.kind === 'offsite-inactivity' || ['bot', 'opening', 'transferring'].includes(this.state(id)?.phase ?? '');
         if (!stillBot) return;
-        if (idleUntil > this.now() || (t.kind === 'inactivity' && this.ces.deviations.has('bots-no-inactivity-close'))) {
+        const off = t.kind === 'inactivity' ? this.ces.deviations.has('bots-no-inactivity-close') : this.ces.deviations.has('bots-offsite-no-close');
+        if (idleUntil > this.now() || off) {
           this.addTimer(id, t.kind, Math.max(idleUntil, this.now() + 1_000));
           return;
         }
@@ -264,6 +265,7 @@ export class ConversationRuntime {
     if ((created.json.replies ?? []).length) this.recordFailure(id, 'conversation-create', 'replies-not-empty', 'endpoint 6 answered non-empty replies (they must be empty); ignored');
     if (this.state(id)?.phase === 'opening') this.setPhase(id, 'bot');
     if (this.conv(id)?.closed_at) return;
+    if (this.ces.deviations.has('bots-ep7-delayed')) await new Promise((r) => setTimeout(r, 1_500));
     await this.postMessage(id, 'visitor', { contentType: 'text', value: text }, visitorMsg);
   }
 
@@ -292,6 +294,7 @@ export class ConversationRuntime {
       timeoutMs: this.messageLimit(), schema: 'connector/conversation.json', conversationId: id, operatorId: st.bot_operator_id,
     });
     if (!res.ok) {
+      if (this.ces.deviations.has('bots-failure-not-recorded')) return;
       this.recordFailure(id, 'messages', res.kind, `endpoint 7 (${role} message): ${res.reason}${role === 'visitor' ? '; the bot answer is not displayed' : ''}`);
       return;
     }
@@ -395,7 +398,8 @@ export class ConversationRuntime {
     const msg = this.addTranscript(id, 'visitor', { contentType: 'text', value: text });
     this.touch(id);
     const st = this.state(id);
-    if (st && (st.phase === 'bot' || st.phase === 'transferring')) void this.postMessage(id, 'visitor', { contentType: 'text', value: text }, msg);
+    const shared = st?.phase === 'human' && this.ces.deviations.has('bots-share-after-transfer');
+    if (st && (st.phase === 'bot' || st.phase === 'transferring' || shared)) void this.postMessage(id, 'visitor', { contentType: 'text', value: text }, msg);
   }
 
   operatorMessage(id: number, operatorId: number, text: string) {

@@ -1,0 +1,245 @@
+// Bot conversations through the simulation API against the fake connector: the spec's example flows, endpoints 6/7, replies, transfers, limits, failures.
+import { test, expect, needs, text, uniq, textOf } from './helpers.js';
+import { clauses, expectSchema } from '../fixtures.js';
+import { LIMITS } from '../../lib/limits.js';
+
+const ZONED = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})\[[A-Za-z0-9_/+-]+\]$/;
+const ms = (iso: string) => Date.parse(iso);
+
+test.describe('bot conversations', () => {
+  test.beforeEach(() => needs('sim'));
+
+  test('example flow 1: await, message with quick replies, await, message; the click comes back as a visitor text',
+    clauses('BOT-EP6-01', 'BOT-EP6-02', 'BOT-EP7-01', 'BOT-EP7-02', 'BOT-EP7-04', 'BOT-AWAIT-01', 'BOT-EP5-01', 'BOT-SCHEMA-01'), async ({ bot }) => {
+      const { conv } = await bot.seededBots();
+      const since = await bot.lastSeq();
+      const id = await bot.start('example quick replies');
+      const v = await bot.until(id, 'the last reply "Pick an answer above." is shown', (x) => bot.hasText(x, 'Pick an answer above.'));
+      const visitorIdx = v.transcript.findIndex((e) => e.role === 'visitor');
+      const after = v.transcript.slice(visitorIdx + 1).filter((e) => e.role === 'bot');
+      expect(after.map(textOf), 'replies shown in the order of the reply list').toEqual(['Do you want help with your order?', 'Pick an answer above.']);
+      expect(after[0]!.quickReplies?.map((q: any) => q.value), 'quick replies shown with the message').toEqual(['Yes please', 'No thanks']);
+      for (const q of after[0]!.quickReplies ?? []) expectSchema('connector/quick-reply.json', q);
+      // The two awaits are 300 ms each: every bot message comes at least that long after what precedes it (clock resolution 5 ms).
+      const visitorAt = ms(v.transcript[visitorIdx]!.at);
+      expect(ms(after[0]!.at) - visitorAt, 'first await of 300 ms respected (tolerance -5 ms)').toBeGreaterThanOrEqual(295);
+      expect(ms(after[1]!.at) - ms(after[0]!.at), 'second await of 300 ms respected (tolerance -5 ms)').toBeGreaterThanOrEqual(295);
+      expect(ms(after[1]!.at) - ms(after[0]!.at), 'second await not much longer than 300 ms (tolerance +700 ms)').toBeLessThan(1_000);
+      // First messages were displayed before the visitor's message.
+      expect(v.transcript.slice(0, visitorIdx).filter((e) => e.role === 'bot').length, 'first messages of endpoint 5 displayed before the first visitor message').toBeGreaterThan(0);
+
+      const scheduled = await bot.waitRequest({ idConversation: id, role: 'operator', text: 'Pick an answer above.', since }, 3_000);
+      expect(scheduled, 'the scheduled message went back through endpoint 7 with role operator').not.toBeNull();
+      const { requests } = await bot.requests({ idConversation: id, since });
+      const flow = requests.map((r) => `${r.endpoint}${r.role ? `:${r.role}` : ''}`);
+      expect(flow.slice(0, 2), 'endpoint 6 then endpoint 7 with the first visitor message').toEqual(['conversation-create', 'messages:visitor']);
+      const create = requests[0]!;
+      const first = requests[1]!;
+      expect(first.text, 'endpoint 7 carries the first visitor message').toBe('example quick replies');
+      expect(first.at - (create.at + (create.answer?.ms ?? 0)), 'endpoint 7 follows the answer of endpoint 6 immediately (tolerance 500 ms)').toBeLessThan(500);
+      expectSchema('connector/conversation-create.json', create.body);
+      expect(create.body.idOperator).toBe(String(conv.operatorId));
+      expect(create.body.idConversation, 'idConversation is the conversation UUID').toBe(id);
+      expect(create.body.history.map((m: any) => m.payload.value), 'history holds the first messages').toEqual(v.transcript.slice(0, visitorIdx).filter((e) => e.role === 'bot').map(textOf));
+      expect(requests.filter((r) => r.role === 'operator').map((r) => r.text), 'each bot reply was posted to endpoint 7 as role operator')
+        .toEqual(expect.arrayContaining(['Do you want help with your order?', 'Pick an answer above.']));
+      for (const r of requests.filter((x) => x.endpoint === 'messages')) expectSchema('connector/message-post.json', r.body);
+
+      // The quick-reply click is a visitor text message with the reply text.
+      await bot.say(id, 'Yes please');
+      const click = await bot.waitRequest({ idConversation: id, role: 'visitor', text: 'Yes please', since }, 3_000);
+      expect(click, 'the quick-reply click reached endpoint 7 as a visitor text').not.toBeNull();
+      expect(click!.body.message.payload, 'text payload with the reply text').toEqual({ contentType: 'text', value: 'Yes please' });
+      await bot.until(id, 'the answer to the click is shown', (x) => bot.hasText(x, 'Great, here is your order status: shipped.'));
+      await bot.attachConversation('example flow 1', id, requests.filter((r) => r.endpoint === 'first-messages'));
+    });
+
+  test('example flow 2: await, message, transfer that times out, await, message, close',
+    clauses('BOT-TRANSFER-04', 'BOT-CLOSE-01', 'BOT-AWAIT-01', 'BOT-EP7-04'), async ({ bot }) => {
+      await bot.seededBots();
+      const id = await bot.start('example transfer');
+      const requested = await bot.until(id, 'the transfer is requested', (x) => x.transcript.some((e) => e.payload?.value === 'TRANSFER_REQUESTED'));
+      const requestedAt = ms(requested.transcript.find((e) => e.payload?.value === 'TRANSFER_REQUESTED')!.at);
+      const v = await bot.until(id, 'the scenario continues after the 5 s transfer timeout and closes', (x) => x.state === 'closed', 9_000);
+      const failureMsg = v.transcript.find((e) => e.payload?.value === 'Sorry, nobody could take your conversation.');
+      expect(failureMsg, 'the failure message after the transfer is delivered').toBeTruthy();
+      const waited = ms(failureMsg!.at) - requestedAt;
+      // Timeout 5 s, then await 300 ms: 5.3 s (tolerance -50 ms / +1 s).
+      expect(waited, 'failure message 5 s (timeout) + 300 ms (await) after the transfer request, tolerance -50/+1000 ms').toBeGreaterThanOrEqual(5_250);
+      expect(waited).toBeLessThan(6_300);
+      expect(v.operatorId, 'the visitor stayed with the bot').toBe(v.botOperatorId);
+      expect(v.transcript.at(-1)?.role, 'close is the last thing that happens').toBe('system');
+      await bot.attachConversation('example flow 2 (transfer timeout)', id);
+    });
+
+  test('transfer to an asynchronous rule with an operator available: transferred, following replies dropped, bot out of the conversation',
+    clauses('BOT-TRANSFER-02', 'BOT-TRANSFER-03', 'BOT-SHARE-01'), async ({ bot }) => {
+      const { conv } = await bot.seededBots();
+      const support = conv.distributionRules.find((r) => r.asynchronous && r.availableOperatorIds.length > 0);
+      expect(support, 'the bot has an asynchronous rule with an available operator').toBeTruthy();
+      const since = await bot.lastSeq();
+      const id = await bot.start('transfer support');
+      const v = await bot.until(id, 'the conversation is transferred', (x) => x.transcript.some((e) => e.payload?.value === 'TRANSFERRED'));
+      expect(support!.operatorIds, 'the conversation went to an operator of the rule').toContain(v.operatorId);
+      // The human now writes; the visitor answers: neither reaches the bot.
+      const op = await bot.operatorSays(id, v.operatorId!, 'Hello, I am a human operator.');
+      expect(op.status, 'the human operator writes in the transferred conversation').toBe(201);
+      const after = uniq('still there');
+      await bot.say(id, after);
+      const leaked = await bot.waitRequest({ idConversation: id, role: 'visitor', text: after, since }, 1_500);
+      expect(leaked, 'no visitor message reaches the bot after the transfer (watched 1.5 s)').toBeNull();
+      const final = await bot.viewStep(id);
+      expect(final.transcript.map(textOf), 'the replies after a successful transfer are not published').not.toContain('Sorry, the transfer failed.');
+      expect(final.state, 'the close after the transfer is not run').toBe('started');
+      await bot.attachConversation('transfer performed', id);
+    });
+
+  test('no other agent writes while the bot handles the conversation', clauses('BOT-SHARE-01'), async ({ bot }) => {
+    const { conv } = await bot.seededBots();
+    const id = await bot.start('example quick replies');
+    await bot.until(id, 'the bot answers', (x) => bot.hasText(x, 'Do you want help with your order?'));
+    const human = conv.distributionRules.flatMap((r) => r.operatorIds)[0]!;
+    const res = await bot.operatorSays(id, human, 'I want to join');
+    expect(res.status, 'a human operator cannot write into a bot conversation').toBe(409);
+    const v = await bot.view(id);
+    expect(v.transcript.some((e) => e.role === 'operator'), 'no operator message in the bot conversation').toBe(false);
+  });
+
+  test('transfer to a rule without queue slots does not operate', clauses('BOT-TRANSFER-01'), async ({ bot }) => {
+    await bot.seededBots();
+    const id = await bot.start('transfer no queue');
+    const v = await bot.until(id, 'the reply after the transfer is shown', (x) => bot.hasText(x, 'The transfer did not operate.') || x.operatorId !== x.botOperatorId, 5_000);
+    expect(v.operatorId, 'the visitor stays with the bot').toBe(v.botOperatorId);
+    expect(v.transcript.map(textOf)).toContain('The transfer did not operate.');
+    expect(v.failures.map((f) => f.kind), 'the refused transfer is recorded').toContain('not-asynchronous');
+    await bot.attachConversation('transfer to a synchronous rule', id);
+  });
+
+  test('a visitor message drops the pending scheduled message', clauses('BOT-AWAIT-02'), async ({ bot }) => {
+    await bot.seededBots();
+    const since = await bot.lastSeq();
+    const startedAt = Date.now();
+    const id = await bot.start('schedule');
+    await bot.until(id, 'the message before the 2 s await is shown', (x) => bot.hasText(x, 'I will write again in 2 seconds.'));
+    // Real time (the service clock may have been advanced by other checks): the message was shown at most this long ago.
+    const seenAt = Date.now();
+    expect(seenAt - startedAt, 'the visitor writes before the 2 s timer ends').toBeLessThan(1_500);
+    await bot.say(id, 'never mind');
+    // Watch past the timer's latest due time (2 s after the message was seen) plus 1 s.
+    const sent = await bot.waitRequest({ idConversation: id, role: 'operator', text: 'This is the scheduled message.', since }, Math.max(500, seenAt + 3_000 - Date.now()));
+    expect(sent, 'the scheduled message was not sent to endpoint 7').toBeNull();
+    const final = await bot.viewStep(id);
+    expect(final.transcript.map(textOf), 'the scheduled message was dropped').not.toContain('This is the scheduled message.');
+    await bot.attachConversation('scheduled message dropped', id);
+  });
+
+  test('message replies of every payload type reach the visitor', clauses('BOT-MSG-01'), async ({ bot }) => {
+    await bot.seededBots();
+    const id = await bot.start('rich content');
+    const v = await bot.until(id, 'six rich messages shown', (x) => x.transcript.filter((e) => e.role === 'bot' && e.payload?.contentType !== 'text').length >= 5);
+    const types = v.transcript.filter((e) => e.role === 'bot').map((e) => e.payload.contentType);
+    expect(types, 'every payload type shown').toEqual(expect.arrayContaining(['text', 'card/content', 'product-offer', 'file', 'bundle/card', 'bundle/product-offer']));
+    for (const e of v.transcript.filter((x) => x.role === 'bot')) expectSchema('connector/payload.json', e.payload);
+    const card = v.transcript.find((e) => e.payload?.contentType === 'card/content')!;
+    expect(card.payload.actions[0], 'payload shown unchanged').toEqual({ type: 'LINK', name: 'Open', url: 'https://shop.example/item/1' });
+  });
+
+  test('a bot text over 450 characters is not sent; exactly 450 is', clauses('BOT-MSG-LEN-01', 'BOT-MSG-LEN-02'), async ({ bot }) => {
+    await bot.seededBots();
+    const id = await bot.start('too long');
+    const v = await bot.until(id, 'the message after the long one is shown', (x) => bot.hasText(x, 'After the long one.'));
+    expect(v.transcript.filter((e) => e.role === 'bot').map((e) => String(e.payload.value ?? '').length), `no text over ${LIMITS.botTextMax} characters shown`)
+      .not.toContain(LIMITS.botTextMax + 1);
+    expect(v.failures.map((f) => f.kind), 'the refused message is recorded').toContain('text-too-long');
+    const id2 = await bot.start('exactly 450');
+    const v2 = await bot.until(id2, 'the 450-character text is shown', (x) => x.transcript.some((e) => e.role === 'bot' && e.payload?.value?.length === LIMITS.botTextMax));
+    expect(v2.failures, 'no failure for 450 characters').toEqual([]);
+  });
+
+  test('variables returned by the connector are stored', clauses('BOT-VARS-01'), async ({ bot }) => {
+    await bot.seededBots();
+    const id = await bot.start('remember me');
+    await bot.until(id, 'the answer is shown', (x) => bot.hasText(x, 'Noted.'));
+    const v = await bot.until(id, 'variables stored', (x) => (x.variables ?? []).length >= 2, 2_000);
+    expect(v.variables).toEqual(expect.arrayContaining([{ key: 'email', value: 'visitor@example.com' }, { key: 'plan', value: 'gold' }]));
+  });
+
+  test('a close reply closes the conversation', clauses('BOT-CLOSE-01'), async ({ bot }) => {
+    await bot.seededBots();
+    const id = await bot.start('close please');
+    const v = await bot.until(id, 'the conversation is closed', (x) => x.state === 'closed');
+    expect(v.transcript.map(textOf)).toContain('Goodbye.');
+    const res = await bot.say(id, 'hello again');
+    expect(res.status, 'a closed conversation takes no more messages').toBe(409);
+  });
+
+  test('every connector call carries idConnectorVersion, idWebsite and a valid signature', clauses('BOT-QUERY-01', 'BOT-SIG-01'), async ({ bot }) => {
+    const { conv } = await bot.seededBots();
+    const since = await bot.lastSeq();
+    const id = await bot.start('example quick replies');
+    await bot.until(id, 'the flow ends', (x) => bot.hasText(x, 'Pick an answer above.'));
+    await bot.waitRequest({ idConversation: id, role: 'operator', text: 'Pick an answer above.', since }, 3_000);
+    // Endpoint 4 is polled every second: at least one poll of this bot falls in the window.
+    await bot.waitRequest({ endpoint: 'availability', idOperator: conv.operatorId, since }, 3_000);
+    const { requests } = await bot.requests({ since });
+    const mine = requests.filter((r) => r.idConversation === id || (r.idOperator === String(conv.operatorId) && ['availability', 'first-messages'].includes(r.endpoint)));
+    expect(mine.map((r) => r.endpoint), 'endpoints 4, 5, 6 and 7 observed').toEqual(expect.arrayContaining(['availability', 'first-messages', 'conversation-create', 'messages']));
+    for (const r of mine) {
+      expect(r.query.idConnectorVersion, `${r.method} ${r.path}: idConnectorVersion is a UUID`).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i);
+      if (r.endpoint !== 'first-messages') expect(r.query.idWebsite, `${r.method} ${r.path}: idWebsite is the project of the installation`).toBe(String(conv.websiteId));
+      if (r.endpoint === 'availability') expect(r.query.idOperator, 'endpoint 4 names the bot operator').toBe(String(conv.operatorId));
+      expect(r.signature, `${r.method} ${r.path}: X-Service-Signature verifies (${r.signature.reason ?? ''})`).toEqual({ ok: true });
+    }
+  });
+
+  test('message createdAt is <timestamp>[<zone_id>] in endpoint 7 and ISO 8601 in the history of endpoint 6', clauses('BOT-MSG-DATE-01', 'BOT-SCHEMA-01'), async ({ bot }) => {
+    await bot.seededBots();
+    const since = await bot.lastSeq();
+    const id = await bot.start('example quick replies');
+    await bot.waitRequest({ idConversation: id, role: 'operator', text: 'Pick an answer above.', since }, 3_000);
+    const { requests } = await bot.requests({ idConversation: id, since });
+    const messages = requests.filter((r) => r.endpoint === 'messages');
+    expect(messages.length).toBeGreaterThan(0);
+    for (const r of messages) expect(r.body.message.createdAt, 'endpoint 7 createdAt form').toMatch(ZONED);
+    const create = requests.find((r) => r.endpoint === 'conversation-create')!;
+    for (const m of create.body.history) expect(Number.isNaN(Date.parse(m.createdAt)) || ZONED.test(m.createdAt), 'history createdAt is ISO 8601').toBe(false);
+    for (const r of requests) expect(r.violations.filter((x) => x.startsWith('body')), `${r.path}: body matches the connector schemas`).toEqual([]);
+  });
+
+  test('replies answered to operator messages are not run', clauses('BOT-EP7-03'), async ({ bot }) => {
+    await bot.seededBots();
+    const t = uniq('loop');
+    await bot.script(t, [text('One answer only.')], { faults: { messages: { replyToOperator: true } } });
+    const id = await bot.start(t);
+    const v = await bot.until(id, 'the refused loop is recorded', (x) => x.failures.some((f) => f.kind === 'reply-to-operator'), 5_000);
+    expect(v.transcript.filter((e) => e.role === 'bot' && e.payload?.value?.startsWith('Echo of an operator message')), 'no reply to an operator message shown').toEqual([]);
+    await bot.attachConversation('connector replying to operator messages', id);
+  });
+
+  for (const [name, fault] of [['HTTP 500', { status: 500 }], ['connection reset', { reset: true }], ['malformed JSON', { malformed: true }], ['schema-invalid body', { invalid: true }]] as const) {
+    test(`endpoint 7 answering ${name}: no answer shown, conversation open, failure recorded`, clauses('BOT-FAIL-01'), async ({ bot }) => {
+      await bot.seededBots();
+      const t = uniq(`fault ${name}`);
+      await bot.script(t, [text('You should never see this.')], { faults: { messages: fault } });
+      const id = await bot.start(t);
+      const v = await bot.until(id, 'the failed endpoint 7 call is recorded', (x) => x.failures.some((f) => f.endpoint === 'messages'), 5_000);
+      expect(v.transcript.map(textOf)).not.toContain('You should never see this.');
+      expect(v.state, 'the conversation stays open').toBe('started');
+    });
+  }
+
+  test('a slow answer in one conversation never blocks another', clauses('BOT-FAIL-02'), async ({ bot }) => {
+    await bot.seededBots();
+    const slow = uniq('slow');
+    await bot.script(slow, [text('Slow answer.')], { faults: { messages: { delayMs: 4_000 } } });
+    const a = await bot.start(slow);
+    const started = Date.now();
+    const b = await bot.start('close please');
+    await bot.until(b, 'the other conversation is served', (x) => x.state === 'closed', 3_000);
+    expect(Date.now() - started, 'served while the slow answer (4 s) is pending; tolerance 3 s').toBeLessThan(3_000);
+    const va = await bot.view(a);
+    expect(bot.hasText(va, 'Slow answer.'), 'the slow answer is still pending').toBe(false);
+    await bot.until(a, 'the slow answer arrives within the 10 s limit', (x) => bot.hasText(x, 'Slow answer.'), 8_000);
+  });
+});
+

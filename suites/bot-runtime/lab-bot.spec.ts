@@ -1,0 +1,127 @@
+// Checks on the lab bot (second seeded bot, its own project): endpoint 5 timing and types, endpoint 4 polling rate, the four availability strategies, failing polls.
+import { test, expect, needs, type SimBot } from './helpers.js';
+import { clauses } from '../fixtures.js';
+import { LIMITS } from '../../lib/limits.js';
+
+// These checks change the lab bot's behaviour on the fake connector: one at a time.
+test.describe.configure({ mode: 'serial' });
+
+test.describe('lab bot', () => {
+  let lab: SimBot;
+  let other: SimBot;
+  test.beforeEach(async ({ bot }) => {
+    needs('sim');
+    ({ lab, conv: other } = await bot.seededBots());
+  });
+  test.afterEach(async ({ bot }) => {
+    await bot.clearFaults(lab.operatorId);
+    await bot.operatorBehaviour(lab.operatorId, { clear: true });
+  });
+
+  /** Waits for two polls after the change, so the service has judged an answer given under the new behaviour. */
+  async function settled(bot: import('./helpers.js').BotDriver) {
+    const since = await bot.lastSeq();
+    const first = await bot.waitRequest({ endpoint: 'availability', idOperator: lab.operatorId, since }, 3_000);
+    expect(first, 'endpoint 4 polled').not.toBeNull();
+    const second = await bot.waitRequest({ endpoint: 'availability', idOperator: lab.operatorId, since: first!.seq }, 3_000);
+    expect(second, 'endpoint 4 polled again').not.toBeNull();
+  }
+  const availableNow = async (bot: import('./helpers.js').BotDriver, id: number) => (await bot.bots()).find((b) => b.operatorId === id)!.available;
+
+  test('endpoint 5 is used before the first visitor message; only its message replies are used', clauses('BOT-EP5-01', 'BOT-EP5-03'), async ({ bot }) => {
+    const since = await bot.lastSeq();
+    const id = await bot.start('hello lab', { websiteId: lab.websiteId });
+    const v = await bot.until(id, 'the lab bot answers', (x) => bot.hasText(x, 'Lab bot received your message.'));
+    const visitorIdx = v.transcript.findIndex((e) => e.role === 'visitor');
+    expect(v.transcript.slice(0, visitorIdx).map((e) => `${e.role}:${e.payload?.value}`), 'the message replies of endpoint 5, before the visitor message; await, close and transfer ignored')
+      .toEqual(['bot:Lab bot here.', 'bot:Second first message.']);
+    expect(v.state, 'the close reply of endpoint 5 was ignored').toBe('started');
+    expect(v.operatorId, 'the transfer reply of endpoint 5 was ignored').toBe(lab.operatorId);
+    const { requests } = await bot.requests({ since });
+    const ep5 = requests.find((r) => r.endpoint === 'first-messages' && r.idOperator === String(lab.operatorId));
+    const ep6 = requests.find((r) => r.idConversation === id && r.endpoint === 'conversation-create');
+    expect(ep5 && ep6 && ep5.seq < ep6.seq, 'endpoint 5 before endpoint 6').toBe(true);
+    await bot.attachConversation('first messages', id, ep5 ? [ep5] : []);
+  });
+
+  test('endpoint 5 answering after 2 s: cut at 2 s, first messages not displayed', clauses('BOT-EP5-02'), async ({ bot }) => {
+    const delay = LIMITS.firstMessagesTimeoutMs + 1_000;
+    await bot.fault({ endpoint: 'first-messages', idOperator: lab.operatorId, delayMs: delay });
+    const since = await bot.lastSeq();
+    const id = await bot.start('hello slow lab', { websiteId: lab.websiteId });
+    const v = await bot.until(id, 'the conversation is created at the connector', (x) => x.transcript.some((e) => e.role === 'visitor'), delay + 3_000);
+    const create = await bot.waitRequest({ idConversation: id, endpoint: 'conversation-create', since }, 5_000);
+    expect(create, 'endpoint 6 called').not.toBeNull();
+    const { requests } = await bot.requests({ since, endpoint: 'first-messages', idOperator: lab.operatorId });
+    const ep5 = requests[0]!;
+    expect(ep5.answer?.status, 'the service gave up on endpoint 5').toBe('reset');
+    expect(ep5.answer!.ms, `endpoint 5 cut at ${LIMITS.firstMessagesTimeoutMs} ms (tolerance -100/+700 ms)`).toBeGreaterThanOrEqual(LIMITS.firstMessagesTimeoutMs - 100);
+    expect(ep5.answer!.ms).toBeLessThan(LIMITS.firstMessagesTimeoutMs + 700);
+    const final = await bot.until(id, 'the lab bot answers the visitor', (x) => bot.hasText(x, 'Lab bot received your message.'), 5_000);
+    expect(final.transcript.map((e) => e.payload?.value), 'first messages not displayed').not.toContain('Lab bot here.');
+    expect(create!.body.history, 'no first messages in the history').toEqual([]);
+    expect(v.failures.concat(final.failures).some((f) => f.endpoint === 'first-messages'), 'the timeout is recorded').toBe(true);
+    await bot.attachConversation('first messages cut at 2 s', id, [ep5]);
+  });
+
+  test('endpoint 4 is polled once per second per bot operator (±10 %)', clauses('BOT-EP4-01'), async ({ bot }) => {
+    let since = await bot.lastSeq();
+    const arrivals: number[] = [];
+    for (let i = 0; i < 6; i++) {
+      const r = await bot.waitRequest({ endpoint: 'availability', idOperator: lab.operatorId, since }, 4_000);
+      expect(r, 'a poll arrived').not.toBeNull();
+      arrivals.push(r!.at);
+      since = r!.seq;
+    }
+    const gaps = arrivals.slice(1).map((a, i) => a - arrivals[i]!);
+    const mean = gaps.reduce((a, b) => a + b, 0) / gaps.length;
+    const tol = LIMITS.availabilityPollMs * LIMITS.availabilityPollTolerance;
+    expect(mean, `mean polling period ${mean.toFixed(0)} ms over ${gaps.length} periods (gaps ${gaps.join(', ')}) is ${LIMITS.availabilityPollMs} ms ±10 %`).toBeGreaterThanOrEqual(LIMITS.availabilityPollMs - tol);
+    expect(mean).toBeLessThanOrEqual(LIMITS.availabilityPollMs + tol);
+  });
+
+  for (const c of [
+    { name: 'atLeastOne over an available and an empty rule: available', strategy: 'atLeastOne', rules: ['avail', 'empty'], expected: true, clause: 'BOT-AVAIL-01' },
+    { name: 'atLeastOne over an empty rule: unavailable', strategy: 'atLeastOne', rules: ['empty'], expected: false, clause: 'BOT-AVAIL-01' },
+    { name: 'all over an available and an empty rule: unavailable', strategy: 'all', rules: ['avail', 'empty'], expected: false, clause: 'BOT-AVAIL-02' },
+    { name: 'all over available rules: available', strategy: 'all', rules: ['avail'], expected: true, clause: 'BOT-AVAIL-02' },
+    { name: 'customAvailability false: unavailable', strategy: 'customAvailability', availability: false, expected: false, clause: 'BOT-AVAIL-04' },
+    { name: 'customAvailability true: available', strategy: 'customAvailability', availability: true, expected: true, clause: 'BOT-AVAIL-04' },
+  ]) {
+    test(`strategy ${c.name}`, clauses(c.clause), async ({ bot }) => {
+      const avail = lab.distributionRules.find((r) => r.availableOperatorIds.length > 0);
+      const empty = lab.distributionRules.find((r) => r.availableOperatorIds.length === 0);
+      expect(avail && empty, 'the lab bot has a rule with an available operator and one without').toBeTruthy();
+      const ids = (c.rules ?? []).map((k) => (k === 'avail' ? avail!.id : empty!.id));
+      const strategy = c.strategy === 'customAvailability' ? { strategy: c.strategy, availability: c.availability } : { strategy: c.strategy, distributionRulesToCheck: ids };
+      await bot.operatorBehaviour(lab.operatorId, { availability: [strategy] });
+      await settled(bot);
+      expect(await availableNow(bot, lab.operatorId), `${JSON.stringify(strategy)} → available ${c.expected}`).toBe(c.expected);
+    });
+  }
+
+  test('strategy notAvailable: unavailable, and chats of its routing rule do not go to the bot', clauses('BOT-AVAIL-03', 'BOT-AVAIL-06'), async ({ bot }) => {
+    await bot.operatorBehaviour(lab.operatorId, { availability: [{ strategy: 'notAvailable' }] });
+    await settled(bot);
+    expect(await availableNow(bot, lab.operatorId), 'notAvailable → unavailable').toBe(false);
+    const id = await bot.start('hello unavailable lab', { websiteId: lab.websiteId });
+    const v = await bot.viewStep(id);
+    expect(v.operatorId, 'the chat went to another operator than the unavailable bot').not.toBe(lab.operatorId);
+    expect(v.botOperatorId ?? null, 'no bot in the conversation').toBeNull();
+  });
+
+  for (const [name, fault] of [['failing (HTTP 503)', { status: 503 }], ['slow (5 s)', { delayMs: 5_000 }]] as const) {
+    test(`a ${name} endpoint 4 makes that bot unavailable and never slows the polling of another bot`, clauses('BOT-AVAIL-05'), async ({ bot }) => {
+      await bot.fault({ endpoint: 'availability', idOperator: lab.operatorId, ...fault });
+      const since = await bot.lastSeq();
+      // Staleness limit plus two periods.
+      await expect.poll(() => availableNow(bot, lab.operatorId), { message: `the lab bot becomes unavailable within ${LIMITS.botAvailabilityStaleMs + 2_000} ms`, timeout: LIMITS.botAvailabilityStaleMs + 2_000 }).toBe(false);
+      const { requests } = await bot.requests({ since, endpoint: 'availability', idOperator: other.operatorId });
+      const gaps = requests.slice(1).map((r, i) => r.at - requests[i]!.at);
+      expect(gaps.length, 'the other bot kept being polled').toBeGreaterThan(0);
+      expect(Math.max(...gaps), `the other bot's polling period stayed about 1 s (gaps ${gaps.join(', ')}; tolerance +500 ms)`).toBeLessThan(LIMITS.availabilityPollMs + 500);
+      expect(await availableNow(bot, other.operatorId), 'the other bot stays available').toBe(true);
+    });
+  }
+});
+
