@@ -21,6 +21,11 @@ export const CHECK_ENV = {
 export const QUICK_REPLY_STEP = '@quick-reply';
 /** Default visitor script: a greeting, a quick-reply click if offered, a free text. */
 export const DEFAULT_SCRIPT: readonly string[] = ['Hello', QUICK_REPLY_STEP, 'I would like some information about my order, please.'];
+/**
+ * Script used against the embedded stack's fake connector (target `reference`): texts of its demo scenario
+ * (fixtures/scenarios/demo.json), so quick replies, rich content, images and transfers are all judged there.
+ */
+export const REFERENCE_SCRIPT: readonly string[] = ['example quick replies', QUICK_REPLY_STEP, 'rich content', 'transfer support'];
 /** Default project id sent as idWebsite when the user gives none. */
 export const DEFAULT_WEBSITE = '1';
 /** Default bot language (two letters) of the bot write body. */
@@ -47,8 +52,15 @@ export interface ReceiverCheckSettings { url: string; secret: string; allowHttp:
 
 const env = (k: string): string | undefined => (process.env[k] && process.env[k]!.length ? process.env[k] : undefined);
 
-/** Stack secrets, when the target is the embedded stack's ready info (reference-impl/stack.ts adds them). */
-interface StackSecrets { connector_secret?: string; sink_secret?: string }
+/** Secrets of the embedded stack's fake connector and sink: a private file named by the ready info (reference-impl/stack.ts). */
+function stackSecrets(target: Target): { connector_secret?: string; sink_secret?: string } {
+  const file = (target as Target & { secrets_file?: string }).secrets_file;
+  if (!file || !fs.existsSync(file)) return {};
+  const s = JSON.parse(fs.readFileSync(file, 'utf8')) as { connector_secret?: string; sink_secret?: string };
+  addSecret(s.connector_secret);
+  addSecret(s.sink_secret);
+  return s;
+}
 
 /** Reads a script: a JSON array of visitor texts, given inline or as a file path. */
 export function parseScript(value: string): string[] {
@@ -66,7 +78,7 @@ export function connectorSettings(target: Target): ConnectorCheckSettings {
   const fromCheck = env(CHECK_ENV.connectorUrl);
   const url = fromCheck ?? target.connector_url;
   if (!url) throw new Error(`no connector to check: set ${CHECK_ENV.connectorUrl} (ces check connector URL) or give connector_url in the target`);
-  const secret = env(CHECK_ENV.connectorSecret) ?? (target as Target & StackSecrets).connector_secret ?? '';
+  const secret = env(CHECK_ENV.connectorSecret) ?? stackSecrets(target).connector_secret ?? '';
   addSecret(secret);
   connectorCache = {
     url: url.replace(/\/+$/, ''),
@@ -75,7 +87,7 @@ export function connectorSettings(target: Target): ConnectorCheckSettings {
     website: env(CHECK_ENV.website) ?? DEFAULT_WEBSITE,
     language: env(CHECK_ENV.language) ?? DEFAULT_LANGUAGE,
     allowHttp: env(CHECK_ENV.allowHttp) === '1',
-    script: env(CHECK_ENV.script) ? parseScript(env(CHECK_ENV.script)!) : [...DEFAULT_SCRIPT],
+    script: env(CHECK_ENV.script) ? parseScript(env(CHECK_ENV.script)!) : !fromCheck && target.reference ? [...REFERENCE_SCRIPT] : [...DEFAULT_SCRIPT],
     origin: fromCheck ? 'ces check' : 'target connector_url',
   };
   return connectorCache;
@@ -87,7 +99,7 @@ export function receiverSettings(target: Target): ReceiverCheckSettings {
   const fromCheck = env(CHECK_ENV.receiverUrl);
   const url = fromCheck ?? target.sink_url;
   if (!url) throw new Error(`no webhook receiver to check: set ${CHECK_ENV.receiverUrl} (ces check webhook-receiver URL) or give sink_url in the target`);
-  const secret = env(CHECK_ENV.receiverSecret) ?? (target as Target & StackSecrets).sink_secret ?? '';
+  const secret = env(CHECK_ENV.receiverSecret) ?? stackSecrets(target).sink_secret ?? '';
   addSecret(secret);
   receiverCache = { url, secret, allowHttp: env(CHECK_ENV.allowHttp) === '1', origin: fromCheck ? 'ces check' : 'target sink_url' };
   return receiverCache;

@@ -26,6 +26,8 @@ export interface ReadyInfo extends Target {
   sim_url: string;
   platform_url: string;
   ca_file: string;
+  /** JSON file {connector_secret, sink_secret} in a private temp folder (never in the ready info, output or reports), for the connector-check and receiver-check suites. */
+  secrets_file?: string;
 }
 
 export interface Stack { ready: ReadyInfo; app: FastifyInstance; close(): Promise<void> }
@@ -55,6 +57,10 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
   const port = (app.server.address() as { port: number }).port;
   const base = `https://${host.includes(':') ? `[${host}]` : host}:${port}`;
 
+  // The check suites sign like the service and verify like the sink: they read the secrets from a private file, so they never appear in the ready line or in reports/.
+  const secretsDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ces-secrets-'));
+  const secretsFile = path.join(secretsDir, 'secrets.json');
+  fs.writeFileSync(secretsFile, JSON.stringify({ connector_secret: connectorSecret, sink_secret: sinkSecret }), { mode: 0o600 });
   const clients = app.ces.db.prepare('SELECT id, api_key FROM clients ORDER BY id').all() as Array<{ id: number; api_key: string }>;
   const users = clients.map((c, i) => ({ client_id: c.id, username: `admin@client${i + 1}.example`, password: seededPassword(seed, c.id) }));
   const ready: ReadyInfo = {
@@ -75,6 +81,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     capabilities: ['sim', 'platform', 'clock'],
     reference: true,
     deviations: app.ces.deviations.list(),
+    secrets_file: secretsFile,
   };
   return {
     ready,
@@ -83,6 +90,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
       await app.close();
       await connector.close();
       await sink.close();
+      fs.rmSync(secretsDir, { recursive: true, force: true });
     },
   };
 }
