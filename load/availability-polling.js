@@ -12,7 +12,9 @@ const PERIOD = LIMITS.availabilityPollMs;
 const TOLERANCE_MS = PERIOD * LIMITS.availabilityPollTolerance;
 const duration = envDuration('30s');
 /** The service side needs the simulation and platform APIs (create bots) and a fake connector whose request log k6 can read. */
-const SERVICE_SIDE = __ENV.CES_SERVICE_SIDE !== '0' && (target.capabilities || []).includes('platform') && !!target.connector_url;
+// Split into execution segments (CES_SEGMENT=<from>:<to> given to each instance), only the first segment observes the service.
+const FIRST_SEGMENT = !__ENV.CES_SEGMENT || __ENV.CES_SEGMENT.startsWith('0:');
+const SERVICE_SIDE = FIRST_SEGMENT && __ENV.CES_SERVICE_SIDE !== '0' && (target.capabilities || []).includes('platform') && !!target.connector_url;
 const CONNECTOR_SIDE = __ENV.CES_CONNECTOR_SIDE !== '0' && !!target.connector_url;
 const SECRET = __ENV.CES_CONNECTOR_SECRET || target.connector_secret || '';
 

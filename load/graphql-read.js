@@ -31,7 +31,7 @@ export const options = {
   scenarios: {
     'graphql-read': {
       executor: 'constant-arrival-rate', rate, timeUnit: '1s', duration: envDuration('30s'),
-      preAllocatedVUs: Math.max(2, Math.ceil(rate / 4)), maxVUs: Math.max(10, rate * 2),
+      preAllocatedVUs: Math.max(4, Math.ceil(rate / 2)), maxVUs: Math.max(10, rate * 2),
     },
   },
   thresholds,
@@ -52,7 +52,8 @@ export function setup() {
 }
 
 export default function (data) {
-  const i = exec.scenario.iterationInTest;
+  // The instance's own counter: each execution segment cycles through every endpoint (a global counter would give one segment only the even ones).
+  const i = exec.scenario.iterationInInstance;
   const name = NAMES[i % NAMES.length];
   const token = data.tokens[Math.floor(i / NAMES.length) % data.tokens.length];
   const res = http.post(target.graphql_url, JSON.stringify({ query: OPERATIONS[name](i) }), {
