@@ -1,0 +1,246 @@
+// REST GET /statistic (G14): row shapes, every indicator, values checked against other endpoints, filters, granularity, refused indicators.
+import { test, expect, clauses, expectSchema, type Api } from '../fixtures.js';
+import { DAY, REMOVED, SPEC_GROUPS, SPEC_INDICATORS, day, listAll, otherKey, parse, pastPeriod, qs } from './activity-helpers.js';
+
+const CONV = '/conversation.json-unicode';
+type F = Record<string, string | number | undefined>;
+
+async function stat(api: Api, filters: F, p: Record<string, string | number> = {}, key?: string) {
+  return api.rest({ path: '/statistic' + qs({ ...p, filters }), key });
+}
+/** The indicators of the single row answered without resource. */
+async function totals(api: Api, filters: F): Promise<Record<string, number>> {
+  const res = await stat(api, filters);
+  expect(res.json?.meta?.status, `statistic ${JSON.stringify(filters)}: ${res.json?.meta?.message}`).toBe('success');
+  expectSchema('rest/statistic.json#/$defs/list', res.json);
+  expect(res.json.data).toHaveLength(1);
+  return res.json.data[0].indicators;
+}
+/** Conversations of the past period with full history, and the websites they belong to. */
+async function ground(api: Api, filters: F = {}) {
+  const p = pastPeriod();
+  const convs = (await listAll(api, CONV, { formatHistory: 0, full: 1, filters: { from: p.from, to: p.to, ...filters } })).items;
+  const websites = [...new Set(convs.map((c) => c.website_id as number))].sort((a, b) => a - b);
+  return { p, convs, websites };
+}
+const fail400 = (res: { status: number; json: any }, what: string) => {
+  expect(res.status, what).toBe(400);
+  expect(res.json?.meta?.status, what).toBe('fail');
+  expect(res.json?.data, what).toBeUndefined();
+};
+
+test('without resource the answer is one row with resource null and the indicators asked for', clauses('REST-STAT-01'), async ({ api }) => {
+  const res = await stat(api, { indicators: 'contact_number,transaction_total_number' });
+  expectSchema('rest/statistic.json#/$defs/list', res.json);
+  expect(res.json.data).toEqual([{ resource: null, indicators: { contact_number: expect.any(Number), transaction_total_number: expect.any(Number) } }]);
+});
+
+test('every indicator of the spec table is served as a number', clauses('REST-STAT-02'), async ({ api }) => {
+  const names = Object.keys(SPEC_INDICATORS);
+  const ind = await totals(api, { indicators: names.join(',') });
+  expect(Object.keys(ind).sort()).toEqual([...names].sort());
+  for (const n of names) expect(Number.isFinite(ind[n]), `${n} is a finite number`).toBe(true);
+  const one = await totals(api, { indicators: 'rule_display_number' });
+  expect(Object.keys(one)).toEqual(['rule_display_number']);
+});
+
+test('contact and message indicators equal what the conversation listing shows', clauses('REST-STAT-03'), async ({ api }) => {
+  const { p, websites } = await ground(api);
+  const w = websites[0]!;
+  for (const channel of [undefined, 'chat', 'call']) {
+    const { convs } = await ground(api, { website_id: w, channel });
+    expect(convs.length, `conversations on website ${w} ${channel ?? 'all channels'}`).toBeGreaterThan(0);
+    const ind = await totals(api, { website_list: w, channel, from: p.from, to: p.to,
+      indicators: 'contact_number,contact_unanswered_number,contact_sent_message_number,contact_received_message_number' });
+    const entries = convs.flatMap((c) => c.history as any[][]);
+    const what = `website ${w}, ${channel ?? 'all channels'}, ${p.from}..${p.to}`;
+    expect(ind.contact_number, `contact_number = conversations listed (${what})`).toBe(convs.length);
+    expect(ind.contact_unanswered_number, `unanswered = conversations with operator_answer false (${what})`).toBe(convs.filter((c) => !c.operator_answer).length);
+    expect(ind.contact_sent_message_number, `sent = code 1 and 6 entries (${what})`).toBe(entries.filter((e) => e[0] === 1 || e[0] === 6).length);
+    expect(ind.contact_received_message_number, `received = code 2 and 7 entries (${what})`).toBe(entries.filter((e) => e[0] === 2 || e[0] === 7).length);
+  }
+});
+
+test('transaction indicators equal the counts and sums of /transaction', clauses('REST-STAT-04'), async ({ api }) => {
+  const { p, websites } = await ground(api);
+  for (const w of websites) {
+    const all = (await listAll(api, '/transaction', { full: 1, filters: { website_id: w, from: p.from, to: p.to } })).items;
+    const linked = all.filter((t) => t.conversation_id !== null);
+    const ind = await totals(api, { website_list: w, from: p.from, to: p.to,
+      indicators: 'transaction_total_number,transaction_total_amount,transaction_after_contact_number,transaction_after_contact_amount' });
+    const sum = (ts: any[]) => ts.reduce((a, t) => a + t.amount, 0);
+    expect(all.length, `transactions on website ${w}`).toBeGreaterThan(0);
+    expect(ind.transaction_total_number).toBe(all.length);
+    expect(ind.transaction_total_amount).toBeCloseTo(sum(all), 1);
+    expect(ind.transaction_after_contact_number).toBe(linked.length);
+    expect(ind.transaction_after_contact_amount).toBeCloseTo(sum(linked), 1);
+  }
+});
+
+test('the channel filter restricts the data to that channel', clauses('REST-STAT-05'), async ({ api }) => {
+  const { p, convs } = await ground(api);
+  const all = await totals(api, { from: p.from, to: p.to, indicators: 'contact_number,rule_display_number' });
+  let sum = 0;
+  for (const channel of ['chat', 'call', 'video']) {
+    const ind = await totals(api, { channel, from: p.from, to: p.to, indicators: 'contact_number,rule_display_number' });
+    expect(ind.contact_number, `contact_number on ${channel}`).toBe(convs.filter((c) => c.channel === channel).length);
+    expect(ind.rule_display_number).toBeLessThanOrEqual(all.rule_display_number!);
+    sum += ind.contact_number!;
+  }
+  expect(sum, 'onsite channels are part of all channels').toBeLessThan(all.contact_number!);
+  const social = await totals(api, { channel: 'social_a', from: p.from, to: p.to, indicators: 'contact_number' });
+  expect(social.contact_number).toBe(convs.filter((c) => c.channel === 'social_a').length);
+});
+
+test('resource groups the data per operator, and resource_id keeps one', clauses('REST-STAT-06'), async ({ api }) => {
+  const { p, convs } = await ground(api);
+  const res = await stat(api, { resource: 'operator', from: p.from, to: p.to, indicators: 'contact_number' }, { limit: 100 });
+  expectSchema('rest/statistic.json#/$defs/list', res.json);
+  const rows = res.json.data as Array<{ resource: { type: string; id: number }; indicators: { contact_number: number } }>;
+  expect(rows.length).toBeGreaterThan(1);
+  expect(new Set(rows.map((r) => r.resource.id)).size, 'one row per operator').toBe(rows.length);
+  for (const r of rows) {
+    expect(r.resource.type).toBe('operator');
+    expect(r.indicators.contact_number, `operator ${r.resource.id}`).toBe(convs.filter((c) => c.operator_id === r.resource.id).length);
+  }
+  const busiest = [...rows].sort((a, b) => b.indicators.contact_number - a.indicators.contact_number)[0]!;
+  const one = await stat(api, { resource: 'operator', resource_id: busiest.resource.id, from: p.from, to: p.to, indicators: 'contact_number' });
+  expect(one.json.data).toEqual([busiest]);
+});
+
+for (const type of ['group', 'skill', 'rule', 'contact_type', 'page_type'] as const) {
+  test(`resource=${type} answers one row per ${type}`, clauses('REST-STAT-06'), async ({ api }) => {
+    const { p, convs } = await ground(api);
+    const res = await stat(api, { resource: type, from: p.from, to: p.to, indicators: 'contact_number' }, { limit: 100 });
+    expectSchema('rest/statistic.json#/$defs/list', res.json);
+    const rows = res.json.data as Array<{ resource: { type: string; id: number | string }; indicators: { contact_number: number } }>;
+    expect(rows.length).toBeGreaterThan(0);
+    for (const r of rows) expect(r.resource.type).toBe(type);
+    expect(new Set(rows.map((r) => r.resource.id)).size).toBe(rows.length);
+    // Conversations carry skill_id, rule_id, contact_type and page_type: each row counts exactly its own.
+    if (type === 'skill' || type === 'rule' || type === 'page_type') {
+      const field = type === 'page_type' ? 'page_type' : `${type}_id`;
+      for (const r of rows) expect(r.indicators.contact_number, `${type} ${r.resource.id}`).toBe(convs.filter((c) => c[field] === r.resource.id).length);
+    }
+    if (type === 'contact_type' || type === 'page_type') {
+      expect(rows.reduce((a, r) => a + r.indicators.contact_number, 0), 'every conversation has one').toBe(convs.length);
+    }
+  });
+}
+
+test('website_list restricts to those websites; website_id gives the same answer', clauses('REST-STAT-07'), async ({ api }) => {
+  const { p, convs, websites } = await ground(api);
+  expect(websites.length, 'the client has two websites with conversations').toBeGreaterThan(1);
+  const f = { from: p.from, to: p.to, indicators: 'contact_number,transaction_total_number' };
+  for (const w of websites) {
+    const a = await totals(api, { ...f, website_list: w });
+    expect(a.contact_number, `website ${w}`).toBe(convs.filter((c) => c.website_id === w).length);
+    const b = await totals(api, { ...f, website_id: w });
+    expect(b).toEqual(a);
+  }
+  const both = await totals(api, { ...f, website_list: websites.join(',') });
+  expect(both.contact_number).toBe(convs.filter((c) => websites.includes(c.website_id)).length);
+});
+
+test('granularity day, hour and month answer one {date, value} row per bucket adding up to the total', clauses('REST-STAT-08'), async ({ api }) => {
+  const d1 = Date.now() - 40 * DAY; const d2 = Date.now() - 11 * DAY;
+  const f = { from: day(d1), to: day(d2), indicators: 'contact_number' };
+  const total = (await totals(api, f)).contact_number!;
+  expect(total).toBeGreaterThan(0);
+  const byDay = await stat(api, { ...f, granularity: 'day' }, { limit: 100 });
+  expectSchema('rest/statistic.json#/$defs/dateList', byDay.json);
+  const rows = byDay.json.data as Array<{ date: string; value: number }>;
+  expect(rows.length, 'one row per day of the period').toBe(30);
+  rows.forEach((r, i) => expect(r.date).toBe(`${day(parse(day(d1) + ' 00:00:00') + i * DAY)} 00:00:00`));
+  expect(rows.reduce((a, r) => a + r.value, 0), 'days add up to the total').toBe(total);
+
+  const h = { from: `${day(d1)} 00:00:00`, to: `${day(d1 + DAY)} 23:59:59`, indicators: 'contact_number' };
+  const byHour = await stat(api, { ...h, granularity: 'hour' }, { limit: 100 });
+  expectSchema('rest/statistic.json#/$defs/dateList', byHour.json);
+  expect(byHour.json.data.length, 'two days of hours').toBe(48);
+  for (const r of byHour.json.data) expect(r.date).toMatch(/^\d{4}-\d{2}-\d{2} \d{2}:00:00$/);
+  expect(byHour.json.data.reduce((a: number, r: any) => a + r.value, 0)).toBe((await totals(api, h)).contact_number);
+
+  const byMonth = await stat(api, { ...f, granularity: 'month' }, { limit: 100 });
+  expectSchema('rest/statistic.json#/$defs/dateList', byMonth.json);
+  for (const r of byMonth.json.data) expect(r.date).toMatch(/^\d{4}-\d{2}-01 00:00:00$/);
+  expect(byMonth.json.data.reduce((a: number, r: any) => a + r.value, 0)).toBe(total);
+});
+
+test('granularity with more than one indicator is a 400 fail', clauses('REST-STAT-09'), async ({ api }) => {
+  fail400(await stat(api, { granularity: 'day', indicators: 'contact_number,rule_display_number' }), 'two indicators');
+  fail400(await stat(api, { granularity: 'month' }), 'every indicator (none named)');
+  const ok = await stat(api, { granularity: 'month', indicators: 'contact_number' });
+  expect(ok.json?.meta?.status).toBe('success');
+});
+
+for (const name of REMOVED) {
+  test(`removed indicator ${name} is not served`, clauses('REST-STAT-10', 'REST-STAT-11'), async ({ api }) => {
+    const res = await stat(api, { indicators: `contact_number,${name}` });
+    expect(res.json?.meta?.status).not.toBe('success');
+    expect(res.json?.data).toBeUndefined();
+    fail400(res, name);
+    expect(res.json.meta.message).toContain(name);
+    expect(res.json.meta.message).toMatch(/no longer served/);
+  });
+}
+
+test('an unknown indicator is a 400 fail naming it', clauses('REST-STAT-12'), async ({ api }) => {
+  const res = await stat(api, { indicators: 'contact_number,contact_happiness_rate' });
+  fail400(res, 'unknown indicator');
+  expect(res.json.meta.message).toContain('contact_happiness_rate');
+});
+
+test('an indicator asked for a channel outside its group is a 400 fail', clauses('REST-STAT-13'), async ({ api }) => {
+  const outside: Array<[string, string]> = [];
+  const inside: Array<[string, string]> = [];
+  for (const [name, g] of Object.entries(SPEC_INDICATORS)) {
+    const group: readonly string[] = SPEC_GROUPS[g];
+    const out = ['call', 'video', 'social_d', 'sms'].find((c) => !group.includes(c));
+    if (out) outside.push([name, out]);
+    inside.push([name, group[group.length - 1]!]);
+  }
+  for (const [name, channel] of outside.filter((_, i) => i % 3 === 0)) {
+    const res = await stat(api, { channel, indicators: name });
+    fail400(res, `${name} on ${channel}`);
+    expect(res.json.meta.message).toContain(name);
+    expect(res.json.meta.message).toContain(channel);
+  }
+  for (const [name, channel] of inside.filter((_, i) => i % 5 === 0)) {
+    const res = await stat(api, { channel, indicators: name });
+    expect(res.json?.meta?.status, `${name} on ${channel} is in its group`).toBe('success');
+  }
+});
+
+test('presence, occupation and production indicators are consistent', clauses('REST-STAT-14'), async ({ api }) => {
+  const names = ['presence_duration', 'presence_smoothed_duration', 'production_duration', 'production_smoothed_duration', 'non_production_duration',
+    'non_occupation_duration', 'max_occupation_duration', 'max_and_partial_occupation_duration', 'presentation_duration',
+    'max_occupation_rate', 'occupation_rate', 'max_and_partial_occupation_rate', 'non_occupation_rate', 'non_production_rate'];
+  const i = await totals(api, { indicators: names.join(',') });
+  expect(i.production_duration, 'production is measured over the seeded presence').toBeGreaterThan(0);
+  const close = (a: number, b: number, what: string) => expect(Math.abs(a - b), `${what}: ${a} vs ${b} (tolerance 1 s / 0.001)`).toBeLessThanOrEqual(1);
+  close(i.presence_duration!, i.production_duration! + i.non_production_duration!, 'presence = production + non-production');
+  close(i.production_duration!, i.non_occupation_duration! + i.max_and_partial_occupation_duration!, 'production = available + occupied');
+  expect(i.presence_smoothed_duration!).toBeLessThanOrEqual(i.presence_duration!);
+  expect(i.production_smoothed_duration!).toBeLessThanOrEqual(i.production_duration!);
+  expect(i.presentation_duration!).toBeLessThanOrEqual(i.non_occupation_duration!);
+  expect(i.max_occupation_duration!).toBeLessThanOrEqual(i.max_and_partial_occupation_duration!);
+  for (const r of names.filter((n) => n.endsWith('_rate'))) { expect(i[r]!).toBeGreaterThanOrEqual(0); expect(i[r]!).toBeLessThanOrEqual(1); }
+  const ratio = (a: number, b: number, rate: number, what: string) => expect(Math.abs(a / b - rate), what).toBeLessThan(0.001);
+  ratio(i.max_occupation_duration!, i.production_duration!, i.max_occupation_rate!, 'max_occupation_rate');
+  ratio(i.max_and_partial_occupation_duration!, i.production_duration!, i.max_and_partial_occupation_rate!, 'max_and_partial_occupation_rate');
+  ratio(i.non_occupation_duration!, i.production_duration!, i.non_occupation_rate!, 'non_occupation_rate');
+  ratio(i.non_production_duration!, i.presence_duration!, i.non_production_rate!, 'non_production_rate');
+  ratio(i.max_and_partial_occupation_duration! - i.max_occupation_duration!, i.production_duration!, i.occupation_rate!, 'occupation_rate (partial only)');
+});
+
+test("a website of another client in website_list is refused", clauses('REST-STAT-15'), async ({ api, target }) => {
+  const key2 = otherKey(target);
+  test.skip(!key2, 'target lists a single API key');
+  const theirs = await api.rest({ path: CONV + qs({ limit: 1 }), key: key2 });
+  const w = theirs.json.data[0].website_id;
+  const res = await stat(api, { website_list: w, indicators: 'contact_number' });
+  expect(res.json?.meta).toEqual({ status: 'fail', message: `Unknown 'website' with 'id' ${w}.` });
+  const mine = await stat(api, { website_list: w, indicators: 'contact_number' }, {}, key2);
+  expect(mine.json?.meta?.status, 'the owner may ask for it').toBe('success');
+});
