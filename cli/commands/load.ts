@@ -152,6 +152,7 @@ export const loadCommand: CommandModule<{}, Args> = {
       }
       const checks = thresholdChecks(k6.summary, a.scenario);
       finishRun(run, 'load', resolved.target, checks);
+      // Thresholds are the pass/fail rule: any crossed threshold fails the run, whatever the clause severity.
       code = k6.code === K6_THRESHOLDS_CROSSED ? 1 : 0;
       console.log(`k6 summary: ${k6.summaryFile}${a.dashboard ? `\nk6 dashboard: ${path.join(run.dir, 'k6-dashboard.html')}` : ''}`);
     } finally {

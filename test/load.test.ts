@@ -1,0 +1,66 @@
+// `ces load`: thresholds become clause checks, the CA reaches k6, and a run against a deviant instance (connector delayed past 10 s) exits 1.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { ROOT } from '../lib/paths.js';
+import { LIMITS } from '../lib/limits.js';
+import { loadClauses } from '../lib/catalogue.js';
+import { caBundle, findK6, scenarios, thresholdChecks, type K6Summary } from '../cli/commands/load.js';
+
+let k6Missing = '';
+try { findK6(); } catch (e) { k6Missing = (e as Error).message; }
+
+test('every scenario of the brief is a script under load/', () => {
+  assert.deepEqual(scenarios(), ['availability-polling', 'graphql-read', 'message-path', 'rest-read', 'webhook-fanout']);
+});
+
+test('one check per threshold, named by its clause tag, failed when any of its expressions is crossed', () => {
+  const summary: K6Summary = {
+    metrics: {
+      'message_answered{clause:LOAD-MSG-01}': { type: 'rate', values: { rate: 0.5, passes: 1, fails: 1 }, thresholds: { 'rate==1': { ok: false } } },
+      'http_req_duration{endpoint:operator-live,clause:LOAD-REST-02}': { type: 'trend', values: { 'p(95)': 12 }, thresholds: { 'p(95)<500': { ok: true } } },
+      http_reqs: { type: 'counter', values: { count: 10, rate: 2 } },
+    },
+  };
+  const checks = thresholdChecks(summary, 'message-path');
+  assert.equal(checks.length, 2, 'metrics without thresholds are not checks');
+  const failed = checks.find((c) => c.outcome === 'failed')!;
+  assert.deepEqual(failed.clauses, ['LOAD-MSG-01']);
+  assert.match(failed.reason!, /rate==1/);
+  assert.deepEqual(checks.find((c) => c.outcome === 'passed')!.clauses, ['LOAD-REST-02']);
+});
+
+test('every load clause is marked checkedBy k6 and has a severity of the spec', () => {
+  const load = loadClauses().filter((c) => c.area === 'load');
+  assert.ok(load.length >= 8);
+  for (const c of load) assert.equal((c as { checkedBy?: string }).checkedBy, 'k6', c.id);
+  assert.equal(load.find((c) => c.id === 'LOAD-MSG-01')?.severity, 'MUST', 'the 10 s message limit is a MUST of the spec');
+});
+
+test('the CA bundle k6 reads through SSL_CERT_FILE holds the target CA', () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ces-load-ca-'));
+  const ca = path.join(dir, 'ca.pem');
+  fs.writeFileSync(ca, '-----BEGIN CERTIFICATE-----\nTEST\n-----END CERTIFICATE-----\n');
+  const bundle = caBundle(ca, dir)!;
+  assert.ok(fs.readFileSync(bundle, 'utf8').endsWith(fs.readFileSync(ca, 'utf8')));
+  assert.equal(caBundle(undefined, dir), undefined);
+});
+
+test(`ces load message-path exits 1 when the fake connector answers endpoint 7 after ${LIMITS.messageTimeoutMs + 1000} ms`, { skip: k6Missing || false, timeout: 120_000 }, () => {
+  const reports = fs.mkdtempSync(path.join(os.tmpdir(), 'ces-load-dev-'));
+  const r = spawnSync(process.execPath, [path.join(ROOT, 'bin', 'ces.js'), 'load', 'message-path', '--duration', '2s', '--vus', '2', '--no-dashboard'], {
+    cwd: ROOT, encoding: 'utf8',
+    env: { ...process.env, CES_REPORTS_DIR: reports, CES_CONNECTOR_DELAY_MS: String(LIMITS.messageTimeoutMs + 1000), CES_MESSAGES: '1' },
+  });
+  assert.equal(r.status, 1, `exit ${r.status}\n${r.stdout.slice(-3000)}\n${r.stderr.slice(-2000)}`);
+  assert.match(r.stdout, /FAIL message_answered\{clause:LOAD-MSG-01\} rate==1/);
+  const run = fs.readdirSync(reports).find((d) => d.includes('-load-'))!;
+  const summary = JSON.parse(fs.readFileSync(path.join(reports, run, 'summary.json'), 'utf8'));
+  assert.equal(summary.kind, 'load');
+  assert.equal(summary.exitCode, 1);
+  assert.ok(summary.checks.some((c: { clauses: string[]; outcome: string }) => c.clauses.includes('LOAD-MSG-01') && c.outcome === 'failed'));
+  assert.ok(fs.existsSync(path.join(reports, run, 'k6-summary.json')));
+});
