@@ -1,0 +1,56 @@
+// Checks of GET {base_url}/_authenticated and of the 24-hour token lifetime (reached through the service clock).
+import { test, expect, clauses, expectSchema, needs } from '../fixtures.js';
+import { LIMITS } from '../../lib/limits.js';
+import { authenticatedCheck, loginForCheck, Sim, tokenFor, withStableClock } from './support.js';
+
+/** How close to the 24 h boundary the "still valid" probe is made (clock time, ms). */
+const BEFORE_EXPIRY_MS = 2_000;
+
+test('a valid token is answered {"authenticated": true}', clauses('AUTH-CHECK-01'), async ({ target }) => {
+  const token = await tokenFor(target, await loginForCheck(target));
+  const res = await authenticatedCheck(target, token);
+  expect(res.status, 'a valid token is accepted').toBe(200);
+  expectSchema('auth/authenticated.json', res.json);
+});
+
+for (const [what, token] of [['a made-up token', 'not-a-token-0123456789abcdef'], ['an empty bearer', ''], ['a token with one character changed', null]] as const) {
+  test(`${what} is answered {"error":"invalid_token","error_description":"access token not valid"}`, clauses('AUTH-CHECK-02'), async ({ target }) => {
+    let bad = token as string | null;
+    if (bad === null) {
+      const good = await tokenFor(target, await loginForCheck(target));
+      bad = good.slice(0, -1) + (good.endsWith('A') ? 'B' : 'A');
+    }
+    const res = await authenticatedCheck(target, bad, `GET /_authenticated (${what})`);
+    expect(res.status, 'an invalid token is not a success').toBeGreaterThanOrEqual(400);
+    expectSchema('auth/invalid-token.json', res.json);
+  });
+}
+
+test('a token is still valid 2 s before 24 h of clock time have passed', clauses('AUTH-LIFE-01'), async ({ target }) => {
+  needs('sim', 'clock');
+  const sim = new Sim(target);
+  const res = await withStableClock(sim, async () => {
+    const before = await sim.clock();
+    const token = await tokenFor(target, await loginForCheck(target));
+    // The token was issued at or after `before`, so it is valid at least until before + 24 h.
+    const advance = Math.max(0, Math.round(before.nowMs + LIMITS.tokenLifetimeMs - BEFORE_EXPIRY_MS - (await sim.clock()).nowMs));
+    await sim.advance(advance);
+    return { result: await authenticatedCheck(target, token, 'GET /_authenticated (24 h - 2 s after issue)'), ownAdvanceMs: advance };
+  });
+  expect(res.status, `still valid ${BEFORE_EXPIRY_MS} ms of clock time before the 24 h lifetime ends`).toBe(200);
+  expectSchema('auth/authenticated.json', res.json);
+});
+
+test('a token is refused once 24 h of clock time have passed', clauses('AUTH-LIFE-02'), async ({ target }) => {
+  needs('sim', 'clock');
+  const sim = new Sim(target);
+  const token = await tokenFor(target, await loginForCheck(target));
+  const issued = (await sim.clock()).nowMs;
+  const valid = await authenticatedCheck(target, token, 'GET /_authenticated (fresh token)');
+  expect(valid.status, 'the fresh token is valid').toBe(200);
+  // Issued at or before `issued`: 24 h after it, the token must be gone whatever else moved the clock.
+  await sim.advance(issued + LIMITS.tokenLifetimeMs - (await sim.clock()).nowMs);
+  const res = await authenticatedCheck(target, token, 'GET /_authenticated (24 h after issue)');
+  expect(res.status, 'an expired token is not a success').toBeGreaterThanOrEqual(400);
+  expectSchema('auth/invalid-token.json', res.json);
+});
