@@ -1,0 +1,66 @@
+// The generated OpenAPI document is whole: every REST route declares its metadata, every $ref resolves, schemas come from fixtures.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { buildApp } from '../reference-impl/app.js';
+import { buildOpenApi } from '../reference-impl/rest/openapi.js';
+import { allSchemas } from '../lib/schemas.js';
+
+async function served(url = '/api/2/openapi.json', deviate: string[] = []) {
+  const app = await buildApp({ deviate });
+  await app.ready();
+  const { api_key } = app.ces.db.prepare('SELECT api_key FROM clients ORDER BY id LIMIT 1').get() as { api_key: string };
+  const withKey = await app.inject({ method: 'GET', url, headers: { 'x-api-key': api_key } });
+  const without = await app.inject({ method: 'GET', url });
+  await app.close();
+  return { doc: withKey.json(), status: withKey.statusCode, without: without.json(), withoutStatus: without.statusCode };
+}
+
+test('the document needs the key, is the same on both bases, and names no undocumented route', async () => {
+  const sd = await served();
+  const ha = await served('/ha/api/2/openapi.json');
+  assert.equal(sd.status, 200);
+  assert.deepEqual(sd.without, { meta: { status: 'error', message: 'Forbidden' } });
+  assert.equal(sd.withoutStatus, 403);
+  assert.deepEqual(ha.doc, sd.doc);
+  assert.equal(sd.doc.openapi, '3.1.0');
+  assert.equal(sd.doc['x-undocumented-routes'], undefined, `routes without config.openapi: ${sd.doc['x-undocumented-routes']}`);
+});
+
+test('every $ref resolves inside the document and every rest/ schema is a component', async () => {
+  const { doc } = await served();
+  const refs = new Set<string>();
+  const walk = (n: any) => { if (Array.isArray(n)) n.forEach(walk); else if (n && typeof n === 'object') for (const [k, v] of Object.entries(n)) k === '$ref' ? refs.add(v as string) : walk(v); };
+  walk(doc);
+  assert.ok(refs.size > 10);
+  for (const r of refs) {
+    assert.ok(r.startsWith('#/'), `${r} is not local`);
+    let node: any = doc;
+    for (const part of r.slice(2).split('/')) node = node?.[part];
+    assert.ok(node !== undefined, `${r} does not resolve`);
+  }
+  for (const id of Object.keys(allSchemas()).filter((i) => i.startsWith('rest/'))) {
+    const name = id.replace(/^rest\//, '').replace(/\.json$/, '');
+    assert.ok(doc.components.schemas[name], `schema ${id} missing from components.schemas`);
+  }
+  const ops = Object.values<any>(doc.paths).flatMap((p) => Object.values<any>(p));
+  const ids = ops.map((o) => o.operationId);
+  assert.equal(new Set(ids).size, ids.length, 'operationIds are unique');
+});
+
+test('lists get page, limit, full and their filters; deprecated routes and filters are marked', async () => {
+  const { doc } = await served();
+  const list = doc.paths['/operator'].get;
+  const names = list.parameters.map((p: any) => p.$ref ?? p.name);
+  for (const n of ['#/components/parameters/page', '#/components/parameters/limit', '#/components/parameters/full', 'filters[name]', 'filters[website_list]']) assert.ok(names.includes(n), `${n} on GET /operator`);
+  assert.equal(doc.paths['/operator'].post.requestBody.content['application/x-www-form-urlencoded'].schema.$ref, '#/components/schemas/operator-write');
+  assert.ok(doc.paths['/operator'].post.responses['201']);
+  for (const p of ['/client', '/client/{id}', '/website', '/website/{id}']) assert.equal(doc.paths[p].get.deprecated, true, p);
+  assert.equal(doc.paths['/operator'].get.deprecated, undefined);
+  const deviant = await served('/api/2/openapi.json', ['rest-openapi-not-deprecated']);
+  assert.equal(deviant.doc.paths['/client'].get.deprecated, undefined, 'the deviation removes the marks');
+});
+
+test('a route without metadata is named, not hidden', () => {
+  const doc = buildOpenApi([{ method: 'GET', path: '/thing' }]) as any;
+  assert.deepEqual(doc['x-undocumented-routes'], ['GET /thing']);
+});
