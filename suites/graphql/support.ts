@@ -1,0 +1,89 @@
+// GraphQL calls of the graphql suite: one bearer session per client per worker, renewed only when the service clock jumped past the token lifetime.
+import { test, expect, expectSchema } from '../fixtures.js';
+import { LIMITS } from '../../lib/limits.js';
+import type { HttpAnswer } from '../../lib/http.js';
+import type { Target } from '../../lib/target.js';
+import { call, loginForCheck, Sim, tokenFor, workerDispatcher } from '../auth/support.js';
+
+export interface GqlCall {
+  variables?: Record<string, unknown>;
+  /** Accept header (default `application/json`). */
+  accept?: string;
+  /** Appended to graphql_url, e.g. `?platform=sd`. */
+  suffix?: string;
+  label?: string;
+  /** Authorization header value; `null` sends none. Default: the session's bearer token. */
+  authorization?: string | null;
+}
+
+/** POST {graphql_url} with a JSON body, recorded as a report step. */
+export function postGraphql(target: Target, query: string, opts: GqlCall & { authorization: string | null }): Promise<HttpAnswer> {
+  const headers: Record<string, string> = { 'content-type': 'application/json', accept: opts.accept ?? 'application/json' };
+  if (opts.authorization !== null) headers.authorization = opts.authorization;
+  const short = query.replace(/\s+/g, ' ').trim().slice(0, 70);
+  return call(target, {
+    method: 'POST', url: target.graphql_url + (opts.suffix ?? ''), headers,
+    body: JSON.stringify(opts.variables ? { query, variables: opts.variables } : { query }),
+  }, opts.label ?? `POST /graphql${opts.suffix ?? ''}: ${short}`);
+}
+
+/** Time the service clock may have been moved by others before a session's token is considered expired by them. */
+const RENEW_AFTER_MS = LIMITS.tokenLifetimeMs - 5 * 60_000;
+
+export class GqlSession {
+  private static cache = new Map<string, GqlSession>();
+  private token?: string;
+  private offsetAtLogin = 0;
+
+  private constructor(private readonly target: Target, readonly clientIndex: number) {}
+
+  /** The session of client `clientIndex` (0: the target's user's client, 1: the second client) for this worker. */
+  static of(target: Target, clientIndex = 0): GqlSession {
+    const key = `${target.graphql_url}#${clientIndex}`;
+    let s = GqlSession.cache.get(key);
+    if (!s) GqlSession.cache.set(key, (s = new GqlSession(target, clientIndex)));
+    return s;
+  }
+
+  /** The client id this session's user belongs to, when the target tells it. */
+  get clientId(): number | undefined { return this.target.users?.[this.clientIndex]?.client_id; }
+
+  private get clock(): Sim | undefined { return this.target.capabilities.includes('clock') && this.target.capabilities.includes('sim') ? new Sim(this.target) : undefined; }
+
+  async bearer(): Promise<string> {
+    if (!this.token) {
+      this.offsetAtLogin = (await this.clock?.clock())?.offsetMs ?? 0;
+      this.token = await tokenFor(this.target, await loginForCheck(this.target, this.clientIndex), workerDispatcher(this.target));
+    }
+    return this.token;
+  }
+
+  /** A GraphQL call with this session's token. A 401 after another check moved the service clock by about a day is not
+   * this check's concern: the session logs in again once and repeats the call (noted in the report). */
+  async post(query: string, opts: GqlCall = {}): Promise<HttpAnswer> {
+    const res = await postGraphql(this.target, query, { ...opts, authorization: `Bearer ${await this.bearer()}` });
+    const clock = this.clock;
+    if (res.status === 401 && clock) {
+      const moved = (await clock.clock()).offsetMs - this.offsetAtLogin;
+      if (moved >= RENEW_AFTER_MS) {
+        test.info().annotations.push({ type: 'note', description: `the service clock was moved by ${moved} ms by other checks since login; logged in again` });
+        this.token = undefined;
+        return postGraphql(this.target, query, { ...opts, authorization: `Bearer ${await this.bearer()}` });
+      }
+    }
+    return res;
+  }
+}
+
+/** GraphQL `data` of a successful answer (status 200, no errors), with the answer's problems as the failure message. */
+export function dataOf(res: HttpAnswer): any {
+  expect(res.status, `a successful GraphQL answer is HTTP 200 (got: ${res.text.slice(0, 300)})`).toBe(200);
+  expectSchema('graphql/response.json#/$defs/success', res.json);
+  return res.json.data;
+}
+
+/** The errors of a refused or partly failed GraphQL answer, asserted against the G15 shape (every error has extensions.code). */
+export function errorsOf(res: HttpAnswer): Array<{ message: string; path?: Array<string | number>; extensions: { code: string } }> {
+  expectSchema('graphql/response.json#/$defs/errors', res.json);
+  return res.json.errors;
+}
