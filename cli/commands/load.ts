@@ -112,9 +112,14 @@ export function thresholdChecks(summary: K6Summary, scenario: string): CheckResu
   return out;
 }
 
-/** The connector secret signs k6's endpoint-4 calls (G2): the embedded stack's own, or CES_CONNECTOR_SECRET for a target file. */
-export function connectorEnv(embeddedSecret: string | undefined): Record<string, string> {
-  const secret = embeddedSecret ?? process.env.CES_CONNECTOR_SECRET;
+/**
+ * The connector secret signs k6's endpoint-4 calls (G2): the embedded stack's own, the private secrets file a `ces serve` ready file
+ * names, or CES_CONNECTOR_SECRET. Passed by environment only, so it never lands in a target file or a report.
+ */
+export function connectorEnv(embeddedSecret: string | undefined, target?: object): Record<string, string> {
+  let secret = embeddedSecret ?? process.env.CES_CONNECTOR_SECRET;
+  const file = (target as { secrets_file?: string } | undefined)?.secrets_file;
+  if (!secret && file && fs.existsSync(file)) secret = (JSON.parse(fs.readFileSync(file, 'utf8')) as { connector_secret?: string }).connector_secret;
   return secret ? { CES_CONNECTOR_SECRET: secret } : {};
 }
 
@@ -145,7 +150,7 @@ export const loadCommand: CommandModule<{}, Args> = {
       console.log(`ces load ${a.scenario}: target ${resolved.target.base_url}${resolved.stack ? ' (embedded reference implementation)' : ''}; reports in ${run.dir}`);
       const k6 = await runK6({
         script: path.join(LOAD_DIR, `${a.scenario}.js`), targetFile: resolved.file, caFile: resolved.target.ca_file, outDir: run.dir,
-        dashboard: a.dashboard, vus: a.vus, rate: a.rate, duration: a.duration, env: connectorEnv(resolved.stack?.app.ces.settings.connectorSecret),
+        dashboard: a.dashboard, vus: a.vus, rate: a.rate, duration: a.duration, env: connectorEnv(resolved.stack?.app.ces.settings.connectorSecret, resolved.target),
       });
       if (!k6.summary || (k6.code !== 0 && k6.code !== K6_THRESHOLDS_CROSSED)) {
         throw new UsageError(`k6 stopped with exit code ${k6.code} before judging the thresholds (script or set-up error: see its output above)`);
