@@ -96,9 +96,16 @@ export class WebhookDispatcher {
     this.timers.get(id)?.cancel();
     this.timers.set(id, this.ces.clock.at(due, () => {
       this.timers.delete(id);
-      if (this.ces.deviations.has('webhooks-sequential-queue')) this.chain = this.chain.then(() => this.attempt(id));
-      else void this.attempt(id);
+      if (this.ces.deviations.has('webhooks-sequential-queue')) this.chain = this.chain.then(() => this.safeAttempt(id));
+      else void this.safeAttempt(id);
     }));
+  }
+
+  /** A failed attempt never takes the service down; the row stays pending and resume() picks it up after a restart. */
+  private async safeAttempt(id: number): Promise<void> {
+    try { await this.attempt(id); } catch (err) {
+      if (!this.closing) console.error(`webhooks: attempt of delivery ${id} failed: ${(err as Error).message}`);
+    }
   }
 
   /** One attempt of a delivery: recorded before it leaves, settled when the answer (or failure) is known. */

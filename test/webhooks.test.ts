@@ -1,0 +1,71 @@
+// Webhook area unit tests with inject(): subscription validation, the --webhook-url start subscription, the --insecure flag, payload shapes per kind.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { buildApp } from '../reference-impl/app.js';
+import { payloadsFor } from '../reference-impl/webhooks/payloads.js';
+import { check } from '../lib/schemas.js';
+
+const keyOf = (app: Awaited<ReturnType<typeof buildApp>>, i = 0) =>
+  (app.ces.db.prepare('SELECT api_key FROM clients ORDER BY id').all() as Array<{ api_key: string }>)[i]!.api_key;
+
+test('subscriptions: HTTPS only, a secret, known kinds, deprecated kinds only with includeDeprecated', async () => {
+  const app = await buildApp();
+  try {
+    const key = keyOf(app);
+    const post = (payload: object) => app.inject({ method: 'POST', url: '/platform/webhooks', headers: { 'x-api-key': key }, payload });
+    const base = { url: 'https://hooks.example/x', secret: 'long-enough-secret', events: ['user.created'] };
+    assert.equal((await post(base)).statusCode, 201);
+    const http = await post({ ...base, url: 'http://hooks.example/x' });
+    assert.equal(http.statusCode, 400);
+    assert.match(http.json().message, /HTTPS/);
+    assert.equal((await post({ ...base, secret: 'short' })).statusCode, 400);
+    assert.equal((await post({ ...base, events: ['no.such.kind'] })).statusCode, 400);
+    assert.equal((await post({ ...base, events: ['conversation.closed'] })).statusCode, 400);
+    assert.equal((await post({ ...base, events: ['conversation.closed'], includeDeprecated: true })).statusCode, 201);
+    assert.equal((await app.inject({ method: 'POST', url: '/platform/webhooks', payload: base })).statusCode, 403);
+  } finally { await app.close(); }
+});
+
+test('--insecure accepts plain-HTTP callbacks; --webhook-url subscribes every current kind of every client once', async () => {
+  const app = await buildApp({ insecure: true, webhookUrl: 'https://vendor.example/hook', webhookSecret: 'vendor-secret-1' });
+  try {
+    const res = await app.inject({ method: 'POST', url: '/platform/webhooks', headers: { 'x-api-key': keyOf(app) }, payload: { url: 'http://localhost:9/x', secret: 'long-enough-secret', events: ['*'] } });
+    assert.equal(res.statusCode, 201);
+    const rows = app.ces.db.prepare("SELECT client_id, events FROM webhook_subscriptions WHERE url = 'https://vendor.example/hook'").all() as Array<{ client_id: number; events: string }>;
+    const clients = app.ces.db.prepare('SELECT COUNT(*) AS n FROM clients').get() as { n: number };
+    assert.equal(rows.length, clients.n, 'one subscription per client');
+    for (const r of rows) assert.ok(JSON.parse(r.events).includes('v2.conversation.closed') && !JSON.parse(r.events).includes('conversation.closed'));
+  } finally { await app.close(); }
+});
+
+test('every payload the service builds matches its schema', async () => {
+  const app = await buildApp();
+  try {
+    const { db, deviations } = app.ces;
+    const at = Date.UTC(2026, 10, 22, 1, 2, 3, 456);
+    const clientId = (db.prepare('SELECT id FROM clients ORDER BY id LIMIT 1').get() as { id: number }).id;
+    const convOf = (channel: string) => (db.prepare('SELECT id FROM conversations WHERE client_id = ? AND channel = ? AND operator_id IS NOT NULL LIMIT 1').get(clientId, channel) as { id: number }).id;
+    const events = [
+      { kind: 'user.created', clientId, userId: 5, at }, { kind: 'user.disconnected', clientId, userId: 5, at },
+      { kind: 'visitor.updated', clientId, visitorId: 'abc', operatorId: 4, at },
+      { kind: 'conversation.pushed', clientId, conversationId: convOf('chat'), viaTransfer: false, at },
+      { kind: 'conversation.pushed', clientId, conversationId: convOf('chat'), viaTransfer: true, at },
+      { kind: 'conversation.started', clientId, conversationId: convOf('call'), at },
+      { kind: 'conversation.closed', clientId, conversationId: convOf('social_a'), at },
+      { kind: 'conversation.closed', clientId, conversationId: convOf('chat'), at },
+    ] as const;
+    const kinds = new Set<string>();
+    for (const e of events) {
+      for (const p of payloadsFor(db, deviations, e, at + 1)) {
+        kinds.add(p.kind);
+        assert.equal(check(`webhooks/${p.kind}.json`, p.body), null, `${p.kind}: ${JSON.stringify(p.body)}`);
+      }
+    }
+    assert.deepEqual([...kinds].sort(), ['conversation.closed', 'conversation.started', 'conversation.transferred', 'user.created', 'user.disconnected',
+      'v2.conversation.closed', 'v2.conversation.pushed', 'visitor.updated']);
+    const [v2] = payloadsFor(db, deviations, events[3], at);
+    assert.equal(v2!.body.createdAt, '2026-11-22T01:02:03.456Z');
+    const [old] = payloadsFor(db, deviations, events[0], at);
+    assert.equal(old!.body.createdAt, '2026-11-22T01:02:03+00:00');
+  } finally { await app.close(); }
+});
