@@ -229,6 +229,15 @@ function attachmentHtml(a: EvidenceAttachment, runDir: string, open: boolean): s
   return `<p class="meta">${esc(a.name)} (${esc(a.contentType)}, not kept)</p>`;
 }
 
+/** A recorded HTTP call that answered 4xx/5xx or did not answer. */
+function isErrorCall(a: EvidenceAttachment): boolean {
+  if (!a.contentType.startsWith('application/json') || !a.text) return false;
+  try {
+    const r = JSON.parse(a.text)?.response;
+    return !!r && (r.error !== undefined || Number(r.status) >= 400);
+  } catch { return false; }
+}
+
 function checkHtml(k: CheckEvidence, anchor: string, runDir: string, byId: Map<string, Clause>, landing: string): string {
   const failed = k.outcome === 'failed';
   const names = new Set(k.attachments.map((a) => a.name));
@@ -236,13 +245,15 @@ function checkHtml(k: CheckEvidence, anchor: string, runDir: string, byId: Map<s
   const shown = k.attachments.filter((a) => !(a.contentType.startsWith('image/svg+xml') && a.name.endsWith('.svg') && names.has(a.name.slice(0, -4))));
   const pictures = shown.filter(isData);
   const rest = shown.filter((a) => !isData(a));
+  // A failed check opens the calls that went wrong and its last call: usually the one the assertion was about.
+  const lastCall = rest.map((a) => a.contentType.startsWith('application/json')).lastIndexOf(true);
   const clauseLinks = k.clauses.map((id) => { const c = byId.get(id); return `<a href="${landing}#clause-${encodeURIComponent(id)}"><code>${esc(id)}</code></a>${c ? ` <span class="meta">${c.severity}</span>` : ' <span class="meta">(not in catalogue)</span>'}`; }).join(', ');
   return `<section class="check ${k.outcome}" id="${esc(anchor)}" data-outcome="${k.outcome}">
 <h3><span class="badge o-${k.outcome}">${k.outcome}</span> ${esc(k.title)}</h3>
 <p class="meta">clauses: ${clauseLinks || '<strong>none</strong>'} · project <code>${esc(k.project)}</code> · <code>${esc(k.file)}</code> · ${Math.round(k.durationMs)} ms</p>
 ${k.reason ? `<pre class="${failed ? 'reason' : ''}">${esc(k.reason)}</pre>` : ''}
 ${pictures.map((a) => attachmentHtml(a, runDir, failed)).join('\n')}
-${rest.length ? `<details${failed ? ' open' : ''}><summary>${rest.length} attachment(s): requests and responses, in order</summary>${rest.map((a) => attachmentHtml(a, runDir, failed)).join('\n')}</details>` : ''}
+${rest.length ? `<details class="atts"${failed ? ' open' : ''}><summary>${rest.length} attachment(s): requests and responses, in order</summary>${rest.map((a, i) => attachmentHtml(a, runDir, failed && (i === lastCall || isErrorCall(a)))).join('\n')}</details>` : ''}
 </section>`;
 }
 
