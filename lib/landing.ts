@@ -324,9 +324,10 @@ export function buildAll(opts: BuildOptions = {}): { landing: string; evidence: 
 
 // ---- compare ---------------------------------------------------------------------------------------------------------
 
+const idle = (v: string) => v === 'absent' || v === 'not-run';
 export interface VerdictChange { id: string; severity: string; area: string; before: string; after: string }
 
-/** Clauses whose verdict differs between two runs (a clause one run does not know is `absent`). */
+/** Clauses whose verdict differs between two runs (a clause one run does not know is `absent`; absent ↔ not-run is no change: nothing ran either way). */
 export function compareRuns(a: RunSummary, b: RunSummary, clauses: Clause[] = loadClauses()): VerdictChange[] {
   const va = new Map(a.verdicts.map((v) => [v.id, v.verdict]));
   const vb = new Map(b.verdicts.map((v) => [v.id, v.verdict]));
@@ -334,5 +335,5 @@ export function compareRuns(a: RunSummary, b: RunSummary, clauses: Clause[] = lo
   const ids = [...new Set([...va.keys(), ...vb.keys()])].sort();
   return ids
     .map((id) => ({ id, severity: byId.get(id)?.severity ?? '?', area: byId.get(id)?.area ?? '?', before: va.get(id) ?? 'absent', after: vb.get(id) ?? 'absent' }))
-    .filter((c) => c.before !== c.after);
+    .filter((c) => c.before !== c.after && !(idle(c.before) && idle(c.after)));
 }

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { defineConfig } from '@playwright/test';
 
 const here = path.dirname(new URL(import.meta.url).pathname);
-const runDir = process.env.CES_RUN_DIR ?? path.join(here, '..', 'reports', 'adhoc');
+const runDir = process.env.CES_RUN_DIR ?? path.join(process.env.CES_REPORTS_DIR ?? path.join(here, '..', 'reports'), 'adhoc');
 export const SUITES = ['rest', 'auth', 'graphql', 'bot-runtime', 'webhooks', 'connector-check', 'receiver-check', 'browser'];
 const present = SUITES.filter((s) => fs.existsSync(path.join(here, s)) && fs.readdirSync(path.join(here, s)).some((f) => f.endsWith('.spec.ts')));
 const quiet = process.env.CES_QUIET === '1';
