@@ -81,6 +81,7 @@ export function conversationsInWindow(app: FastifyInstance, req: FastifyRequest,
     enforce: !dev.has('rest-period-not-enforced'),
     defaultMonths: dev.has('rest-period-default-6-months') ? 6 : undefined,
     onlyFromUnbounded: dev.has('rest-period-only-from-unbounded'),
+    onlyToAfter: dev.has('rest-period-only-to-after'),
   });
   return clientRows(app, req, 'conversations', 'created_at DESC, id DESC').filter((r) => r.created_at >= win.from && r.created_at <= win.to);
 }

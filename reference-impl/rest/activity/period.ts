@@ -53,6 +53,7 @@ export interface WindowOptions {
   /** Deviations, so one call site breaks one rule. */
   defaultMonths?: number;
   onlyFromUnbounded?: boolean;
+  onlyToAfter?: boolean;
 }
 
 /**
@@ -67,7 +68,7 @@ export function conversationWindow(filters: Record<string, string>, o: WindowOpt
   const endOf = (ms: number) => parseRestDate('to', restDateOf(ms), 'end');
   if (from === undefined && to === undefined) return { from: addMonths(o.now, -(o.defaultMonths ?? months)), to: o.now };
   if (to === undefined) return { from: from!, to: o.onlyFromUnbounded ? Number.MAX_SAFE_INTEGER : endOf(addMonths(from!, months)) };
-  if (from === undefined) return { from: addMonths(toAsWritten!, -months), to };
+  if (from === undefined) return o.onlyToAfter ? { from: to!, to: addMonths(to!, months) } : { from: addMonths(toAsWritten!, -months), to };
   // Compared as written: `from=2026-01-10&to=2026-04-10` is exactly 3 months even though `to` covers its whole day.
   if (o.enforce && toAsWritten! > addMonths(from, months)) throw new RestFail(400, TEXT.periodTooLong);
   return { from, to };

@@ -7,9 +7,11 @@ import { clientRows, meta, rowById } from './common.js';
 import { bounds } from './period.js';
 
 /** A date filter on a column: validated with the REST date forms, inclusive. */
-const dateFilter = (col: string, edge: 'from' | 'to'): FilterFn => (row, v) => {
+const dateFilter = (col: string, edge: 'from' | 'to', exclusiveTo: () => boolean): FilterFn => (row, v) => {
   const b = bounds({ [edge]: v });
   if (row[col] === undefined) return true;
+  // Deviation rest-activity-to-exclusive: `to` stops before its own second.
+  if (edge === 'to' && exclusiveTo()) return row[col] < b.to! - 999;
   return edge === 'from' ? row[col] >= b.from! : row[col] <= b.to!;
 };
 
@@ -29,6 +31,7 @@ interface Resource {
 
 function resources(app: FastifyInstance): Resource[] {
   const dev = app.ces.deviations;
+  const exclusive = () => dev.has('rest-activity-to-exclusive');
   return [
     {
       name: 'tag', table: 'tags', schema: 'rest/tag.json', deprecated: true, listSummary: 'Conversation tags (deprecated; GraphQL conversationTag)',
@@ -55,8 +58,8 @@ function resources(app: FastifyInstance): Resource[] {
           if (!/^\d+$/.test(v)) throw badRequest(`filters[conversation_id] must be an integer, 'null' or '!null' (got ${JSON.stringify(v)}).`);
           return row.conversation_id === intValue('conversation_id', v);
         },
-        from: dateFilter('created_at', 'from'),
-        to: dateFilter('created_at', 'to'),
+        from: dateFilter('created_at', 'from', exclusive),
+        to: dateFilter('created_at', 'to', exclusive),
       },
       summary: ['external_id', 'amount', 'created_at', 'conversation_id'],
       shape: (r) => ({
@@ -69,7 +72,7 @@ function resources(app: FastifyInstance): Resource[] {
       name: 'satisfaction', table: 'satisfactions', schema: 'rest/satisfaction.json', deprecated: true, listSummary: 'Satisfaction survey answers (deprecated; GraphQL satisfactionSurveyResponses)',
       filters: {
         website_id: F.int('website_id'), operator_id: F.int('operator_id'), conversation_id: F.int('conversation_id'),
-        from: dateFilter('created_at', 'from'), to: dateFilter('created_at', 'to'),
+        from: dateFilter('created_at', 'from', exclusive), to: dateFilter('created_at', 'to', exclusive),
       },
       summary: ['conversation_id', 'created_at'],
       shape: (r) => ({
@@ -82,7 +85,7 @@ function resources(app: FastifyInstance): Resource[] {
     },
     {
       name: 'callmeeting', table: 'callmeetings', schema: 'rest/callmeeting.json', deprecated: true, listSummary: 'Call meetings (deprecated)', byIdIsExtension: true,
-      filters: { website_id: F.int('website_id'), from: dateFilter('start_at', 'from'), to: dateFilter('start_at', 'to') },
+      filters: { website_id: F.int('website_id'), from: dateFilter('start_at', 'from', exclusive), to: dateFilter('start_at', 'to', exclusive) },
       summary: ['status', 'start_at'],
       shape: (r) => ({
         id: r.id, phone_number: r.phone_number, visitor_uid: r.visitor_uid,

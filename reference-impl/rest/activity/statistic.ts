@@ -52,7 +52,8 @@ interface Base extends Scope { operators: Row[] }
 function baseScope(app: FastifyInstance, req: FastifyRequest, f: Record<string, string>, from: number, to: number): Base {
   const db = app.ces.db;
   const clientId = req.client.id;
-  const websitesRaw = f.website_list ?? f.website_id;
+  // Deviation rest-statistic-website-alias-ignored: the deprecated alias is accepted and dropped.
+  const websitesRaw = f.website_list ?? (app.ces.deviations.has('rest-statistic-website-alias-ignored') ? undefined : f.website_id);
   let websites: number[] | undefined;
   if (websitesRaw !== undefined) {
     const name = f.website_list !== undefined ? 'website_list' : 'website_id';
@@ -63,7 +64,8 @@ function baseScope(app: FastifyInstance, req: FastifyRequest, f: Record<string, 
     for (const w of websites) if (!own.has(w)) throw unknownId('website', w);
   }
   const onWebsite = (w: number) => !websites || websites.includes(w);
-  const channel = f.channel;
+  // Deviation rest-statistic-channel-ignored: the filter is validated but not applied.
+  const channel = app.ces.deviations.has('rest-statistic-channel-ignored') ? undefined : f.channel;
   const all = (db.prepare('SELECT * FROM conversations WHERE client_id = ?').all(clientId) as Row[]).map(toConv);
   const convById = new Map(all.map((c) => [c.row.id as number, c]));
   const convs = all.filter((c) => c.row.created_at >= from && c.row.created_at <= to && onWebsite(c.row.website_id) && (!channel || c.row.channel === channel));
@@ -122,7 +124,7 @@ function resourceRows(app: FastifyInstance, req: FastifyRequest, base: Base, typ
         convs: (c) => c.row[type] === v }) }));
       break;
   }
-  if (wantId === undefined) return rows;
+  if (wantId === undefined || app.ces.deviations.has('rest-statistic-resource-id-ignored')) return rows;
   const numeric = !['contact_type', 'page_type'].includes(type);
   if (numeric && !/^\d+$/.test(wantId)) throw badRequest(`filters[resource_id] must be an integer for resource '${type}' (got ${JSON.stringify(wantId)}).`);
   const one = rows.filter((r) => String(r.id) === wantId);
