@@ -30,12 +30,13 @@ export function clauses(...ids: string[]) {
 }
 
 const ALLURE_SEVERITY = { MUST: 'critical', SHOULD: 'normal', MAY: 'minor', REF: 'trivial' } as const;
-const SEVERITY_RANK = ['MUST', 'REF', 'SHOULD', 'MAY'] as const;
+// Strongest first, in Allure's order (critical, normal, minor, trivial).
+const SEVERITY_RANK = ['MUST', 'SHOULD', 'MAY', 'REF'] as const;
 
 /**
  * Allure metadata of a check, as annotations allure-playwright reads (`@allure.label.<name>` → label, `tms` → link
  * through the `links.tms` template of playwright.config.ts): severity of the strongest clause, area as feature,
- * each clause as story, and a link per clause to its row on the landing page.
+ * each clause as story (Allure's behaviours group checks by clause), and a link per clause to its landing-page row.
  */
 export function allureAnnotations(ids: string[]): Array<{ type: string; description: string }> {
   const known = clauseById();
@@ -43,7 +44,6 @@ export function allureAnnotations(ids: string[]): Array<{ type: string; descript
   const strongest = SEVERITY_RANK.find((s) => cs.some((c) => c.severity === s));
   return [
     ...(strongest ? [{ type: '@allure.label.severity', description: ALLURE_SEVERITY[strongest] }] : []),
-    { type: '@allure.label.epic', description: 'CES conformance' },
     ...[...new Set(cs.map((c) => c.area))].map((area) => ({ type: '@allure.label.feature', description: area })),
     ...ids.map((id) => ({ type: '@allure.label.story', description: id })),
     ...ids.map((id) => ({ type: 'tms', description: id })),

@@ -208,3 +208,22 @@ test('pictures: escaped text, measured times, expected webhook schedule (first, 
   assert.equal((tl.match(/<circle [^>]*fill="#cf222e"/g) ?? []).length, 2, 'the 503s are red');
   assert.match(timelineSvg({ kind: 'timeline', title: 'none', attempts: [] }), /no attempt recorded/);
 });
+
+test('Allure metadata of a check: strongest severity mapped (MUST→critical, SHOULD→normal, MAY→minor, REF→trivial), area, clause stories and links', async () => {
+  const { allureAnnotations } = await import('../suites/fixtures.js');
+  const all = loadClauses().filter((c) => !c.retired);
+  const pick = (s: string) => all.find((c) => c.severity === s);
+  const expected: Record<string, string> = { MUST: 'critical', SHOULD: 'normal', MAY: 'minor', REF: 'trivial' };
+  for (const [sev, allure] of Object.entries(expected)) {
+    const c = pick(sev);
+    if (!c) continue;
+    const a = allureAnnotations([c.id]);
+    assert.deepEqual(a.filter((x) => x.type === '@allure.label.severity').map((x) => x.description), [allure], sev);
+    assert.deepEqual(a.filter((x) => x.type === '@allure.label.feature').map((x) => x.description), [c.area]);
+    assert.deepEqual(a.filter((x) => x.type === '@allure.label.story').map((x) => x.description), [c.id]);
+    assert.deepEqual(a.filter((x) => x.type === 'tms').map((x) => x.description), [c.id]);
+  }
+  const must = pick('MUST');
+  const ref = pick('REF');
+  if (must && ref) assert.equal(allureAnnotations([ref.id, must.id]).find((x) => x.type === '@allure.label.severity')?.description, 'critical', 'the strongest clause decides');
+});
