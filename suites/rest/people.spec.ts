@@ -98,9 +98,16 @@ test('GET /operator/{id}/statistic answers the statistic fields', clauses('REST-
 });
 
 test('a new operator has conversation_number 0, experience 0 and no satisfaction rate', clauses('REST-OPSTAT-02'), async ({ api }) => {
+  // Other suites may move the service clock forward meanwhile: a seeded operator's experience measures how far, before and after.
+  const seeded = await firstItem(api, '/operator');
+  const experience = async (id: number) => (await api.rest({ path: `/operator/${id}/statistic` })).json.data.experience as number;
+  const before = await experience(seeded.id);
   const op = await createOperator(api);
   const res = await api.rest({ path: `/operator/${op.id}/statistic` });
-  expect(res.json.data).toEqual({ id: op.id, conversation_number: 0, experience: 0, satisfaction_global_rate: null, _link: `/operator/${op.id}/statistic` });
+  const moved = (await experience(seeded.id)) - before;
+  expect(res.json.data).toEqual({ id: op.id, conversation_number: 0, experience: res.json.data.experience, satisfaction_global_rate: null, _link: `/operator/${op.id}/statistic` });
+  expect(res.json.data.experience, `whole days since creation: 0 (the clock moved ${moved} day(s) meanwhile)`).toBeLessThanOrEqual(moved);
+  expect(res.json.data.experience).toBeGreaterThanOrEqual(0);
 });
 
 test('GET /operator/{id}/profile answers the profile fields', clauses('REST-PROFILE-01'), async ({ api }) => {
