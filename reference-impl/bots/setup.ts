@@ -39,6 +39,15 @@ export function availableOperatorsOfRule(ces: ServiceContext, rule: Distribution
 export function seedBots(ces: ServiceContext): void {
   const { db, settings, clock } = ces;
   if (!settings.connectorUrl) return;
+  const seeded = db.prepare(`SELECT id, base_url, secret FROM connector_apps WHERE name = 'Seeded bot connector' ORDER BY id LIMIT 1`).get() as { id: number; base_url: string; secret: string } | undefined;
+  if (seeded) {
+    // A restart (--db file) brings a new fake connector (new port, empty memory) or another --connector-url: point the seeded app at it and create its bots there again.
+    if (seeded.base_url !== settings.connectorUrl || seeded.secret !== settings.connectorSecret) {
+      db.prepare('UPDATE connector_apps SET base_url = ?, secret = ? WHERE id = ?').run(settings.connectorUrl, settings.connectorSecret, seeded.id);
+      db.prepare(`UPDATE bot_operators SET status = 'pending' WHERE install_id IN (SELECT id FROM connector_installs WHERE app_id = ?)`).run(seeded.id);
+    }
+    return;
+  }
   if ((db.prepare('SELECT COUNT(*) AS n FROM connector_apps').get() as { n: number }).n > 0) return;
   const client = db.prepare('SELECT id FROM clients ORDER BY id LIMIT 1').get() as { id: number } | undefined;
   if (!client) return;

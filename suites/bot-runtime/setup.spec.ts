@@ -1,6 +1,7 @@
 // The bot creation flow as the fake connector saw it (endpoints 1-3), bot operators, and the platform API that registers connectors and bots (G17).
 import { test, expect, needs } from './helpers.js';
 import { clauses, expectSchema } from '../fixtures.js';
+import { addSecret } from '../../lib/mask.js';
 
 test('bot creation flow: GET /external-bots, PUT /bots/{idOperator} with the write body, GET /bots/{idOperator}; one scenario and one language per bot',
   clauses('BOT-SETUP-01', 'BOT-SETUP-02', 'BOT-SETUP-03', 'BOT-SETUP-04'), async ({ bot }) => {
@@ -30,6 +31,8 @@ test('platform API: HTTPS connector apps, installation with idConnectorVersion, 
   const { conv } = await bot.seededBots();
   const base = target.platform_url ?? `${target.base_url}/platform`;
   const h = { 'x-api-key': target.api_key };
+  // Connector secrets of this check never reach the report.
+  for (const s of ['secret-123456', 'another-secret-42']) addSecret(s);
   const denied = await api.postJson(`${base}/connector-apps`, { name: 'x', baseUrl: target.connector_url, secret: 'secret-123456' });
   expect(denied.status, 'no API key: refused').toBe(403);
   const plain = await api.postJson(`${base}/connector-apps`, { name: 'plain', pluginKind: 'bot', baseUrl: 'http://127.0.0.1:9/', secret: 'secret-123456' }, h);
