@@ -192,6 +192,17 @@ function filesUnder(dir: string): string[] {
     .map((d) => path.join((d as { parentPath?: string; path?: string }).parentPath ?? (d as { path?: string }).path ?? dir, d.name));
 }
 
+/** Names of fields whose values are secrets whatever they are (a signing secret a check invented is not registered anywhere). */
+const SECRET_FIELDS = 'secret|password|passwd|api_key|apiKey|client_secret|clientSecret|access_token|accessToken|refresh_token|refreshToken|webhook_secret|webhookSecret|signing_secret|signingSecret';
+// `"secret": "v"` in JSON, also inside JSON-in-a-string (`\"secret\":\"v\"`), and `password=v` in form bodies and URLs.
+const SECRET_JSON = new RegExp(String.raw`(\\*"(?:${SECRET_FIELDS})\\*"\s*:\s*\\*")([^"\\]{4,})(?=\\*")`, 'g');
+const SECRET_FORM = new RegExp(String.raw`(\b(?:${SECRET_FIELDS})=)([^&\s"'\\]{4,})`, 'g');
+
+/** Known secrets (lib/mask.ts) plus the values of secret-named fields. */
+export function maskAll(text: string): string {
+  return mask(text).replace(SECRET_JSON, '$1***').replace(SECRET_FORM, '$1***');
+}
+
 /** Playwright's JSON results keep in-memory attachments base64-encoded (`body`): each textual one is decoded, masked, re-encoded. */
 function maskAttachmentBodies(json: string): string {
   let data: unknown;
@@ -203,7 +214,7 @@ function maskAttachmentBodies(json: string): string {
     const rec = o as Record<string, unknown>;
     if (typeof rec.body === 'string' && typeof rec.contentType === 'string' && TEXTUAL.test(rec.contentType)) {
       const plain = Buffer.from(rec.body, 'base64').toString('utf8');
-      const masked = mask(plain);
+      const masked = maskAll(plain);
       if (masked !== plain) { rec.body = Buffer.from(masked, 'utf8').toString('base64'); changed = true; }
     }
     Object.values(rec).forEach(walk);
@@ -223,7 +234,7 @@ export function scrubDir(dir: string): string[] {
   for (const f of filesUnder(dir)) {
     if (!TEXT_FILE.test(f) || fs.statSync(f).size > 50_000_000) continue;
     const text = fs.readFileSync(f, 'utf8');
-    let out = mask(text);
+    let out = maskAll(text);
     if (f.endsWith('.json') && out.includes('"contentType"')) out = maskAttachmentBodies(out);
     const m = PW_ZIP.exec(out);
     if (m) {
@@ -231,7 +242,7 @@ export function scrubDir(dir: string): string[] {
       let zipChanged = false;
       const masked = entries.map((e) => {
         const t = e.data.toString('utf8');
-        const mt = mask(t);
+        const mt = maskAll(t);
         if (mt !== t) zipChanged = true;
         return { name: e.name, data: mt !== t ? Buffer.from(mt, 'utf8') : e.data };
       });

@@ -20,6 +20,9 @@ export const SECRETS = {
   signing: 'whsec-fixture-signing-secret-42',
 };
 
+/** Secrets nobody registered with lib/mask.ts (a check invented them): caught by their field names. */
+export const UNREGISTERED = { subscription: 'sub-secret-invented-by-a-check-77', password: 'Invented-Passw0rd-99' };
+
 /** A catalogue of its own, so the tests do not depend on the clauses other engineers are still writing. */
 export const CLAUSES: Clause[] = [
   { id: 'FAKE-PASS-01', severity: 'MUST', text: 'Operators are listed.', source: 'REST API / Operators', area: 'fake' },
@@ -50,7 +53,10 @@ export function makeReports(opts: { plantLeaks?: boolean } = {}): FixtureReports
   if (opts.plantLeaks) {
     // A writer that forgot lib/mask.ts: an attachment with a bearer token and a signing secret, base64 as Playwright stores it.
     const report = JSON.parse(results);
-    const body = JSON.stringify({ request: { method: 'POST', url: 'https://x.example/hook', headers: { authorization: `Bearer ${SECRETS.bearer}`, 'x-secret': SECRETS.signing } }, response: { status: 200, body: { key: SECRETS.otherKey } } });
+    const body = JSON.stringify({ request: { method: 'POST', url: 'https://x.example/hook', headers: { authorization: `Bearer ${SECRETS.bearer}`, 'x-secret': SECRETS.signing },
+      body: JSON.stringify({ callbackUrl: 'https://hook.example', secret: UNREGISTERED.subscription }) }, response: { status: 200, body: { key: SECRETS.otherKey } } });
+    const form = `username=a%40b.example&password=${UNREGISTERED.password}&grant_type=password`;
+    report.suites[0].specs[1].tests[0].results[0].attachments.push({ name: 'token call', contentType: 'application/json', body: Buffer.from(JSON.stringify({ request: { method: 'POST', body: form } })).toString('base64') });
     report.suites[0].specs[1].tests[0].results[0].attachments.push({ name: 'leaky call', contentType: 'application/json', body: Buffer.from(body).toString('base64') });
     results = JSON.stringify(report, null, 1);
   }

@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { makeReports, allFiles, CLAUSES, DEVIATIONS, SECRETS, FIXTURE_RESULTS } from './report-fixture.js';
+import { makeReports, allFiles, CLAUSES, DEVIATIONS, SECRETS, UNREGISTERED, FIXTURE_RESULTS } from './report-fixture.js';
 import { readPlaywrightResults, readPlaywrightEvidence, clauseVerdicts, exitCodeOf, scrubDir, findLeaks, readZip, writeZip, type CheckResult } from '../lib/results.js';
 import { buildAll, buildLanding, compareRuns, readRuns, proofs } from '../lib/landing.js';
 import { loadClauses } from '../lib/catalogue.js';
@@ -120,7 +120,7 @@ test('evidence page: failure reason, masked request/response in order, sequence 
 
 test('no secret survives anywhere under the reports folder (plain, base64, zipped), and the check can fail', () => {
   const r = makeReports({ plantLeaks: true });
-  const secrets = Object.values(SECRETS);
+  const secrets = [...Object.values(SECRETS), ...Object.values(UNREGISTERED)];
   // Control: the planted secrets are really there, so this test would catch a writer that bypasses masking.
   const before = findLeaks(r.dir, secrets);
   for (const s of secrets) assert.ok(before.some((l) => l.secret === s), `planted ${s} is found before scrubbing`);

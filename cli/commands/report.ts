@@ -2,6 +2,7 @@
 import path from 'node:path';
 import type { CommandModule } from 'yargs';
 import { buildAll, compareRuns, readRuns, type RunSummary, type VerdictChange } from '../../lib/landing.js';
+import { scrubDir } from '../../lib/results.js';
 import { REPORTS } from '../../lib/paths.js';
 import { UsageError } from '../usage.js';
 
@@ -46,6 +47,8 @@ export const reportCommand: CommandModule<{}, Args> = {
       console.log(compareTable(ra, rb, compareRuns(ra, rb)));
       return;
     }
+    // Folders written by older versions get the secret-named fields masked too before their pages are rebuilt.
+    for (const r of readRuns()) scrubDir(path.join(REPORTS, r.id));
     const { landing, evidence } = buildAll();
     console.log(`rebuilt ${evidence.length} evidence page(s)\n${landing}`);
   },
