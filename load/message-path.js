@@ -10,7 +10,7 @@ const VUS = envInt('CES_VUS', 10);
 /** Visitor messages after the opening one, per conversation. */
 const MESSAGES = envInt('CES_MESSAGES', 3);
 /** Transcript polling step: finer with few conversations, coarser with many so polling does not become the load. */
-const STEP_MS = Math.max(100, VUS * 2);
+const STEP_MS = Math.max(100, VUS * 5);
 /** Set (ms) to delay the fake connector's endpoint 7 through its control API: a deviant run that must cross LOAD-MSG-01. */
 const DELAY_MS = Number(__ENV.CES_CONNECTOR_DELAY_MS || 0);
 

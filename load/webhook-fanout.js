@@ -79,12 +79,17 @@ export function teardown(data) {
   let rows = log();
   while (rows.some((d) => d.state === 'pending') && Date.now() < deadline) { sleep(1); rows = log(); }
   const received = call('GET', `${target.sink_url}/_control/deliveries?path=${encodeURIComponent(data.path)}`, undefined, 'sink-control').deliveries;
+  let shownLost = 0;
   const ok = new Set(received.filter((d) => d.answer.status >= 200 && d.answer.status < 300).map((d) => d.eventId));
   for (const d of rows) {
     events.add(1);
     const reached = ok.has(d.eventId);
     delivered.add(reached, { clause: 'LOAD-WH-01' });
-    if (!reached) lost.add(1, { clause: 'LOAD-WH-01' });
+    if (!reached) {
+      lost.add(1, { clause: 'LOAD-WH-01' });
+      // The first few lost events, with their attempts, say why (state, statuses, errors).
+      if (shownLost++ < 3) console.warn(`lost event ${d.eventId}: state ${d.state}, attempts ${JSON.stringify(d.attempts.map((x) => ({ status: x.status, error: x.error, startedAt: x.startedAt })))}`);
+    }
     if (d.attempts.length > 1) retried.add(1, { clause: 'LOAD-WH-01' });
     const first = d.attempts[0];
     if (first?.startedAt) firstAttemptMs.add(Date.parse(first.startedAt) - Date.parse(d.createdAt), { clause: 'LOAD-WH-02' });

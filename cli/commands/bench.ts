@@ -45,7 +45,7 @@ export function machine() {
 }
 
 /** 1. REST GET /operator/live requests per second: reference implementation vs a bare node:https server answering the same bytes. */
-async function restThroughput(stack: Stack, dir: string, plan: Plan, caFile: string): Promise<BenchFigure> {
+async function restThroughput(stack: Stack, dir: string, targetFile: string, plan: Plan, caFile: string): Promise<BenchFigure> {
   const t = stack.ready;
   const url = `${t.rest_base_url}/operator/live`;
   const answer = await http({ url, headers: { 'X-API-Key': t.api_key } }, agentFor(t.ca_file));
@@ -64,7 +64,7 @@ async function restThroughput(stack: Stack, dir: string, plan: Plan, caFile: str
   try {
     for (let r = 1; r <= (plan.quick ? 1 : 2); r++) {
       const one = async (u: string, name: string) => {
-        const k = await runK6({ script: path.join(BENCH_DIR, 'throughput.js'), targetFile: path.join(dir, 'target.json'), caFile, outDir: dir, summaryName: `rest-${name}-${r}.json`, quiet: true, vus: plan.vus, duration: `${plan.seconds}s`, env: { CES_BENCH_URL: u, CES_BENCH_KEY: t.api_key } });
+        const k = await runK6({ script: path.join(BENCH_DIR, 'throughput.js'), targetFile, caFile, outDir: dir, summaryName: `rest-${name}-${r}.json`, quiet: true, vus: plan.vus, duration: `${plan.seconds}s`, env: { CES_BENCH_URL: u, CES_BENCH_KEY: t.api_key } });
         if (k.code !== 0) throw new Error(`throughput run against ${name} failed (k6 exit ${k.code}, ${k.summaryFile})`);
         return metric(k.summary, 'http_reqs', 'rate');
       };
@@ -87,9 +87,9 @@ async function restThroughput(stack: Stack, dir: string, plan: Plan, caFile: str
 }
 
 /** 3. Message-path latency the reference implementation adds (end to end minus endpoint 7's own time), at N concurrent conversations. */
-async function messagePath(stack: Stack, dir: string, plan: Plan): Promise<BenchFigure> {
+async function messagePath(stack: Stack, dir: string, targetFile: string, plan: Plan): Promise<BenchFigure> {
   const k = await runK6({
-    script: path.join(LOAD_DIR, 'message-path.js'), targetFile: path.join(dir, 'target.json'), caFile: stack.ready.ca_file, outDir: dir, summaryName: 'message-path.json',
+    script: path.join(LOAD_DIR, 'message-path.js'), targetFile, caFile: stack.ready.ca_file, outDir: dir, summaryName: 'message-path.json',
     quiet: true, vus: plan.conversations, duration: `${plan.seconds * 2}s`, env: { CES_MESSAGES: '3' },
   });
   if (!k.summary) throw new Error(`message-path run failed (k6 exit ${k.code})`);
@@ -110,16 +110,16 @@ async function messagePath(stack: Stack, dir: string, plan: Plan): Promise<Bench
 }
 
 /** 4. Webhook deliveries per second with zero loss: highest event rate whose every event reached the sink, vs k6 posting straight to the sink. */
-async function webhookRate(stack: Stack, dir: string, plan: Plan, caFile: string): Promise<BenchFigure> {
+async function webhookRate(stack: Stack, dir: string, targetFile: string, plan: Plan, caFile: string): Promise<BenchFigure> {
   const direct = await runK6({
-    script: path.join(BENCH_DIR, 'sink-direct.js'), targetFile: path.join(dir, 'target.json'), caFile, outDir: dir, summaryName: 'sink-direct.json', quiet: true,
+    script: path.join(BENCH_DIR, 'sink-direct.js'), targetFile, caFile, outDir: dir, summaryName: 'sink-direct.json', quiet: true,
     vus: plan.vus, duration: `${plan.seconds}s`, env: { CES_BENCH_URL: `${stack.ready.sink_url}/bench-direct` },
   });
   if (direct.code !== 0) throw new Error(`sink-direct baseline failed (k6 exit ${direct.code})`);
   const steps: Array<{ rate: number; held: boolean; events: number; lost: number; retried: number; firstAttemptP95Ms: number; deliveredPerSecond: number }> = [];
   for (const rate of plan.webhookRates) {
     const k = await runK6({
-      script: path.join(LOAD_DIR, 'webhook-fanout.js'), targetFile: path.join(dir, 'target.json'), caFile: stack.ready.ca_file, outDir: dir, summaryName: `webhook-${rate}.json`,
+      script: path.join(LOAD_DIR, 'webhook-fanout.js'), targetFile, caFile: stack.ready.ca_file, outDir: dir, summaryName: `webhook-${rate}.json`,
       quiet: true, rate, duration: `${plan.seconds}s`,
     });
     const events = metric(k.summary, 'webhook_events', 'count');
@@ -217,22 +217,23 @@ export const benchCommand: CommandModule<{}, Args> = {
     const run = newRunDir('bench');
     const resolved = await resolveTarget({ runDir: run.dir });
     const stack = resolved.stack!;
-    fs.copyFileSync(resolved.file, path.join(run.dir, 'target.json'));
     const caFile = path.join(run.dir, 'bench-ca.pem');
     fs.writeFileSync(caFile, fs.readFileSync(stack.ready.ca_file, 'utf8'));
     const figures: BenchFigure[] = [];
     const started = new Date().toISOString();
+    const loadAtStart = os.loadavg().map((x) => round(x, 2));
     try {
       console.log(`ces bench: reference implementation at ${stack.ready.base_url}; run folder ${run.dir}`);
       // Order matters: the polling benchmark leaves hundreds of bots polling, so it runs last.
-      if (only.includes('rest')) figures.push(await restThroughput(stack, run.dir, plan, caFile));
-      if (only.includes('message')) figures.push(await messagePath(stack, run.dir, plan));
-      if (only.includes('webhook')) figures.push(await webhookRate(stack, run.dir, plan, caFile));
+      if (only.includes('rest')) figures.push(await restThroughput(stack, run.dir, resolved.file, plan, caFile));
+      if (only.includes('message')) figures.push(await messagePath(stack, run.dir, resolved.file, plan));
+      if (only.includes('webhook')) figures.push(await webhookRate(stack, run.dir, resolved.file, plan, caFile));
       if (only.includes('polling')) figures.push(await pollingCapacity(stack, plan));
     } finally {
       await resolved.close();
     }
-    const report = { date: started, run: run.id, quick: plan.quick, machine: machine(), figures };
+    // The load average says how busy the machine was: the ratios hold up under contention, absolute figures do not.
+    const report = { date: started, run: run.id, quick: plan.quick, machine: { ...machine(), loadAverageAtStart: loadAtStart, loadAverageAtEnd: os.loadavg().map((x) => round(x, 2)) }, figures };
     const text = mask(JSON.stringify(report, null, 2));
     fs.writeFileSync(path.join(run.dir, 'bench.json'), text);
     fs.writeFileSync(path.join(REPORTS, 'bench.json'), text);
