@@ -59,6 +59,8 @@ export function finishRun(run: { id: string; dir: string }, kind: string, target
     id: run.id, kind, date: new Date().toISOString(), target: mask(target.base_url), reference, deviations: target.deviations ?? [],
     exitCode: code, checks, verdicts: verdicts.map((v) => ({ id: v.clause.id, verdict: v.verdict, checks: v.checks.map((c) => c.title) })), ...extra,
   };
+  // A selftest's outcome is its mutations (unless the caller states its exit code): a missed deviation is a failed run.
+  if (extra.mutations && extra.exitCode === undefined) summary.exitCode = extra.mutations.every((m) => m.caught) ? code : 1;
   writeRunSummary(run.dir, summary);
   // The embedded target file and anything written since the suites ran (k6 summaries, sub-runs) get masked too.
   scrubDir(run.dir);

@@ -288,7 +288,8 @@ export function buildEvidence(runDir: string, opts: BuildOptions = {}): string {
     for (const k of checks) titles.set(k.title, evidenceAnchor(sub, k.anchor));
     subAnchors.set(sub, titles);
     const failed = checks.filter((k) => k.outcome === 'failed');
-    const heading = sub ? `Sub-run <code>${esc(sub)}</code>` : 'Checks';
+    const subReport = sub && fs.existsSync(path.join(runDir, sub, 'playwright', 'index.html')) ? ` <a class="meta" href="${href(sub, 'playwright', 'index.html')}">Playwright HTML of ${esc(sub)}</a>` : '';
+    const heading = sub ? `Sub-run <code>${esc(sub)}</code>${subReport}` : 'Checks';
     const id = sub ? `sub-${sub}` : 'checks';
     toc.push(`<li><a href="#${esc(id)}">${sub ? esc(sub) : 'checks'}</a>: ${failed.length} failed, ${checks.filter((k) => k.outcome === 'passed').length} passed, ${checks.filter((k) => k.outcome === 'skipped').length} skipped</li>`);
     sections.push(`<h2 id="${esc(id)}">${heading}</h2>${failed.length ? `<p>Failed: ${failed.map((k) => `<a href="#${esc(evidenceAnchor(sub, k.anchor))}">${esc(k.title)}</a>`).join(' · ')}</p>` : ''}`
