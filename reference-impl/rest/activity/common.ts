@@ -17,13 +17,12 @@ export function clientRows(app: FastifyInstance, req: FastifyRequest, table: str
 /** One row by the path id, or `Unknown '<resource>' with 'id' <id>.` when it does not exist for this client. */
 export function rowById(app: FastifyInstance, req: FastifyRequest, table: string, resource: string): Row {
   const id = idParam(req, resource);
-  const dev = app.ces.deviations;
   // Deviation rest-activity-tenant-leak: the row is looked up without the client, so another client's row is served.
-  const row = dev.has('rest-activity-tenant-leak')
+  const row = app.ces.deviations.has('rest-activity-tenant-leak')
     ? app.ces.db.prepare(`SELECT * FROM ${table} WHERE id = ?`).get(id)
     : app.ces.db.prepare(`SELECT * FROM ${table} WHERE id = ? AND client_id = ?`).get(id, req.client.id);
   if (!row) {
-    if (dev.has('rest-activity-unknown-id-text')) throw new RestFail(404, `${resource} not found`);
+    if (app.ces.deviations.has('rest-activity-unknown-id-text')) throw new RestFail(404, `${resource} not found`);
     throw unknownId(resource, id);
   }
   return row as Row;

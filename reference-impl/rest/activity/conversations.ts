@@ -28,9 +28,8 @@ function historyMode(req: FastifyRequest, kind: PathKind): 'entries' | 'formatte
 }
 
 export function conversationResource(app: FastifyInstance, row: Row, kind: PathKind, mode: 'entries' | 'formatted'): Row {
-  const dev = app.ces.deviations;
   const stored = jsonList<unknown[]>(row.history);
-  const history = mode === 'entries' && !dev.has('rest-history-formatted') ? wellFormed(stored, dev.has('rest-history-epoch-on-code3')) : formatted(stored);
+  const history = mode === 'entries' && !app.ces.deviations.has('rest-history-formatted') ? wellFormed(stored, app.ces.deviations.has('rest-history-epoch-on-code3')) : formatted(stored);
   return {
     id: row.id,
     channel: row.channel,
@@ -53,12 +52,11 @@ export function conversationResource(app: FastifyInstance, row: Row, kind: PathK
 }
 
 export function conversationFilters(app: FastifyInstance): Record<string, FilterFn> {
-  const dev = app.ces.deviations;
   return {
     channel: (row, v) => {
       if (!(CONVERSATION_CHANNEL_FILTER as readonly string[]).includes(v)) throw badRequest(`filters[channel] must be one of ${CONVERSATION_CHANNEL_FILTER.join(', ')} (got ${JSON.stringify(v)}).`);
       // Deviation rest-conversation-social-filter-partial: `social` only finds social_a.
-      if (v === 'social' && dev.has('rest-conversation-social-filter-partial')) return row.channel === 'social_a';
+      if (v === 'social' && app.ces.deviations.has('rest-conversation-social-filter-partial')) return row.channel === 'social_a';
       return row.channel === undefined || channelMatches(row.channel, v);
     },
     // The period is applied before the filters (conversationWindow); these only accept the names.
@@ -68,20 +66,19 @@ export function conversationFilters(app: FastifyInstance): Record<string, Filter
     operator_id: F.int('operator_id'),
     visitor_id: F.text('visitor_uid'),
     skill_id: F.int('skill_id'),
-    tag_id: (row, v) => dev.has('rest-conversation-tag-filter-ignored') || F.listHas('tag_list', 'tag_id')(row, v),
+    tag_id: (row, v) => app.ces.deviations.has('rest-conversation-tag-filter-ignored') || F.listHas('tag_list', 'tag_id')(row, v),
     rule_id: F.int('rule_id'),
   };
 }
 
 /** The client's conversations in the listing window, newest first (shared with the statistic checks' expectations). */
 export function conversationsInWindow(app: FastifyInstance, req: FastifyRequest, filters: Record<string, string>): Row[] {
-  const dev = app.ces.deviations;
   const win = conversationWindow(filters, {
     now: app.ces.clock.now(),
-    enforce: !dev.has('rest-period-not-enforced'),
-    defaultMonths: dev.has('rest-period-default-6-months') ? 6 : undefined,
-    onlyFromUnbounded: dev.has('rest-period-only-from-unbounded'),
-    onlyToAfter: dev.has('rest-period-only-to-after'),
+    enforce: !app.ces.deviations.has('rest-period-not-enforced'),
+    defaultMonths: app.ces.deviations.has('rest-period-default-6-months') ? 6 : undefined,
+    onlyFromUnbounded: app.ces.deviations.has('rest-period-only-from-unbounded'),
+    onlyToAfter: app.ces.deviations.has('rest-period-only-to-after'),
   });
   return clientRows(app, req, 'conversations', 'created_at DESC, id DESC').filter((r) => r.created_at >= win.from && r.created_at <= win.to);
 }

@@ -30,8 +30,7 @@ interface Resource {
 }
 
 function resources(app: FastifyInstance): Resource[] {
-  const dev = app.ces.deviations;
-  const exclusive = () => dev.has('rest-activity-to-exclusive');
+  const exclusive = () => app.ces.deviations.has('rest-activity-to-exclusive');
   return [
     {
       name: 'tag', table: 'tags', schema: 'rest/tag.json', deprecated: true, listSummary: 'Conversation tags (deprecated; GraphQL conversationTag)',
@@ -40,7 +39,7 @@ function resources(app: FastifyInstance): Resource[] {
       shape: (r) => ({
         id: r.id, name: r.name,
         // Deviation rest-tag-website-scalar: the list field is flattened to its first website.
-        website_id: dev.has('rest-tag-website-scalar') ? jsonList<number>(r.website_id)[0] : jsonList<number>(r.website_id),
+        website_id: app.ces.deviations.has('rest-tag-website-scalar') ? jsonList<number>(r.website_id)[0] : jsonList<number>(r.website_id),
         _link: `/tag/${r.id}`,
       }),
     },
@@ -52,7 +51,7 @@ function resources(app: FastifyInstance): Resource[] {
         // `null`: not linked to a conversation; `!null`: linked (REST-TRX-03).
         conversation_id: (row, v) => {
           if (v === 'null' || v === '!null') {
-            if (dev.has('rest-conversation-null-filter-ignored') || row.id === undefined) return true;
+            if (app.ces.deviations.has('rest-conversation-null-filter-ignored') || row.id === undefined) return true;
             return v === 'null' ? row.conversation_id === null : row.conversation_id !== null;
           }
           if (!/^\d+$/.test(v)) throw badRequest(`filters[conversation_id] must be an integer, 'null' or '!null' (got ${JSON.stringify(v)}).`);
@@ -78,7 +77,7 @@ function resources(app: FastifyInstance): Resource[] {
       shape: (r) => ({
         id: r.id, note_welcome: r.note_welcome, note_resolution: r.note_resolution,
         // The spec spells the third note `node_delay`; deviation rest-satisfaction-node-delay-renamed "fixes" it.
-        [dev.has('rest-satisfaction-node-delay-renamed') ? 'note_delay' : 'node_delay']: r.node_delay,
+        [app.ces.deviations.has('rest-satisfaction-node-delay-renamed') ? 'note_delay' : 'node_delay']: r.node_delay,
         comment: r.comment, created_at: restDate(r.created_at), website_id: r.website_id, operator_id: r.operator_id, conversation_id: r.conversation_id,
         _link: `/satisfaction/${r.id}`,
       }),
@@ -90,7 +89,7 @@ function resources(app: FastifyInstance): Resource[] {
       shape: (r) => ({
         id: r.id, phone_number: r.phone_number, visitor_uid: r.visitor_uid,
         // Deviation rest-callmeeting-status-renamed: `progress` answered as `in_progress`.
-        status: dev.has('rest-callmeeting-status-renamed') && r.status === 'progress' ? 'in_progress' : r.status,
+        status: app.ces.deviations.has('rest-callmeeting-status-renamed') && r.status === 'progress' ? 'in_progress' : r.status,
         start_at: restDate(r.start_at), website_id: r.website_id, targeting_rule_id: r.targeting_rule_id, skill_id: r.skill_id,
         _link: `/callmeeting/${r.id}`,
       }),

@@ -20,18 +20,17 @@ const oneOf = <T extends string>(name: string, v: string, allowed: readonly T[])
 
 /** The indicator names asked for, validated: unknown → fail naming it; removed → fail saying it is no longer served. */
 function indicatorNames(app: FastifyInstance, raw: string | undefined, channel: string | undefined): string[] {
-  const dev = app.ces.deviations;
   const names = raw === undefined ? INDICATOR_NAMES : raw.split(',').map((s) => s.trim()).filter(Boolean);
   if (!names.length) throw badRequest('filters[indicators] must name at least one indicator.');
   for (const n of names) {
     if ((REMOVED_INDICATORS as readonly string[]).includes(n)) {
-      if (!dev.has('rest-statistic-removed-indicator-served')) throw badRequest(`Indicator '${n}' is no longer served by the REST API (removed satisfaction indicators: ${REMOVED_INDICATORS.join(', ')}).`);
+      if (!app.ces.deviations.has('rest-statistic-removed-indicator-served')) throw badRequest(`Indicator '${n}' is no longer served by the REST API (removed satisfaction indicators: ${REMOVED_INDICATORS.join(', ')}).`);
       continue;
     }
     const ind = INDICATORS[n];
     if (!ind) throw badRequest(`Unknown indicator '${n}'. Accepted indicators: ${INDICATOR_NAMES.join(', ')}.`);
     const group: readonly string[] = CHANNEL_GROUPS[ind.group];
-    if (channel && !group.includes(channel) && !dev.has('rest-statistic-channel-group-ignored')) {
+    if (channel && !group.includes(channel) && !app.ces.deviations.has('rest-statistic-channel-group-ignored')) {
       throw badRequest(`Indicator '${n}' is not available for channel '${channel}' (its channels, ${ind.group}: ${group.join(', ')}).`);
     }
   }
@@ -173,13 +172,12 @@ export function registerStatistic(app: FastifyInstance): void {
   }), async (req) => {
     const q = parseList(req, STATISTIC_FILTERS);
     const f = q.filters;
-    const dev = app.ces.deviations;
     const channel = f.channel === undefined ? undefined : oneOf('channel', f.channel, STATISTIC_CHANNELS);
     const resource = f.resource === undefined ? undefined : oneOf('resource', f.resource, STATISTIC_RESOURCES);
     if (f.resource_id !== undefined && !resource) throw badRequest('filters[resource_id] needs filters[resource].');
     const granularity = f.granularity === undefined ? undefined : oneOf('granularity', f.granularity, GRANULARITIES);
     const names = indicatorNames(app, f.indicators, channel);
-    if (granularity && names.length !== 1 && !dev.has('rest-statistic-granularity-multi')) {
+    if (granularity && names.length !== 1 && !app.ces.deviations.has('rest-statistic-granularity-multi')) {
       throw badRequest(`filters[granularity] needs exactly one indicator in filters[indicators] (got ${names.length}).`);
     }
     if (granularity && resource && f.resource_id === undefined) throw badRequest('filters[granularity] with filters[resource] needs filters[resource_id] (one resource).');
