@@ -47,12 +47,6 @@ export function envDuration(dflt) {
   return v;
 }
 
-/** Seconds of a k6 duration string. */
-export function seconds(d) {
-  const m = /^(\d+)(ms|s|m|h)$/.exec(d);
-  return Number(m[1]) * { ms: 0.001, s: 1, m: 60, h: 3600 }[m[2]];
-}
-
 const LOOPBACK = /^https?:\/\/(127\.\d+\.\d+\.\d+|localhost|\[::1\])(:\d+)?(\/|$)/;
 
 /**
@@ -88,17 +82,6 @@ export function withQuery(url, ...parts) {
 /** A JSON body, or null when the body is not JSON (a check then fails with the status shown). */
 export function json(res) {
   try { return res.json(); } catch { return null; }
-}
-
-/** Polls `fn` until it returns a truthy value or the deadline passes; returns the value or null. */
-export function waitFor(fn, timeoutMs, stepMs, sleepFn) {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const v = fn();
-    if (v) return v;
-    if (Date.now() >= end) return null;
-    sleepFn(stepMs / 1000);
-  }
 }
 
 /** handleSummary for every scenario: k6's summary as JSON (CES_SUMMARY) and a short text verdict per threshold on stdout. */
