@@ -47,6 +47,18 @@ if (process.env.CES_WH_DURABLE_CHILD) {
     return child;
   };
   const kill = (c: ChildProcess) => new Promise<void>((resolve) => { c.once('exit', () => resolve()); c.kill('SIGKILL'); });
+  /** Waits (deadline 5 s) until the service has recorded the answer of attempt n, so the kill lands while the next retry is pending. */
+  const settled = async (db: string, n: number) => {
+    const deadline = Date.now() + 5_000;
+    for (;;) {
+      const store = new Database(db, { readonly: true });
+      const row = store.prepare('SELECT ended_at FROM webhook_attempts WHERE attempt = ?').get(n) as { ended_at: number | null } | undefined;
+      store.close();
+      if (row?.ended_at) return;
+      if (Date.now() > deadline) throw new Error(`attempt ${n} was not recorded within 5 s`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  };
 
   test('SIGKILL with retries pending: after each restart the next attempt comes on time, same correlation id, nothing lost or repeated', { timeout: 120_000 }, async () => {
     const tls = generateTls();
@@ -62,11 +74,13 @@ if (process.env.CES_WH_DURABLE_CHILD) {
       children.push(await startLife({ ...cfg, trigger: true }));
       const w1 = await sink.waitFor({ path: hookPath }, 1, 10_000);
       assert.equal(w1.deliveries.length, 1, 'the first attempt arrives');
+      await settled(db, 1);
       await kill(children[0]!);
       // Life 2: restarted on the same database; retry 1 must come 10 s after the first attempt; killed while retry 2 is pending.
       children.push(await startLife({ ...cfg, trigger: false }));
       const w2 = await sink.waitFor({ path: hookPath }, 2, LIMITS.webhookRetryDelaysMs[0]! + 10_000);
       assert.equal(w2.deliveries.length, 2, 'retry 1 arrives after the restart');
+      await settled(db, 2);
       await kill(children[1]!);
       // Life 3: retry 2 must come 20 s after retry 1 and is answered 200.
       children.push(await startLife({ ...cfg, trigger: false }));
