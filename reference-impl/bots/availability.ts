@@ -86,10 +86,10 @@ export function evaluateStrategies(ces: ServiceContext, operatorId: number, stra
   return strategies.every((s) => {
     const rules = s.distributionRulesToCheck ?? [];
     switch (s.strategy) {
-      case 'atLeastOne': return rules.some(ruleHasOperator);
+      case 'atLeastOne': return ces.deviations.has('bots-atleastone-as-all') ? rules.length > 0 && rules.every(ruleHasOperator) : rules.some(ruleHasOperator);
       case 'all': return ces.deviations.has('bots-all-as-atleastone') ? rules.some(ruleHasOperator) : rules.length > 0 && rules.every(ruleHasOperator);
-      case 'notAvailable': return false;
-      case 'customAvailability': return s.availability === true;
+      case 'notAvailable': return ces.deviations.has('bots-notavailable-as-available');
+      case 'customAvailability': return s.availability === true || ces.deviations.has('bots-custom-availability-ignored');
       default: return false;
     }
   });

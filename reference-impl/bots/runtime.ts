@@ -61,6 +61,8 @@ export class ConversationRuntime {
   private opening = new Map<number, Promise<void>>();
   private loopDepth = new Map<number, number>();
   private closed = false;
+  /** Only used by deviation bots-ep7-serialized: every endpoint 7 call waits for the previous one. */
+  private serial: Promise<unknown> = Promise.resolve();
 
   constructor(private ces: ServiceContext, private client: ConnectorClient, private poller: AvailabilityPoller) { this.events.setMaxListeners(100); }
 
@@ -181,7 +183,7 @@ export class ConversationRuntime {
       if (!list<string>(r.channels).includes(channel)) continue;
       for (const op of list<number>(r.operator_ids)) {
         const b = botOperator(this.ces, op);
-        if (b?.status === 'ready' && this.poller.isAvailable(op)) return op;
+        if (b?.status === 'ready' && (this.poller.isAvailable(op) || this.ces.deviations.has('bots-routing-ignores-availability'))) return op;
       }
     }
     return null;
@@ -232,6 +234,8 @@ export class ConversationRuntime {
     const inst = installation(this.ces, bot.install_id)!;
     const conv = this.conv(id)!;
     const history: unknown[] = [];
+    const dev = this.ces.deviations;
+    let visitorMsg = dev.has('bots-first-messages-after-visitor') ? this.addTranscript(id, 'visitor', { contentType: 'text', value: text }) : undefined;
     const first = await this.client.call(inst, {
       endpoint: 'first-messages', method: 'GET', path: `/bots/${encodeURIComponent(String(botId))}/conversation-first-messages`,
       timeoutMs: this.firstMessagesLimit(), schema: 'connector/first-messages.json', conversationId: id, operatorId: botId,
@@ -249,8 +253,13 @@ export class ConversationRuntime {
       }
     }
     if (this.conv(id)?.closed_at) return;
-    const visitorMsg = this.addTranscript(id, 'visitor', { contentType: 'text', value: text });
+    visitorMsg ??= this.addTranscript(id, 'visitor', { contentType: 'text', value: text });
     this.touch(id);
+    if (dev.has('bots-no-conversation-create')) {
+      this.ces.db.prepare(`UPDATE conversation_state SET connector_conversation_id = ?, phase = 'bot' WHERE conversation_id = ?`).run(conv.uuid, id);
+      await this.postMessage(id, 'visitor', { contentType: 'text', value: text }, visitorMsg);
+      return;
+    }
     const created = await this.client.call(inst, {
       endpoint: 'conversation-create', method: 'POST', path: '/conversations', body: { idOperator: String(botId), idConversation: conv.uuid, history },
       timeoutMs: LIMITS.configEndpointTimeoutMs, schema: 'connector/conversation.json', conversationId: id, operatorId: botId,
@@ -288,18 +297,27 @@ export class ConversationRuntime {
     if (!inst) return;
     const zone = (this.ces.db.prepare('SELECT timezone FROM websites WHERE id = ?').get(conv.website_id) as { timezone: string } | undefined)?.timezone ?? 'UTC';
     const createdAt = this.ces.deviations.has('bots-createdat-iso') ? new Date(msg.at).toISOString() : zonedDateTime(msg.at, zone);
-    const res: CallResult = await this.client.call(inst, {
-      endpoint: 'messages', method: 'POST', path: `/conversations/${encodeURIComponent(st.connector_conversation_id)}/messages`,
-      body: { idOperator: String(st.bot_operator_id), message: { idMessage: msg.messageId, author: { role }, payload, createdAt } },
-      timeoutMs: this.messageLimit(), schema: 'connector/conversation.json', conversationId: id, operatorId: st.bot_operator_id,
+    const botId = st.bot_operator_id;
+    const connectorId = st.connector_conversation_id;
+    const call = () => this.client.call(inst, {
+      endpoint: 'messages', method: 'POST', path: `/conversations/${encodeURIComponent(connectorId)}/messages`,
+      body: { idOperator: String(botId), message: { idMessage: msg.messageId, author: { role }, payload, createdAt } },
+      timeoutMs: this.messageLimit(), schema: 'connector/conversation.json', conversationId: id, operatorId: botId,
     });
+    let res: CallResult;
+    if (this.ces.deviations.has('bots-ep7-serialized')) {
+      const p = this.serial.then(call);
+      this.serial = p.catch(() => undefined);
+      res = await p;
+    } else res = await call();
     if (!res.ok) {
       if (this.ces.deviations.has('bots-failure-not-recorded')) return;
       this.recordFailure(id, 'messages', res.kind, `endpoint 7 (${role} message): ${res.reason}${role === 'visitor' ? '; the bot answer is not displayed' : ''}`);
       return;
     }
     this.storeVariables(id, res.json.variables);
-    const replies = (res.json.replies ?? []) as Reply[];
+    let replies = (res.json.replies ?? []) as Reply[];
+    if (this.ces.deviations.has('bots-replies-reversed')) replies = [...replies].reverse();
     if (!replies.length) return;
     if (role === 'operator') {
       // Loop safety: a connector must ignore operator messages; replies to them are never run.
@@ -324,7 +342,7 @@ export class ConversationRuntime {
       const rest = replies.slice(i + 1);
       switch (r.type) {
         case 'await':
-          this.addTimer(id, 'replies', this.now() + durationMs(r.duration), { replies: rest });
+          this.addTimer(id, 'replies', this.now() + (this.ces.deviations.has('bots-await-ignored') ? 0 : durationMs(r.duration)), { replies: rest });
           return;
         case 'message': {
           const shown = this.showBotMessage(id, st.bot_operator_id!, r);
@@ -350,12 +368,14 @@ export class ConversationRuntime {
 
   /** Displays a bot message unless a text value is over 450 characters (G21: not sent, failure recorded). */
   private showBotMessage(id: number, botId: number, r: Reply): { messageId: string; at: number } | null {
-    const tooLong = textValues(r.payload).find((t) => t.length > LIMITS.botTextMax);
+    const max = this.ces.deviations.has('bots-450-refused') ? LIMITS.botTextMax - 1 : LIMITS.botTextMax;
+    const tooLong = textValues(r.payload).find((t) => t.length > max);
     if (tooLong !== undefined && !this.ces.deviations.has('bots-451-sent')) {
       this.recordFailure(id, 'messages', 'text-too-long', `bot message of ${tooLong.length} characters not sent (limit ${LIMITS.botTextMax})`);
       return null;
     }
-    const shown = this.addTranscript(id, 'bot', r.payload, { operatorId: botId, quickReplies: r.quickReplies });
+    const quickReplies = this.ces.deviations.has('bots-quick-replies-dropped') ? undefined : r.quickReplies;
+    const shown = this.addTranscript(id, 'bot', r.payload, { operatorId: botId, quickReplies });
     this.touch(id);
     return shown;
   }
@@ -378,7 +398,7 @@ export class ConversationRuntime {
       this.recordFailure(id, 'transfer', 'timeout-out-of-range', `transfer timeout ${timeoutMs} ms is outside 5-60 s; ${clamped} ms used`);
       timeoutMs = clamped;
     }
-    const target = availableOperatorsOfRule(this.ces, rule)[0];
+    const target = this.ces.deviations.has('bots-transfer-never-performed') ? undefined : availableOperatorsOfRule(this.ces, rule)[0];
     if (target !== undefined) { this.transfer(id, target); return 'done'; }
     this.ces.db.prepare(`UPDATE conversation_state SET phase = 'transferring', pending_transfer = ? WHERE conversation_id = ?`)
       .run(JSON.stringify({ ruleId, due: this.now() + timeoutMs }), id);
@@ -399,6 +419,7 @@ export class ConversationRuntime {
     this.touch(id);
     const st = this.state(id);
     const shared = st?.phase === 'human' && this.ces.deviations.has('bots-share-after-transfer');
+    if (this.ces.deviations.has('bots-visitor-not-posted')) return;
     if (st && (st.phase === 'bot' || st.phase === 'transferring' || shared)) void this.postMessage(id, 'visitor', { contentType: 'text', value: text }, msg);
   }
 

@@ -10,7 +10,7 @@ test.describe('bot conversations', () => {
   test.beforeEach(() => needs('sim'));
 
   test('example flow 1: await, message with quick replies, await, message; the click comes back as a visitor text',
-    clauses('BOT-EP6-01', 'BOT-EP6-02', 'BOT-EP7-01', 'BOT-EP7-02', 'BOT-EP7-04', 'BOT-AWAIT-01', 'BOT-EP5-01', 'BOT-SCHEMA-01'), async ({ bot }) => {
+    clauses('BOT-EP6-01', 'BOT-EP6-02', 'BOT-EP7-01', 'BOT-EP7-02', 'BOT-EP7-04', 'BOT-AWAIT-01', 'BOT-EP5-01', 'BOT-SCHEMA-01', 'BOT-MSG-01'), async ({ bot }) => {
       const { conv } = await bot.seededBots();
       const since = await bot.lastSeq();
       const id = await bot.start('example quick replies');
