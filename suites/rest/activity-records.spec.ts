@@ -70,14 +70,14 @@ for (const k of KINDS) {
   }
 }
 
-test('transactions and a satisfaction list are served on the high-availability base too', clauses('REST-TRX-01', 'REST-SAT-01'), async ({ api }) => {
-  for (const path of ['/transaction', '/satisfaction']) {
-    const sd = await api.rest({ path: path + qs({ full: 1, limit: 5 }) });
-    const ha = await api.rest({ path: path + qs({ full: 1, limit: 5 }), base: 'ha' });
-    expectSchema(`rest${path}.json#/$defs/listFull`, ha.json);
+for (const k of KINDS) {
+  test(`/${k.path} is served on the high-availability base too`, clauses(k.list), async ({ api }) => {
+    const sd = await api.rest({ path: `/${k.path}${qs({ full: 1, limit: 5 })}` });
+    const ha = await api.rest({ path: `/${k.path}${qs({ full: 1, limit: 5 })}`, base: 'ha' });
+    expectSchema(`${k.schema}#/$defs/listFull`, ha.json);
     expect(ha.json.data).toEqual(sd.json.data);
-  }
-});
+  });
+}
 
 test('tag filter website_id lists the tags whose website list holds it', clauses('REST-TAG-02'), async ({ api }) => {
   const all = (await listAll(api, '/tag', { full: 1 })).items;

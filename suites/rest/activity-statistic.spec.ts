@@ -33,6 +33,8 @@ test('without resource the answer is one row with resource null and the indicato
   const res = await stat(api, { indicators: 'contact_number,transaction_total_number' });
   expectSchema('rest/statistic.json#/$defs/list', res.json);
   expect(res.json.data).toEqual([{ resource: null, indicators: { contact_number: expect.any(Number), transaction_total_number: expect.any(Number) } }]);
+  const ha = await api.rest({ path: '/statistic' + qs({ filters: { indicators: 'contact_number,transaction_total_number' } }), base: 'ha' });
+  expect(ha.json?.data, 'the high-availability base answers the same').toEqual(res.json.data);
 });
 
 test('every indicator of the spec table is served as a number', clauses('REST-STAT-02'), async ({ api }) => {

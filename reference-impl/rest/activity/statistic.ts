@@ -188,19 +188,20 @@ export function registerStatistic(app: FastifyInstance): void {
       ? resourceRows(app, req, base, resource, f.resource_id).map((r) => ({ resource: { type: r.type, id: r.id }, scope: r.scope }))
       : [{ resource: null, scope: base }];
 
+    const start = (q.page - 1) * q.limit;
     let rows: Row[];
+    let count: number;
     if (granularity) {
       const scope = groups[0]!.scope;
-      rows = [];
-      for (let b = bucketStart(win.from, granularity); b <= win.to; b = nextBucket(b, granularity)) {
-        const bs = bucketScope(scope, b, nextBucket(b, granularity));
-        rows.push({ date: restDate(b), value: value(app, names[0]!, bs) });
-      }
+      const buckets: number[] = [];
+      for (let b = bucketStart(win.from, granularity); b <= win.to; b = nextBucket(b, granularity)) buckets.push(b);
+      count = buckets.length;
+      // Only the requested page is computed: a long period in hours stays cheap.
+      rows = buckets.slice(start, start + q.limit).map((b) => ({ date: restDate(b), value: value(app, names[0]!, bucketScope(scope, b, nextBucket(b, granularity))) }));
     } else {
-      rows = groups.map((g) => ({ resource: g.resource, indicators: Object.fromEntries(names.map((n) => [n, value(app, n, g.scope)])) }));
+      count = groups.length;
+      rows = groups.slice(start, start + q.limit).map((g) => ({ resource: g.resource, indicators: Object.fromEntries(names.map((n) => [n, value(app, n, g.scope)])) }));
     }
-    const count = rows.length;
-    const start = (q.page - 1) * q.limit;
-    return success(rows.slice(start, start + q.limit), { pagination: { page: q.page, pages: Math.ceil(count / q.limit), limit: q.limit, count } });
+    return success(rows, { pagination: { page: q.page, pages: Math.ceil(count / q.limit), limit: q.limit, count } });
   });
 }
