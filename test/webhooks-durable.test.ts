@@ -118,4 +118,43 @@ if (process.env.CES_WH_DURABLE_CHILD) {
       fs.rmSync(dir, { recursive: true, force: true });
     }
   });
+
+  test('SIGKILL during an attempt: the attempt counts as failed (interrupted) and the retry comes 10 s after it started', { timeout: 60_000 }, async () => {
+    const tls = generateTls();
+    const sink = await startWebhookSink({ tls: tls.server, secret: SECRET });
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ces-durable-'));
+    const db = path.join(dir, 'service.db');
+    const hookPath = '/hooks/interrupted';
+    // The first answer is held 5 s: the service is killed while it waits for it.
+    sink.plan({ path: hookPath }, [{ status: 200, delayMs: 5_000 }, 200]);
+    const cfg = { db, ca: tls.ca.cert, hookUrl: sink.url + hookPath };
+    const children: ChildProcess[] = [];
+    try {
+      children.push(await startLife({ ...cfg, trigger: true }));
+      assert.equal((await sink.waitFor({ path: hookPath }, 1, 10_000)).deliveries.length, 1, 'the first attempt arrives');
+      await kill(children[0]!);
+      children.push(await startLife({ ...cfg, trigger: false }));
+      const w = await sink.waitFor({ path: hookPath }, 2, LIMITS.webhookRetryDelaysMs[0]! + 10_000);
+      assert.equal(w.deliveries.length, 2, 'the retry arrives after the restart');
+      const [a, b] = w.deliveries as [typeof w.deliveries[0], typeof w.deliveries[0]];
+      assert.equal(b.correlationId, a.correlationId, 'same correlation id');
+      assert.notEqual(b.deliveryId, a.deliveryId, 'new delivery id');
+      const gap = b.arrivedAt - a.arrivedAt;
+      const d1 = LIMITS.webhookRetryDelaysMs[0]!;
+      assert.ok(gap >= d1 - EARLY_MS && gap <= d1 + LATE_MS, `the retry came ${gap} ms after the interrupted attempt; expected ${d1} ms (tolerance -${EARLY_MS}/+${LATE_MS} ms)`);
+      assert.equal((await sink.waitFor({ path: hookPath }, 3, LATE_MS)).deliveries.length, 2, 'nothing more after the 200');
+      await kill(children[1]!);
+      const store = new Database(db, { readonly: true });
+      const attempts = store.prepare('SELECT attempt, status, error FROM webhook_attempts ORDER BY attempt').all() as Array<{ attempt: number; status: number | null; error: string | null }>;
+      store.close();
+      assert.equal(attempts.length, 2);
+      assert.equal(attempts[0]!.status, null);
+      assert.match(attempts[0]!.error ?? '', /interrupted/);
+      assert.equal(attempts[1]!.status, 200);
+    } finally {
+      for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
+      await sink.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
 }
