@@ -1,4 +1,4 @@
-// `ces load`: thresholds become clause checks, the CA reaches k6, and a run against a deviant instance (connector delayed past 10 s) exits 1.
+// `ces load`: thresholds become clause checks, the CA reaches k6, and runs against deviant instances (connector delayed past 10 s, polling at 2 s) exit 1.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -63,4 +63,13 @@ test(`ces load message-path exits 1 when the fake connector answers endpoint 7 a
   assert.equal(summary.exitCode, 1);
   assert.ok(summary.checks.some((c: { clauses: string[]; outcome: string }) => c.clauses.includes('LOAD-MSG-01') && c.outcome === 'failed'));
   assert.ok(fs.existsSync(path.join(reports, run, 'k6-summary.json')));
+});
+
+test('ces load availability-polling exits 1 against the deviation that polls every 2 s (LOAD-POLL-01)', { skip: k6Missing || false, timeout: 120_000 }, () => {
+  const reports = fs.mkdtempSync(path.join(os.tmpdir(), 'ces-load-poll-'));
+  const r = spawnSync(process.execPath, [path.join(ROOT, 'bin', 'ces.js'), 'load', 'availability-polling', '--duration', '4s', '--vus', '5', '--deviate', 'bots-poll-2s', '--no-dashboard'], {
+    cwd: ROOT, encoding: 'utf8', env: { ...process.env, CES_REPORTS_DIR: reports, CES_CONNECTOR_SIDE: '0' },
+  });
+  assert.equal(r.status, 1, `exit ${r.status}\n${r.stdout.slice(-3000)}\n${r.stderr.slice(-2000)}`);
+  assert.match(r.stdout, /FAIL poll_interval_ms\{clause:LOAD-POLL-01\} avg<1100/);
 });
