@@ -17,8 +17,7 @@ async function totals(api: Api, filters: F): Promise<Record<string, number>> {
   return res.json.data[0].indicators;
 }
 /** Conversations of the past period with full history, and the websites they belong to. */
-async function ground(api: Api, filters: F = {}) {
-  const p = pastPeriod();
+async function ground(api: Api, filters: F = {}, p = pastPeriod()) {
   const convs = (await listAll(api, CONV, { formatHistory: 0, full: 1, filters: { from: p.from, to: p.to, ...filters } })).items;
   const websites = [...new Set(convs.map((c) => c.website_id as number))].sort((a, b) => a - b);
   return { p, convs, websites };
@@ -50,7 +49,7 @@ test('contact and message indicators equal what the conversation listing shows',
   const { p, websites } = await ground(api);
   const w = websites[0]!;
   for (const channel of [undefined, 'chat', 'call']) {
-    const { convs } = await ground(api, { website_id: w, channel });
+    const { convs } = await ground(api, { website_id: w, channel }, p);
     expect(convs.length, `conversations on website ${w} ${channel ?? 'all channels'}`).toBeGreaterThan(0);
     const ind = await totals(api, { website_list: w, channel, from: p.from, to: p.to,
       indicators: 'contact_number,contact_unanswered_number,contact_sent_message_number,contact_received_message_number' });
@@ -63,8 +62,27 @@ test('contact and message indicators equal what the conversation listing shows',
   }
 });
 
+test('duration and waiting indicators equal the averages computed from the listed conversations', clauses('REST-STAT-03'), async ({ api }) => {
+  const { p, convs } = await ground(api, { channel: 'chat' });
+  const avg = (xs: number[]) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : 0);
+  const at = (c: any, code: number, after = -Infinity) => (c.history as any[][]).find((e) => e[0] === code && e[3] >= after)?.[3] as number | undefined;
+  const lastVisitor = (c: any) => [...(c.history as any[][])].reverse().find((e) => e[0] === 2)?.[3] as number | undefined;
+  const ind = await totals(api, { channel: 'chat', from: p.from, to: p.to, indicators: 'contact_duration,contact_answered_duration,contact_answered_after_first_message_duration,contact_closed_after_last_message_duration,contact_waiting_number' });
+  const closed = convs.filter((c) => c.closed_at);
+  // Listed dates have whole seconds while the service keeps milliseconds: tolerance 1 s on averages built from them.
+  expect(Math.abs(ind.contact_duration! - avg(closed.map((c) => (parse(c.closed_at) - parse(c.created_at)) / 1000))), 'contact_duration (tolerance 1 s)').toBeLessThanOrEqual(1);
+  const answered = convs.flatMap((c) => { const a = at(c, 1); return a === undefined ? [] : [(a - parse(c.created_at)) / 1000]; });
+  expect(Math.abs(ind.contact_answered_duration! - avg(answered)), 'contact_answered_duration (tolerance 1 s)').toBeLessThanOrEqual(1);
+  const afterFirst = convs.flatMap((c) => { const q = at(c, 2); const a = q === undefined ? undefined : at(c, 1, q); return q !== undefined && a !== undefined ? [(a - q) / 1000] : []; });
+  expect(afterFirst.length).toBeGreaterThan(0);
+  expect(Math.abs(ind.contact_answered_after_first_message_duration! - avg(afterFirst)), 'answered after first message (epochs, tolerance 0.01 s)').toBeLessThanOrEqual(0.01);
+  const closing = closed.flatMap((c) => { const v = lastVisitor(c); return v === undefined ? [] : [(parse(c.closed_at) - v) / 1000]; });
+  expect(Math.abs(ind.contact_closed_after_last_message_duration! - avg(closing)), 'closed after last message (tolerance 1 s)').toBeLessThanOrEqual(1);
+  expect(ind.contact_waiting_number, 'queued conversations = waitinglist true').toBe(convs.filter((c) => c.waitinglist).length);
+});
+
 test('transaction indicators equal the counts and sums of /transaction', clauses('REST-STAT-04'), async ({ api }) => {
-  const { p, websites } = await ground(api);
+  const { p, websites, convs } = await ground(api);
   for (const w of websites) {
     const all = (await listAll(api, '/transaction', { full: 1, filters: { website_id: w, from: p.from, to: p.to } })).items;
     const linked = all.filter((t) => t.conversation_id !== null);
@@ -76,6 +94,13 @@ test('transaction indicators equal the counts and sums of /transaction', clauses
     expect(ind.transaction_total_amount).toBeCloseTo(sum(all), 1);
     expect(ind.transaction_after_contact_number).toBe(linked.length);
     expect(ind.transaction_after_contact_amount).toBeCloseTo(sum(linked), 1);
+    const more = await totals(api, { website_list: w, from: p.from, to: p.to, indicators: 'cart_global_amount,cart_after_contact_amount,conversion_rate,transaction_amount_per_conversation,contact_number' });
+    expect(more.cart_global_amount, 'average order value').toBeCloseTo(sum(all) / all.length, 1);
+    expect(more.cart_after_contact_amount, 'average order value after a contact').toBeCloseTo(linked.length ? sum(linked) / linked.length : 0, 1);
+    const convIds = new Set(convs.filter((c) => c.website_id === w).map((c) => c.id));
+    const converted = new Set(linked.map((t) => t.conversation_id).filter((id) => convIds.has(id)));
+    expect(more.conversion_rate, 'conversations of the period with a transaction / conversations').toBeCloseTo(converted.size / more.contact_number!, 3);
+    expect(more.transaction_amount_per_conversation).toBeCloseTo(sum(linked) / more.contact_number!, 1);
   }
 });
 

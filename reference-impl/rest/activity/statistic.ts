@@ -162,7 +162,10 @@ function value(app: FastifyInstance, name: string, s: Scope): number {
   // Deviation rest-statistic-removed-indicator-served: a removed indicator answered with a made-up zero.
   if (!ind) return 0;
   const v = ind.compute(s);
-  return name === 'contact_number' && app.ces.deviations.has('rest-statistic-wrong-count') ? v + 1 : v;
+  if (name === 'contact_number' && app.ces.deviations.has('rest-statistic-wrong-count')) return v + 1;
+  // Deviation rest-statistic-duration-in-ms: the unit of duration indicators is seconds.
+  if (ind.unit === 's' && app.ces.deviations.has('rest-statistic-duration-in-ms')) return v * 1000;
+  return v;
 }
 
 export function registerStatistic(app: FastifyInstance): void {
