@@ -6,14 +6,13 @@ export interface ThrottleVerdict { scope: 'user' | 'ip'; retryAfterS: number }
 
 /** Whether one more login attempt by `username` from `ip` must be refused now, and for how long. Refused attempts are not recorded. */
 export function throttled(ces: ServiceContext, username: string, ip: string): ThrottleVerdict | null {
-  const d = ces.deviations;
-  if (d.has('auth-throttle-off')) return null;
+  if (ces.deviations.has('auth-throttle-off')) return null;
   const now = ces.clock.now();
   // Deviation: a 120 s window (AUTH-THROTTLE-06).
-  const windowMs = LIMITS.loginWindowMs * (d.has('auth-throttle-window-120s') ? 2 : 1);
-  const extra = d.has('auth-throttle-off-by-one') ? 1 : 0;
+  const windowMs = LIMITS.loginWindowMs * (ces.deviations.has('auth-throttle-window-120s') ? 2 : 1);
+  const extra = ces.deviations.has('auth-throttle-off-by-one') ? 1 : 0;
   // Deviation: failed logins are not counted (AUTH-THROTTLE-05).
-  const onlyOk = d.has('auth-throttle-failed-not-counted') ? ' AND succeeded = 1' : '';
+  const onlyOk = ces.deviations.has('auth-throttle-failed-not-counted') ? ' AND succeeded = 1' : '';
   const since = now - windowMs;
   const checks: Array<[ThrottleVerdict['scope'], string, string, number]> = [
     ['user', 'username', username.toLowerCase(), LIMITS.loginsPerUserPerMinute + extra],
@@ -25,7 +24,7 @@ export function throttled(ces: ServiceContext, username: string, ip: string): Th
     if (rows.length >= limit) {
       // The window frees a slot when the limit-th most recent attempt leaves it.
       const freeAt = rows[limit - 1]!.at + windowMs;
-      const retryAfterS = d.has('auth-throttle-no-retry-after') ? 0 : Math.max(1, Math.ceil((freeAt - now) / 1000));
+      const retryAfterS = ces.deviations.has('auth-throttle-no-retry-after') ? 0 : Math.max(1, Math.ceil((freeAt - now) / 1000));
       return { scope, retryAfterS };
     }
   }
