@@ -1,5 +1,6 @@
 // The webhook sink: an HTTPS receiver that verifies signatures, validates payloads, records every delivery and answers per a programmable plan.
 import { EventEmitter } from 'node:events';
+import net from 'node:net';
 import Fastify, { type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Pem } from '../lib/tls.js';
 import { verify, type SignatureVerdict } from '../lib/signature.js';
@@ -52,7 +53,13 @@ export interface RunningSink extends RunningServer {
   plan(match: PlanMatch, answers: Array<PlannedAnswer | number>, then?: PlannedAnswer | number): Plan;
   reset(path?: string): void;
   waitFor(filter: DeliveryFilter, count: number, timeoutMs: number): Promise<{ deliveries: SinkDelivery[]; timedOut: boolean }>;
+  /** A callback address that accepts TCP connections and never answers the TLS handshake (connect-timeout checks). */
+  stall(): Promise<Stall>;
+  waitForStall(id: number, count: number, timeoutMs: number): Promise<{ connections: number[]; timedOut: boolean }>;
 }
+
+/** A stalling listener: `connections` are the arrival times (epoch ms) of each TCP connection it accepted. */
+export interface Stall { id: number; url: string; connections: number[] }
 
 export interface DeliveryFilter { path?: string; correlationId?: string; eventType?: string; eventId?: string; afterSeq?: number; body?: Record<string, string> }
 
@@ -113,6 +120,7 @@ export async function startWebhookSink(opts: WebhookSinkOptions): Promise<Runnin
   let plans: Plan[] = [];
   let seq = 0;
   let planSeq = 0;
+  const stalls = new Map<number, { stall: Stall; server: net.Server; sockets: Set<net.Socket> }>();
   const arrivals = new EventEmitter();
   arrivals.setMaxListeners(0);
   /** Answers held back by a planned delay: on close they are released at once. */
@@ -123,6 +131,8 @@ export async function startWebhookSink(opts: WebhookSinkOptions): Promise<Runnin
   app.addContentTypeParser('*', { parseAs: 'buffer' }, (_req, body, done) => done(null, body));
 
   const sink: Omit<RunningSink, 'url' | 'controlUrl' | 'close'> = {
+    stall,
+    waitForStall,
     deliveries: (filter = {}) => recorded.filter((d) => matches(d, filter)),
     plan(match, answers, then = 200) {
       const p: Plan = { id: ++planSeq, match, answers: answers.map(asAnswer), then: asAnswer(then) };
@@ -148,6 +158,34 @@ export async function startWebhookSink(opts: WebhookSinkOptions): Promise<Runnin
       });
     },
   };
+
+  async function stall(): Promise<Stall> {
+    const id = stalls.size + 1;
+    const sockets = new Set<net.Socket>();
+    const st: Stall = { id, url: '', connections: [] };
+    const server = net.createServer((sock) => {
+      st.connections.push(Date.now());
+      sockets.add(sock);
+      sock.on('close', () => sockets.delete(sock));
+      sock.on('error', () => undefined);
+      arrivals.emit('stall', id);
+    });
+    await new Promise<void>((resolve) => server.listen(0, opts.host ?? '127.0.0.1', resolve));
+    const h = opts.host && opts.host !== '0.0.0.0' ? opts.host : '127.0.0.1';
+    st.url = `https://${h.includes(':') ? `[${h}]` : h}:${(server.address() as net.AddressInfo).port}/stalled`;
+    stalls.set(id, { stall: st, server, sockets });
+    return st;
+  }
+  function waitForStall(id: number, count: number, timeoutMs: number): Promise<{ connections: number[]; timedOut: boolean }> {
+    return new Promise((resolve) => {
+      const s = stalls.get(id);
+      const done = (timedOut: boolean) => { clearTimeout(timer); arrivals.off('stall', on); resolve({ connections: [...(s?.stall.connections ?? [])], timedOut }); };
+      const on = () => { if ((s?.stall.connections.length ?? 0) >= count) done(false); };
+      const timer = setTimeout(() => done(true), Math.max(0, timeoutMs));
+      arrivals.on('stall', on);
+      on();
+    });
+  }
 
   function choose(d: Omit<SinkDelivery, 'answer'>): SinkDelivery['answer'] {
     const json = d.json && typeof d.json === 'object' ? (d.json as Record<string, unknown>) : {};
@@ -188,6 +226,18 @@ export async function startWebhookSink(opts: WebhookSinkOptions): Promise<Runnin
     }
     const p = sink.plan((b.match ?? {}) as PlanMatch, answers as Array<PlannedAnswer | number>, b.then as PlannedAnswer | number | undefined);
     return reply.code(201).send(p);
+  });
+  // A stalling callback address (accepts TCP, never answers the TLS handshake), to measure the sender's connect timeout.
+  app.post(control('/stalls'), async (_req, reply) => reply.code(201).send(await stall()));
+  app.get<{ Params: { id: string }; Querystring: { count?: string; timeoutMs?: string } }>(control('/stalls/:id/wait'), async (req, reply) => {
+    const id = Number(req.params.id);
+    if (!stalls.has(id)) return reply.code(404).send({ error: 'not_found', message: `no stall ${req.params.id}` });
+    const count = Number(req.query.count ?? 1);
+    const timeoutMs = Number(req.query.timeoutMs ?? 10_000);
+    if (!Number.isInteger(count) || count < 1 || !Number.isFinite(timeoutMs) || timeoutMs < 0 || timeoutMs > 300_000) {
+      return reply.code(400).send({ error: 'invalid_request', message: 'count must be an integer >= 1 and timeoutMs 0..300000' });
+    }
+    return waitForStall(id, count, timeoutMs);
   });
   app.post(control('/reset'), async (req) => {
     const b = jsonBody(req) ?? {};
@@ -237,6 +287,7 @@ export async function startWebhookSink(opts: WebhookSinkOptions): Promise<Runnin
     controlUrl: `${url}/_control`,
     close: async () => {
       for (const release of [...held.values()]) release();
+      for (const s of stalls.values()) { for (const sock of s.sockets) sock.destroy(); s.server.close(); }
       await app.close();
     },
   };

@@ -21,13 +21,13 @@ export interface AttemptRow {
 }
 
 /** Outcome of one attempt: a 20x answer stops; 30x/40x/50x, a timeout or a network error is a failure (G3, G4). */
-type Outcome = { status: number | null; error: string | null; ok: boolean };
+type Outcome = { status: number | null; error: string | null; ok: boolean; network?: boolean };
 
 export class WebhookDispatcher {
   private timers = new Map<number, TimerHandle>();
   private inFlight = new Set<number>();
   private closing = false;
-  private agents = new Map<number, Agent>();
+  private agents = new Map<string, Agent>();
   /** Only used by the `webhooks-sequential-queue` deviation: every attempt waits for the previous one. */
   private chain: Promise<void> = Promise.resolve();
 
@@ -36,15 +36,18 @@ export class WebhookDispatcher {
   /** One agent per answer timeout (deviations switch at run time); no connection cap per origin, so a slow subscriber holds no slot another delivery needs. */
   private agent(): Agent {
     const answerMs = this.ces.deviations.has('webhooks-answer-timeout-60s') ? 60_000 : LIMITS.webhookAnswerTimeoutMs;
-    let a = this.agents.get(answerMs);
+    const connectMs = this.ces.deviations.has('webhooks-connect-timeout-5s') ? 5_000 : LIMITS.webhookConnectTimeoutMs;
+    const key = `${connectMs}/${answerMs}`;
+    let a = this.agents.get(key);
     if (a) return a;
+    // The connect timeout covers TCP and the TLS handshake (undici clears it on secureConnect).
     a = new Agent({
-      connect: { timeout: LIMITS.webhookConnectTimeoutMs, ...(this.ces.settings.outboundCa?.length ? { ca: this.ces.settings.outboundCa } : {}) },
+      connect: { timeout: connectMs, ...(this.ces.settings.outboundCa?.length ? { ca: this.ces.settings.outboundCa } : {}) },
       headersTimeout: answerMs,
       bodyTimeout: answerMs,
       keepAliveTimeout: 1_000,
     });
-    this.agents.set(answerMs, a);
+    this.agents.set(key, a);
     return a;
   }
 
@@ -162,7 +165,8 @@ export class WebhookDispatcher {
       return { status: st, error: null, ok };
     } catch (err) {
       const e = err as { code?: string; message?: string };
-      return { status: null, error: `${e.code ?? 'ERROR'}: ${e.message ?? String(err)}`, ok: false };
+      const timeout = /TIMEOUT/i.test(e.code ?? '');
+      return { status: null, error: `${e.code ?? 'ERROR'}: ${e.message ?? String(err)}`, ok: false, network: !timeout };
     }
   }
 
@@ -171,7 +175,8 @@ export class WebhookDispatcher {
     const { db, deviations } = this.ces;
     db.prepare('UPDATE webhook_attempts SET ended_at = ?, status = ?, error = ? WHERE id = ?').run(endedAt, outcome.status, outcome.error, a.id);
     const retryOn20x = deviations.has('webhooks-retry-on-20x') && outcome.ok;
-    const noRetry40x = deviations.has('webhooks-no-retry-on-40x') && outcome.status !== null && outcome.status >= 400 && outcome.status < 500;
+    const final = (deviations.has('webhooks-no-retry-on-40x') && outcome.status !== null && outcome.status >= 400 && outcome.status < 500)
+      || (deviations.has('webhooks-no-retry-on-network-error') && outcome.network === true);
     const delays = deviations.has('webhooks-first-retry-12s') ? [12_000, LIMITS.webhookRetryDelaysMs[1]!]
       : deviations.has('webhooks-third-retry') ? [...LIMITS.webhookRetryDelaysMs, LIMITS.webhookRetryDelaysMs[1]!] : LIMITS.webhookRetryDelaysMs;
     if (outcome.ok && !retryOn20x) {
@@ -179,7 +184,7 @@ export class WebhookDispatcher {
       return;
     }
     const delay = delays[a.attempt - 1];
-    if (delay === undefined || noRetry40x) {
+    if (delay === undefined || final) {
       if (deviations.has('webhooks-dead-vanishes')) {
         db.prepare('DELETE FROM webhook_attempts WHERE delivery = ?').run(id);
         db.prepare('DELETE FROM webhook_deliveries WHERE id = ?').run(id);

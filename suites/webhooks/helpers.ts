@@ -38,14 +38,14 @@ export class Hooks {
   get simUrl(): string { return this.target.sim_url ?? `${this.target.base_url}/sim`; }
 
   /** A fresh sink route and a subscription of it (one test, one route: parallel workers never see each other's deliveries). */
-  async subscribe(opts: { events: string[]; includeDeprecated?: boolean; key?: string; secret?: string }): Promise<Subscription> {
-    const path = `/hooks/${randomUUID()}`;
+  async subscribe(opts: { events: string[]; includeDeprecated?: boolean; key?: string; secret?: string; url?: string }): Promise<Subscription> {
+    const path = opts.url ? new URL(opts.url).pathname : `/hooks/${randomUUID()}`;
     const secret = opts.secret ?? 'whsec-' + randomUUID();
     addSecret(secret);
     const key = opts.key ?? this.target.api_key;
-    const res = await this.api.postJson(`${this.platformUrl}/webhooks`, { url: this.sinkUrl + path, secret, events: opts.events, ...(opts.includeDeprecated ? { includeDeprecated: true } : {}) }, { 'x-api-key': key });
+    const res = await this.api.postJson(`${this.platformUrl}/webhooks`, { url: opts.url ?? this.sinkUrl + path, secret, events: opts.events, ...(opts.includeDeprecated ? { includeDeprecated: true } : {}) }, { 'x-api-key': key });
     expect(res.status, `subscription refused: ${res.text}`).toBe(201);
-    const sub = { id: res.json.id as string, path, url: this.sinkUrl + path, secret, key, events: opts.events };
+    const sub = { id: res.json.id as string, path, url: opts.url ?? this.sinkUrl + path, secret, key, events: opts.events };
     this.subs.push(sub);
     return sub;
   }

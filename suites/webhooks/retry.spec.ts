@@ -1,6 +1,6 @@
 // Webhook retries in real time (spec Events/Delivery, States and transitions, G3, G4): count, +10 s / +20 s, 20x stops, 30x/40x/timeout retried, dead letter.
 import { clauses, needs } from '../fixtures.js';
-import { test, expect, TOLERANCE, PROMPT_MS, expectSignedJson, timeline, isUuid } from './helpers.js';
+import { test, expect, TOLERANCE, PROMPT_MS, expectSignedJson, timeline, isUuid, type LogEntry } from './helpers.js';
 import { timingSection } from './clock-lock.js';
 import { LIMITS } from '../../lib/limits.js';
 
@@ -85,6 +85,50 @@ test.describe('webhook retries', () => {
       });
     });
   }
+
+  test('a callback that does not complete the connection within 1 s has failed and is retried 10 s later', clauses('WH-RETRY-08'), async ({ hooks, api, target }) => {
+    await timingSection(target.base_url, async () => {
+      // A callback address that accepts TCP and never answers the TLS handshake.
+      const stall = await api.postJson(`${hooks.sinkUrl}/_control/stalls`, {});
+      expect(stall.status, stall.text).toBe(201);
+      const sub = await hooks.subscribe({ events: ['visitor.updated'], url: stall.json.url });
+      const visitorId = await hooks.visitor(11);
+      await hooks.updateVisitor(visitorId);
+      const connectMs = LIMITS.webhookConnectTimeoutMs;
+      let entry: LogEntry | undefined;
+      await expect.poll(async () => {
+        entry = (await hooks.log(sub)).find((e) => e.payload?.visitorId === visitorId);
+        return entry?.attempts.filter((a) => a.endedAt).length ?? 0;
+      }, { message: 'the attempt to a stalled callback fails and a retry follows', timeout: PROMPT_MS + connectMs + FIRST_RETRY_MS + TOLERANCE.lateMs }).toBeGreaterThanOrEqual(2);
+      const [a, b] = entry!.attempts as [LogEntry['attempts'][0], LogEntry['attempts'][0]];
+      expect(a.status, 'no answer status for a connect timeout').toBeNull();
+      const waited = a.durationMs ?? 0;
+      expect(waited >= connectMs - TOLERANCE.earlyMs && waited <= connectMs + TOLERANCE.lateMs, `the service waited ${waited} ms for the connection; expected ${connectMs} ms (${tol})`).toBe(true);
+      const gap = Date.parse(b.startedAt) - Date.parse(a.startedAt);
+      const want = connectMs + FIRST_RETRY_MS;
+      expect(within(gap, want), `the retry started ${gap} ms after the first attempt; expected ${connectMs} ms connect timeout + ${FIRST_RETRY_MS} ms (${tol})`).toBe(true);
+      expect(b.correlationId, 'same correlation id').toBe(a.correlationId);
+    });
+  });
+
+  test('a connection refused is retried like a 50x, 10 s later', clauses('WH-RETRY-09'), async ({ hooks, target }) => {
+    await timingSection(target.base_url, async () => {
+      const refused = new URL(hooks.sinkUrl);
+      refused.port = '1';
+      const sub = await hooks.subscribe({ events: ['visitor.updated'], url: `${refused.origin}/refused` });
+      const visitorId = await hooks.visitor(12);
+      await hooks.updateVisitor(visitorId);
+      let entry: LogEntry | undefined;
+      await expect.poll(async () => {
+        entry = (await hooks.log(sub)).find((e) => e.payload?.visitorId === visitorId);
+        return entry?.attempts.length ?? 0;
+      }, { message: 'a retry follows the refused connection', timeout: PROMPT_MS + FIRST_RETRY_MS + TOLERANCE.lateMs }).toBeGreaterThanOrEqual(2);
+      const [a, b] = entry!.attempts as [LogEntry['attempts'][0], LogEntry['attempts'][0]];
+      expect(a.error ?? '', 'the log names the network error').not.toBe('');
+      const gap = Date.parse(b.startedAt) - Date.parse(a.endedAt!);
+      expect(within(gap, FIRST_RETRY_MS), `the retry started ${gap} ms after the refused attempt; expected ${FIRST_RETRY_MS} ms (${tol})`).toBe(true);
+    });
+  });
 
   test('a callback that does not answer within 30 s has failed and is retried 10 s later', clauses('WH-RETRY-06'), async ({ hooks, target }) => {
     await timingSection(target.base_url, async () => {
