@@ -9,6 +9,7 @@ import { seededPassword } from '../reference-impl/store/seed.js';
 let app: FastifyInstance;
 let url: string;
 let token: string;
+const RULE = '00000000-0000-4000-8000-000000000001';
 
 before(async () => {
   app = await buildApp({});
@@ -19,6 +20,9 @@ before(async () => {
     payload: new URLSearchParams({ username: 'admin@client1.example', password: seededPassword(42, 1001), grant_type: 'password' }).toString(),
   });
   token = res.json().access_token;
+  // A routing rule of client 1 in the bots area's table (the platform API creates them on a full stack).
+  app.ces.db.prepare('INSERT INTO routing_rules (id, client_id, website_id, label, channels, operator_ids, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)')
+    .run(RULE, 1001, 1, 'test rule', JSON.stringify(['chat']), JSON.stringify([]), app.ces.clock.now());
 });
 after(async () => { await app.close(); });
 
@@ -53,7 +57,7 @@ test('without a token the client gets a ClientError: HTTP 401, code UNAUTHENTICA
 test('G16: a second availability comes back as a partial result with an error', async () => {
   const client = new GraphQLClient(url, { headers: { authorization: `Bearer ${token}` }, errorPolicy: 'all' });
   const res = await client.rawRequest<{ a: { availability: unknown } | null; b: { availability: unknown } | null }>(
-    gql`{ a: routingRule(id: "1") { availability { chat { isAvailable } } } b: routingRule(id: "1") { availability { chat { isAvailable } } } }`);
+    gql`query($id: ID!) { a: routingRule(id: $id) { availability { chat { isAvailable } } } b: routingRule(id: $id) { availability { chat { isAvailable } } } }`, { id: RULE });
   assert.ok(res.data.a?.availability, 'the first availability resolves');
   assert.equal(res.data.b?.availability, null);
   assert.equal((res.errors?.[0]?.extensions as { code?: string } | undefined)?.code, 'AVAILABILITY_LIMIT_EXCEEDED');

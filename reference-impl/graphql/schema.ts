@@ -70,19 +70,6 @@ function parseInstant(value: string, name: string): number {
 
 const idNum = (id: string): number | null => (/^\d+$/.test(id) ? Number(id) : null);
 
-/** Availability from stored live availability when the bots area knows nothing of the rule: a channel is available when one
- * connected operator of the rule's project has it available and a free slot. */
-function liveAvailability(ces: ServiceContext, clientId: number, websiteId: number): ChannelAvailability {
-  const ops = ces.db.prepare(`SELECT o.website_list, o.chat_max_number, l.* FROM operators o JOIN operator_live l ON l.operator_id = o.id
-    WHERE o.client_id = ? AND l.connected = 1`).all(clientId) as Row[];
-  const mine = ops.filter((o) => list<number>(o.website_list).includes(websiteId));
-  return {
-    chat: mine.some((o) => o.chat_available && o.chat_slot_number < o.chat_max_number),
-    call: mine.some((o) => o.call_available && o.call_slot_number < o.call_slot_max_number),
-    video: mine.some((o) => o.video_available && o.video_slot_number < o.video_slot_max_number),
-  };
-}
-
 export function buildCesSchema(variant: SchemaVariant = {}): GraphQLSchema {
   const d = (text: string) => (variant.noDescriptions ? undefined : text);
   const f = <TSource = Row>(type: GraphQLOutputType, description: string, resolve?: GraphQLFieldConfig<TSource, GqlContext>['resolve'], args?: GraphQLFieldConfig<TSource, GqlContext>['args']): GraphQLFieldConfig<TSource, GqlContext> =>
@@ -181,7 +168,7 @@ export function buildCesSchema(variant: SchemaVariant = {}): GraphQLSchema {
       visitorExternalId: f(GraphQLString, 'Caller\'s identifier of the visitor; null for offsite channels.', (c) => c.visitor_external_id),
       operatorId: f(GraphQLInt, 'Operator who handled the conversation last, if any.', (c) => c.operator_id),
       operatorIds: f(nnList(GraphQLInt), 'Every operator who took part.', (c) => list<number>(c.operator_ids)),
-      routingRuleId: f(GraphQLID, 'Rule that routed the conversation, if any.', (c) => (c.rule_id == null ? null : String(c.rule_id))),
+      ruleId: f(GraphQLID, 'Targeting rule that led to the conversation, if any (the REST `rule_id`).', (c) => (c.rule_id == null ? null : String(c.rule_id))),
       createdAt: f(nn(GraphQLString), 'Start, ISO 8601 UTC.', (c) => iso(c.created_at)),
       closedAt: f(GraphQLString, 'End, ISO 8601 UTC; null while open.', (c) => iso(c.closed_at)),
       tags: f(nnList(conversationTag), 'Tags put on the conversation.', (c, _a, ctx) => {
@@ -210,17 +197,18 @@ export function buildCesSchema(variant: SchemaVariant = {}): GraphQLSchema {
     },
   });
   const routingRule = new GraphQLObjectType<Row, GqlContext>({
-    name: 'RoutingRule', description: d('A rule that sends conversations to operators or bot agents.'),
+    name: 'RoutingRule', description: d('A rule that sends the conversations of a project on some channels to operators or bot agents.'),
     fields: {
       id: f(nn(GraphQLID), 'Identifier of the rule.', (r) => String(r.id)),
-      name: f(GraphQLString, 'Name of the rule.'),
-      projectId: f(GraphQLID, 'Project the rule belongs to.', (r) => (r.website_id == null ? null : String(r.website_id))),
-      availability: f(routingRuleAvailabilityType, `Availability per channel. Only ${LIMITS.graphqlAvailabilityPerQuery} such field is resolved per query; another one resolves to null with an error (G16).`, (r, _a, ctx) => {
+      name: f(nn(GraphQLString), 'Name of the rule.', (r) => r.label),
+      projectId: f(nn(GraphQLID), 'Project the rule belongs to.', (r) => String(r.website_id)),
+      channels: f(nnList(GraphQLString), 'Channels the rule routes: `chat`, `call`, `video`.', (r) => list<string>(r.channels)),
+      availability: f(routingRuleAvailabilityType, `Availability per channel, now. Only ${LIMITS.graphqlAvailabilityPerQuery} such field is resolved per query; another one resolves to null with an error (G16).`, (r, _a, ctx) => {
         if (ctx.availabilityResolved >= LIMITS.graphqlAvailabilityPerQuery && !ctx.ces.deviations.has('graphql-second-availability')) {
           throw new GraphQLError(`only ${LIMITS.graphqlAvailabilityPerQuery} routingRule availability may be resolved per query`, { extensions: { code: ERROR_CODES.availabilityLimit } });
         }
         ctx.availabilityResolved++;
-        return routingRuleAvailability(ctx.ces, ctx.clientId, String(r.id)) ?? (r.website_id == null ? null : liveAvailability(ctx.ces, ctx.clientId, r.website_id));
+        return routingRuleAvailability(ctx.ces, ctx.clientId, String(r.id));
       }),
     },
   });
@@ -306,15 +294,11 @@ export function buildCesSchema(variant: SchemaVariant = {}): GraphQLSchema {
         to: { type: GraphQLString, description: d('Answered before this instant, ISO 8601.') },
         ...pageArgDefs,
       }),
-      routingRule: f(routingRule, 'One routing rule by id; null when the account has no such rule.', (_s, args, ctx) => {
-        const id = idNum(args.id);
-        const row = id == null ? undefined : ctx.ces.db.prepare('SELECT * FROM rules WHERE id = ? AND client_id = ?').get(id, ctx.clientId);
-        if (row) return row;
-        // Rules the bots area keeps (e.g. bot routing rules) exist when it knows their availability.
-        return routingRuleAvailability(ctx.ces, ctx.clientId, args.id) ? { id: args.id, name: null, website_id: null } : null;
-      }, { id: { type: nn(GraphQLID), description: d('Identifier of the rule.') } }),
-      routingRules: f(nn(ruleConnection), 'Routing rules of the account.', (_s, args, ctx) =>
-        paged(ctx.ces, 'SELECT * FROM rules WHERE client_id = ? ORDER BY id', [ctx.clientId], args), pageArgDefs),
+      routingRule: f(routingRule, 'One routing rule by id; null when the account has no such rule.', (_s, args, ctx) =>
+        ctx.ces.db.prepare('SELECT * FROM routing_rules WHERE id = ? AND client_id = ?').get(args.id, ctx.clientId) ?? null,
+      { id: { type: nn(GraphQLID), description: d('Identifier of the rule.') } }),
+      routingRules: f(nn(ruleConnection), 'Routing rules of the account, oldest first.', (_s, args, ctx) =>
+        paged(ctx.ces, 'SELECT * FROM routing_rules WHERE client_id = ? ORDER BY created_at, id', [ctx.clientId], args), pageArgDefs),
     }),
   });
 

@@ -1,19 +1,12 @@
 // Checks of routingRule(id:) availability per channel and of G16 (one availability per query; a second resolves to null with an error).
 import { test, expect, clauses, expectSchema } from '../fixtures.js';
-import { dataOf, errorsOf, GqlSession } from './support.js';
+import { dataOf, errorsOf, GqlSession, routingRuleOf } from './support.js';
 
 const AVAILABILITY = 'availability { chat { isAvailable } call { isAvailable } video { isAvailable } }';
 
-/** A routing rule id of the session's account. */
-async function ruleId(session: GqlSession): Promise<string> {
-  const edges = dataOf(await session.post('{ routingRules(first: 1) { edges { node { id } } } }')).routingRules.edges;
-  expect(edges.length, 'the account has a routing rule').toBeGreaterThan(0);
-  return edges[0].node.id;
-}
-
 test('routingRule(id:) answers availability.chat/call/video.isAvailable as Booleans', clauses('GQL-RULE-01'), async ({ target }) => {
   const session = GqlSession.of(target);
-  const id = await ruleId(session);
+  const id = await routingRuleOf(target, session);
   const data = dataOf(await session.post(`query($id: ID!) { routingRule(id: $id) { id ${AVAILABILITY} } }`, { variables: { id } }));
   expectSchema('graphql/routing-rule.json#/$defs/available', data.routingRule);
   expect(data.routingRule.id).toBe(id);
@@ -25,7 +18,7 @@ for (const [what, query] of [
 ] as const) {
   test(`G16: with ${what}, the second availability is null with an error`, clauses('GQL-RULE-02'), async ({ target }) => {
     const session = GqlSession.of(target);
-    const id = await ruleId(session);
+    const id = await routingRuleOf(target, session);
     const res = await session.post(query, { variables: { id } });
     expect(res.status, 'a partial result is HTTP 200').toBe(200);
     const errors = errorsOf(res);
@@ -40,7 +33,7 @@ for (const [what, query] of [
 
 test('G16: one availability per query, so two separate queries both resolve', clauses('GQL-RULE-02'), async ({ target }) => {
   const session = GqlSession.of(target);
-  const id = await ruleId(session);
+  const id = await routingRuleOf(target, session);
   for (const n of [1, 2]) {
     const data = dataOf(await session.post(`query($id: ID!) { routingRule(id: $id) { ${AVAILABILITY} } }`, { variables: { id }, label: `query ${n} with one availability` }));
     expectSchema('graphql/routing-rule.json#/$defs/availability', data.routingRule.availability);

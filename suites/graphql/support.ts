@@ -1,5 +1,5 @@
 // GraphQL calls of the graphql suite: one bearer session per client per worker, renewed only when the service clock jumped past the token lifetime.
-import { test, expect, expectSchema } from '../fixtures.js';
+import { test, expect, expectSchema, needs } from '../fixtures.js';
 import { LIMITS } from '../../lib/limits.js';
 import type { HttpAnswer } from '../../lib/http.js';
 import type { Target } from '../../lib/target.js';
@@ -86,4 +86,23 @@ export function dataOf(res: HttpAnswer): any {
 export function errorsOf(res: HttpAnswer): Array<{ message: string; path?: Array<string | number>; extensions: { code: string } }> {
   expectSchema('graphql/response.json#/$defs/errors', res.json);
   return res.json.errors;
+}
+
+/** A routing rule id of the session's account: the first one listed, else one created through the platform API (G17), which
+ * needs the `platform` capability; it routes every channel of the first project to the first operator of the REST API. */
+export async function routingRuleOf(target: Target, session: GqlSession): Promise<string> {
+  const listed = dataOf(await session.post('{ routingRules(first: 1) { edges { node { id } } } }')).routingRules.edges;
+  if (listed.length) return listed[0].node.id;
+  needs('platform');
+  const key = target.api_keys.find((k) => k.client_id === session.clientId)?.key ?? target.api_key;
+  const project = dataOf(await session.post('{ projects(first: 1) { edges { node { id } } } }')).projects.edges[0]?.node.id;
+  const operators = await call(target, { method: 'GET', url: `${target.rest_base_url}/operator?limit=1`, headers: { 'x-api-key': key } }, 'GET /operator?limit=1 (an operator for the routing rule)');
+  const operatorId = operators.json?.data?.[0]?.id;
+  expect(project && operatorId, 'the account has a project and an operator to route to').toBeTruthy();
+  const created = await call(target, {
+    method: 'POST', url: `${target.platform_url}/routing-rules`, headers: { 'x-api-key': key, 'content-type': 'application/json' },
+    body: JSON.stringify({ websiteId: Number(project), channels: ['chat', 'call', 'video'], operatorIds: [operatorId], label: 'graphql suite rule' }),
+  }, 'POST {platform_url}/routing-rules');
+  expect(created.status, `the platform API created a routing rule: ${created.text.slice(0, 200)}`).toBe(201);
+  return String(created.json.id);
 }
