@@ -71,6 +71,16 @@ test('a plan answers per correlation id in order, then `then`; a delayed answer 
   assert.equal((await send('/hooks/plan', body)).status, 503, 'another event starts the list again');
 });
 
+test('a stall accepts TCP and never answers the TLS handshake; its connections are recorded', async () => {
+  const stall = await sink.stall();
+  const started = Date.now();
+  const res = await http({ method: 'POST', url: stall.url, body: '{}', timeoutMs: 300 }, agent).catch((e: Error) => e);
+  assert.ok(res instanceof Error, 'no answer ever comes');
+  const got = await sink.waitForStall(stall.id, 1, 1_000);
+  assert.equal(got.connections.length, 1);
+  assert.ok(got.connections[0]! >= started - 5);
+});
+
 test('wait resolves on arrival, or at its deadline with what it has; reset clears a path', async () => {
   const waiting = sink.waitFor({ path: '/hooks/wait' }, 1, 5_000);
   await send('/hooks/wait', JSON.stringify(payload()));
