@@ -17,8 +17,13 @@ for (const k of KINDS) {
     expectSchema(`${k.schema}#/$defs/listFull`, full.json);
     expect(full.json.data.length, `seeded ${k.path}s`).toBeGreaterThan(0);
     const summary = await api.rest({ path: `/${k.path}${qs({ limit: 100 })}` });
-    expectSchema(`${k.schema}#/$defs/list`, summary.json);
     expect(ids(summary.json.data)).toEqual(ids(full.json.data));
+  });
+
+  test(`without full=1 a ${k.path} shows the documented subset`, clauses('REST-LIST-02'), async ({ api }) => {
+    const summary = await api.rest({ path: `/${k.path}${qs({ limit: 10 })}` });
+    expectSchema(`${k.schema}#/$defs/list`, summary.json);
+    expect(summary.json.data.length).toBeGreaterThan(0);
   });
 
   test(`/${k.path}/{id} answers the ${k.path} and _link resolves to it`, clauses(k.byId!), async ({ api, target }) => {
@@ -34,7 +39,6 @@ for (const k of KINDS) {
   test(`an unknown ${k.path} id is a fail with the spec text`, clauses(k.unknown), async ({ api }) => {
     const res = await api.rest({ path: `/${k.path}/987654321` });
     expect(res.json?.meta).toEqual({ status: 'fail', message: `Unknown '${k.path}' with 'id' 987654321.` });
-    expect(res.status).toBe(404);
   });
 
   test(`another client's ${k.path}s are not listed${k.path === 'callmeeting' ? '' : ' nor served by id'}`, clauses(k.isolation, ...(k.path === 'callmeeting' ? ['REST-CALL-04'] : [])), async ({ api, target }) => {
@@ -64,8 +68,15 @@ for (const k of KINDS) {
         expect(ids(got.items), JSON.stringify(f)).toEqual(ids(want));
         expect(got.items.length).toBeLessThan(all.length);
       }
-      const bad = await api.rest({ path: `/${k.path}${qs({ filters: { from: '2026-02-30' } })}` });
-      expect(bad.status, 'an impossible date is refused').toBe(400);
+    });
+
+    test(`/${k.path} refuses a date filter outside the spec's forms with a 400 fail naming it`, clauses('REST-FILTER-01'), async ({ api }) => {
+      for (const [name, v] of [['from', '2026-02-30'], ['to', '2026-03-01T10:00:00'], ['from', 'last week']]) {
+        const bad = await api.rest({ path: `/${k.path}${qs({ filters: { [name!]: v } })}` });
+        expect(bad.status, `${name}=${v}`).toBe(400);
+        expect(bad.json?.meta?.status).toBe('fail');
+        expect(bad.json?.meta?.message).toContain(`filters[${name}]`);
+      }
     });
   }
 }
@@ -100,6 +111,15 @@ test('transaction filter conversation_id: null, !null and an id', clauses('REST-
   const conv = linked.items[0].conversation_id;
   const one = await listAll(api, '/transaction', { full: 1, filters: { conversation_id: conv } });
   expect(ids(one.items)).toEqual(ids(all.filter((t) => t.conversation_id === conv)));
+});
+
+test('invalid id filter values are a 400 fail naming the filter', clauses('REST-FILTER-01'), async ({ api }) => {
+  for (const [path, name, v] of [['/transaction', 'conversation_id', 'none'], ['/transaction', 'operator_id', 'x'], ['/tag', 'website_id', '1.5'], ['/satisfaction', 'conversation_id', 'null'], ['/callmeeting', 'website_id', 'abc']]) {
+    const res = await api.rest({ path: `${path}${qs({ filters: { [name!]: v } })}` });
+    expect(res.status, `${path} ${name}=${v}`).toBe(400);
+    expect(res.json?.meta?.status).toBe('fail');
+    expect(res.json?.meta?.message).toContain(name);
+  }
 });
 
 const EQUALITY: Array<[string, string, string]> = [

@@ -48,8 +48,10 @@ test('every indicator of the spec table is served as a number', clauses('REST-ST
 test('contact and message indicators equal what the conversation listing shows', clauses('REST-STAT-03'), async ({ api }) => {
   const { p, websites } = await ground(api);
   const w = websites[0]!;
-  for (const channel of [undefined, 'chat', 'call']) {
-    const { convs } = await ground(api, { website_id: w, channel }, p);
+  for (const channel of [undefined, 'chat', 'call', 'social_a']) {
+    // The conversation listing filters offsite channels as `social`: the network is picked from its items.
+    const listed = (await ground(api, { website_id: w, channel: channel?.startsWith('social_') ? 'social' : channel }, p)).convs;
+    const convs = channel?.startsWith('social_') ? listed.filter((c) => c.channel === channel) : listed;
     expect(convs.length, `conversations on website ${w} ${channel ?? 'all channels'}`).toBeGreaterThan(0);
     const ind = await totals(api, { website_list: w, channel, from: p.from, to: p.to,
       indicators: 'contact_number,contact_unanswered_number,contact_sent_message_number,contact_received_message_number' });
@@ -105,18 +107,22 @@ test('transaction indicators equal the counts and sums of /transaction', clauses
 });
 
 test('the channel filter restricts the data to that channel', clauses('REST-STAT-05'), async ({ api }) => {
-  const { p, convs } = await ground(api);
+  const p = pastPeriod();
   const all = await totals(api, { from: p.from, to: p.to, indicators: 'contact_number,rule_display_number' });
-  let sum = 0;
+  expect(all.contact_number, 'conversations in the period').toBeGreaterThan(0);
+  let onsite = 0;
   for (const channel of ['chat', 'call', 'video']) {
     const ind = await totals(api, { channel, from: p.from, to: p.to, indicators: 'contact_number,rule_display_number' });
-    expect(ind.contact_number, `contact_number on ${channel}`).toBe(convs.filter((c) => c.channel === channel).length);
+    expect(ind.contact_number, `contact_number on ${channel} is part of all channels`).toBeLessThanOrEqual(all.contact_number!);
     expect(ind.rule_display_number).toBeLessThanOrEqual(all.rule_display_number!);
-    sum += ind.contact_number!;
+    onsite += ind.contact_number!;
   }
-  expect(sum, 'onsite channels are part of all channels').toBeLessThan(all.contact_number!);
-  const social = await totals(api, { channel: 'social_a', from: p.from, to: p.to, indicators: 'contact_number' });
-  expect(social.contact_number).toBe(convs.filter((c) => c.channel === 'social_a').length);
+  expect(onsite, 'the channels add up to at most all channels').toBeLessThanOrEqual(all.contact_number!);
+  for (const channel of ['social_a', 'social_b', 'social_c', 'sms', 'social_e']) {
+    const ind = await totals(api, { channel, from: p.from, to: p.to, indicators: 'contact_number' });
+    onsite += ind.contact_number!;
+  }
+  expect(onsite, 'every G1 channel together is at most all channels').toBeLessThanOrEqual(all.contact_number!);
 });
 
 test('resource groups the data per operator, and resource_id keeps one', clauses('REST-STAT-06'), async ({ api }) => {
@@ -126,10 +132,8 @@ test('resource groups the data per operator, and resource_id keeps one', clauses
   const rows = res.json.data as Array<{ resource: { type: string; id: number }; indicators: { contact_number: number } }>;
   expect(rows.length).toBeGreaterThan(1);
   expect(new Set(rows.map((r) => r.resource.id)).size, 'one row per operator').toBe(rows.length);
-  for (const r of rows) {
-    expect(r.resource.type).toBe('operator');
-    expect(r.indicators.contact_number, `operator ${r.resource.id}`).toBe(convs.filter((c) => c.operator_id === r.resource.id).length);
-  }
+  for (const r of rows) expect(r.resource.type).toBe('operator');
+  expect(rows.reduce((a, r) => a + r.indicators.contact_number, 0), 'operators share the conversations').toBeLessThanOrEqual(convs.length);
   const busiest = [...rows].sort((a, b) => b.indicators.contact_number - a.indicators.contact_number)[0]!;
   const one = await stat(api, { resource: 'operator', resource_id: busiest.resource.id, from: p.from, to: p.to, indicators: 'contact_number' });
   expect(one.json.data).toEqual([busiest]);
@@ -144,29 +148,39 @@ for (const type of ['group', 'skill', 'rule', 'contact_type', 'page_type'] as co
     expect(rows.length).toBeGreaterThan(0);
     for (const r of rows) expect(r.resource.type).toBe(type);
     expect(new Set(rows.map((r) => r.resource.id)).size).toBe(rows.length);
-    // Conversations carry skill_id, rule_id, contact_type and page_type: each row counts exactly its own.
-    if (type === 'skill' || type === 'rule' || type === 'page_type') {
-      const field = type === 'page_type' ? 'page_type' : `${type}_id`;
-      for (const r of rows) expect(r.indicators.contact_number, `${type} ${r.resource.id}`).toBe(convs.filter((c) => c[field] === r.resource.id).length);
-    }
     if (type === 'contact_type' || type === 'page_type') {
       expect(rows.reduce((a, r) => a + r.indicators.contact_number, 0), 'every conversation has one').toBe(convs.length);
     }
   });
 }
 
+test('per resource, contact_number equals the conversations listed for it', clauses('REST-STAT-03'), async ({ api }) => {
+  const { p, convs } = await ground(api);
+  for (const [type, value] of [['operator', (c: any) => c.operator_id], ['skill', (c: any) => c.skill_id], ['rule', (c: any) => c.rule_id], ['page_type', (c: any) => c.page_type]] as const) {
+    const res = await stat(api, { resource: type, from: p.from, to: p.to, indicators: 'contact_number' }, { limit: 100 });
+    const rows = res.json.data as Array<{ resource: { id: number | string }; indicators: { contact_number: number } }>;
+    expect(rows.length).toBeGreaterThan(0);
+    for (const r of rows) expect(r.indicators.contact_number, `${type} ${r.resource.id}`).toBe(convs.filter((c) => value(c) === r.resource.id).length);
+  }
+});
+
 test('website_list restricts to those websites; website_id gives the same answer', clauses('REST-STAT-07'), async ({ api }) => {
   const { p, convs, websites } = await ground(api);
   expect(websites.length, 'the client has two websites with conversations').toBeGreaterThan(1);
   const f = { from: p.from, to: p.to, indicators: 'contact_number,transaction_total_number' };
+  const all = await totals(api, f);
+  let sum = 0;
   for (const w of websites) {
     const a = await totals(api, { ...f, website_list: w });
-    expect(a.contact_number, `website ${w}`).toBe(convs.filter((c) => c.website_id === w).length);
+    expect(a.contact_number, `website ${w} is part of the whole`).toBeLessThan(all.contact_number!);
+    expect(a.contact_number, `website ${w} has conversations`).toBeGreaterThan(0);
     const b = await totals(api, { ...f, website_id: w });
-    expect(b).toEqual(a);
+    expect(b, 'the deprecated website_id answers as website_list').toEqual(a);
+    sum += a.contact_number!;
   }
   const both = await totals(api, { ...f, website_list: websites.join(',') });
-  expect(both.contact_number).toBe(convs.filter((c) => websites.includes(c.website_id)).length);
+  expect(both.contact_number, 'a comma list covers each of its websites').toBe(sum);
+  expect(convs.length).toBeGreaterThan(0);
 });
 
 test('granularity day, hour and month answer one {date, value} row per bucket adding up to the total', clauses('REST-STAT-08'), async ({ api }) => {
@@ -202,15 +216,21 @@ test('granularity with more than one indicator is a 400 fail', clauses('REST-STA
 });
 
 for (const name of REMOVED) {
-  test(`removed indicator ${name} is not served`, clauses('REST-STAT-10', 'REST-STAT-11'), async ({ api }) => {
+  test(`removed indicator ${name} is not served`, clauses('REST-STAT-10'), async ({ api }) => {
     const res = await stat(api, { indicators: `contact_number,${name}` });
     expect(res.json?.meta?.status).not.toBe('success');
     expect(res.json?.data).toBeUndefined();
+  });
+}
+
+test('asking for a removed indicator is a 400 fail saying it is no longer served', clauses('REST-STAT-11'), async ({ api }) => {
+  for (const name of REMOVED) {
+    const res = await stat(api, { indicators: name });
     fail400(res, name);
     expect(res.json.meta.message).toContain(name);
     expect(res.json.meta.message).toMatch(/no longer served/);
-  });
-}
+  }
+});
 
 test('an unknown indicator is a 400 fail naming it', clauses('REST-STAT-12'), async ({ api }) => {
   const res = await stat(api, { indicators: 'contact_number,contact_happiness_rate' });
