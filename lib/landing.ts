@@ -195,12 +195,22 @@ ${rows}
 
 const isData = (a: EvidenceAttachment) => /^application\/vnd\.ces\.(sequence|timeline)\+json/.test(a.contentType);
 
+/** Attachment text kept on the page: enough to read a call, short enough that a full run's page stays a few MB. */
+const CLIP_FAILED = 64 * 1024;
+const CLIP_OTHER = 12 * 1024;
+/** Escaping for element content (quotes are safe there and JSON is full of them). */
+const escText = (s: string) => s.replace(/[&<>]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;' })[c]!);
+function clip(text: string, limit: number): string {
+  if (text.length <= limit) return escText(text);
+  return `${escText(text.slice(0, limit))}\n<span class="meta">… cut here: ${Math.round(text.length / 1024)} KB in all, whole in the Playwright HTML report and Allure.</span>`;
+}
+
 /** One attachment as HTML: pictures from their data, request/response pairs readable, other files linked. */
-function attachmentHtml(a: EvidenceAttachment, runDir: string, open: boolean): string {
+function attachmentHtml(a: EvidenceAttachment, runDir: string, open: boolean, limit = CLIP_OTHER): string {
   if (isData(a) && a.text) {
     let svg: string | undefined;
     try { svg = evidenceSvg(JSON.parse(a.text)); } catch { svg = undefined; }
-    return `<figure class="picture">${svg ?? ''}<figcaption class="meta">${esc(a.name)}</figcaption></figure><details><summary>data of ${esc(a.name)}</summary><pre>${esc(a.text)}</pre></details>`;
+    return `<figure class="picture">${svg ?? ''}<figcaption class="meta">${esc(a.name)}</figcaption></figure><details><summary>data of ${esc(a.name)}</summary><pre>${clip(a.text, limit)}</pre></details>`;
   }
   if (a.contentType.startsWith('image/svg+xml') && a.text) {
     // A picture someone else drew: shown through <img>, where an SVG cannot run scripts.
@@ -214,9 +224,9 @@ function attachmentHtml(a: EvidenceAttachment, runDir: string, open: boolean): s
       const r = parsed.response;
       summary = `<span class="call"><code>${esc(parsed.request.method ?? '')} ${esc(parsed.request.url ?? '')}</code> → <span class="status">${r.status !== undefined ? esc(r.status) : `error: ${esc(r.error)}`}</span>${r.ms !== undefined ? ` <span class="meta">(${esc(r.ms)} ms)</span>` : ''}</span>`;
     }
-    return `<details${open ? ' open' : ''}><summary>${summary}</summary><pre>${esc(a.text)}</pre></details>`;
+    return `<details${open ? ' open' : ''}><summary>${summary}</summary><pre>${clip(a.text, limit)}</pre></details>`;
   }
-  if (a.text) return `<details${open ? ' open' : ''}><summary>${esc(a.name)} <span class="meta">(${esc(a.contentType)})</span></summary><pre>${esc(a.text)}</pre></details>`;
+  if (a.text) return `<details${open ? ' open' : ''}><summary>${esc(a.name)} <span class="meta">(${esc(a.contentType)})</span></summary><pre>${clip(a.text, limit)}</pre></details>`;
   if (a.path && fs.existsSync(a.path)) {
     const rel = path.relative(runDir, a.path);
     if (!rel.startsWith('..')) {
@@ -251,8 +261,8 @@ function checkHtml(k: CheckEvidence, anchor: string, runDir: string, byId: Map<s
 <h3><span class="badge o-${k.outcome}">${k.outcome}</span> ${esc(k.title)}</h3>
 <p class="meta">clauses: ${clauseLinks || '<strong>none</strong>'} · project <code>${esc(k.project)}</code> · <code>${esc(k.file)}</code> · ${Math.round(k.durationMs)} ms</p>
 ${k.reason ? `<pre class="${failed ? 'reason' : ''}">${esc(k.reason)}</pre>` : ''}
-${pictures.map((a) => attachmentHtml(a, runDir, failed)).join('\n')}
-${rest.length ? `<details class="atts"${failed ? ' open' : ''}><summary>${rest.length} attachment(s): requests and responses, in order</summary>${rest.map((a, i) => attachmentHtml(a, runDir, failed && (i === lastCall || isErrorCall(a)))).join('\n')}</details>` : ''}
+${pictures.map((a) => attachmentHtml(a, runDir, failed, failed ? CLIP_FAILED : CLIP_OTHER)).join('\n')}
+${rest.length ? `<details class="atts"${failed ? ' open' : ''}><summary>${rest.length} attachment(s): requests and responses, in order</summary>${rest.map((a, i) => attachmentHtml(a, runDir, failed && (i === lastCall || isErrorCall(a)), failed ? CLIP_FAILED : CLIP_OTHER)).join('\n')}</details>` : ''}
 </section>`;
 }
 

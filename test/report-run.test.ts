@@ -59,7 +59,7 @@ test(`ces test --suite ${SUITE} with ${DEVIATION} on: red clause, its failing re
   const section = new RegExp(`<section class="check failed" id="${decodeURIComponent(link[2]!)}"[\\s\\S]*?</section>`).exec(evidence)?.[0] ?? '';
   assert.ok(section, 'the anchor is a failed check on the evidence page');
   assert.match(section, /class="reason"/);
-  assert.match(section, /&quot;request&quot;[\s\S]*&quot;response&quot;/, 'its request and response are there');
+  assert.match(section, /"request"[\s\S]*"response"/, 'its request and response are there');
   assert.ok(readPlaywrightEvidence(path.join(runDir, 'results.json')).some((k) => k.outcome === 'failed' && k.attachments.some((a) => a.contentType === 'application/json')));
 
   // No key or password of the target anywhere: text, base64 (Allure's single file) or zipped (Playwright's report).
