@@ -1,0 +1,143 @@
+// Unit tests of the check code: the signing client (query parameters, G2 bytes), the pure judgements, image measurement, webhook samples and the CLI's argument rules.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { PNG } from 'pngjs';
+import { verify } from '../lib/signature.js';
+import type { HttpAnswer, HttpRequest } from '../lib/http.js';
+import { ConnectorClient, botWriteBody, visitorMessage, zonedNow } from '../check/connector-client.js';
+import { bundleProblems, dateProblems, durationMs, imagesOf, isIsoDateTime, quickReplyCounts, replyProblems, textsOf, transfersOf, unknownRules } from '../check/judge.js';
+import { imageProblem } from '../check/image.js';
+import { assertSampleShape, deliveryHeaders, samples } from '../check/webhook-samples.js';
+import { validateCheckArgs } from '../cli/commands/check.js';
+import { UsageError } from '../cli/usage.js';
+import { withinLimit, TIMING_TOLERANCE_MS, timingText } from '../check/timing.js';
+import { check } from '../lib/schemas.js';
+import { DEFAULT_SCRIPT, parseScript } from '../check/settings.js';
+
+const settings = { url: 'https://bot.example', secret: 's3cret-key', connectorVersion: '3f0c4d8e-8b1a-4c53-9a57-2f4d7e1b6a90', website: '42', language: 'fr', allowHttp: false, script: [...DEFAULT_SCRIPT], origin: 'ces check' as const };
+
+function recordingClient() {
+  const sent: HttpRequest[] = [];
+  const send = async (req: HttpRequest): Promise<HttpAnswer> => { sent.push(req); return { status: 200, headers: { 'content-type': 'application/json' }, text: '[]', json: [], ms: 5 }; };
+  return { client: new ConnectorClient(settings, send), sent };
+}
+
+test('client: GET carries idConnectorVersion and idWebsite and signs the raw query string (G2)', async () => {
+  const { client, sent } = recordingClient();
+  const ex = await client.call(4, 'GET', '/availability-strategies', { query: { idOperator: 'op 1' }, timeoutMs: 1000 });
+  const url = new URL(sent[0]!.url);
+  assert.equal(url.searchParams.get('idConnectorVersion'), settings.connectorVersion);
+  assert.equal(url.searchParams.get('idWebsite'), '42');
+  assert.equal(url.searchParams.get('idOperator'), 'op 1');
+  const raw = sent[0]!.url.split('?')[1]!;
+  assert.equal(ex.signed, raw);
+  assert.deepEqual(verify(settings.secret, raw, sent[0]!.headers!['x-service-signature']), { ok: true });
+  assert.equal(ex.status, 200);
+});
+
+test('client: PUT/POST sign the raw body; wrong and missing signatures are what they say', async () => {
+  const { client, sent } = recordingClient();
+  await client.call(2, 'PUT', '/bots/op-1', { body: botWriteBody('demo', 'fr'), timeoutMs: 1000 });
+  const body = String(sent[0]!.body);
+  assert.deepEqual(verify(settings.secret, body, sent[0]!.headers!['x-service-signature']), { ok: true });
+  assert.ok(new URL(sent[0]!.url).searchParams.get('idConnectorVersion'));
+  await client.call(1, 'GET', '/external-bots', { signature: 'wrong', timeoutMs: 1000 });
+  assert.equal(verify(settings.secret, sent[1]!.url.split('?')[1]!, sent[1]!.headers!['x-service-signature']).ok, false);
+  await client.call(1, 'GET', '/external-bots', { signature: 'missing', timeoutMs: 1000 });
+  assert.equal(sent[2]!.headers!['x-service-signature'], undefined);
+});
+
+test('client: a network error becomes an exchange with the error and the measured time', async () => {
+  const client = new ConnectorClient(settings, async () => { throw new Error('Headers Timeout Error'); });
+  const ex = await client.call(7, 'POST', '/conversations/x/messages', { body: {}, timeoutMs: 10 });
+  assert.equal(ex.status, undefined);
+  assert.match(ex.error!, /Timeout/);
+  assert.ok(ex.ms >= 0);
+});
+
+test('bodies the checker sends match the connector request schemas', () => {
+  assert.equal(check('connector/bot-write.json', botWriteBody('demo', 'fr')), null);
+  assert.equal(check('connector/message-post.json', { idOperator: 'op', message: visitorMessage('hi') }), null);
+  assert.match(zonedNow(), /\[UTC\]$/);
+});
+
+test('durations and ISO dates', () => {
+  assert.equal(durationMs({ unit: 'seconds', value: 15 }), 15_000);
+  assert.equal(durationMs({ unit: 'minutes', value: 1 }), 60_000);
+  assert.equal(durationMs({ unit: 'millis', value: 5 }), 5);
+  assert.equal(durationMs({ unit: 'hours', value: 1 }), undefined);
+  assert.ok(isIsoDateTime('2026-11-22T01:02:03.456Z'));
+  assert.ok(isIsoDateTime('2026-11-22T01:02:03+01:00'));
+  for (const bad of ['', '2026-11-22', '2026-11-22 01:02:03', 'yesterday', 12, '2026-13-45T99:99:99Z']) assert.equal(isIsoDateTime(bad), false, String(bad));
+  assert.deepEqual(dateProblems({ createdAt: '2026-11-22T01:02:03Z', updatedAt: '2026-11-22T01:02:03Z' }, false), []);
+  assert.equal(dateProblems({ createdAt: '', updatedAt: '2026-11-22T01:02:03Z' }, false).length, 1);
+  assert.deepEqual(dateProblems({ createdAt: '2026-11-22T01:02:03Z', updateAt: '2026-11-22T01:02:03Z' }, true), [], 'updateAt accepted where allowed');
+  assert.equal(dateProblems({ createdAt: '2026-11-22T01:02:03Z', updateAt: '2026-11-22T01:02:03Z' }, false).length, 1, 'but not for a Bot');
+});
+
+const card = (extra: object = {}) => ({ contentType: 'card/content', title: 'T', text: 'card text', image: { url: 'https://x/i.png', description: 'd' }, actions: [{ type: 'LINK', name: 'n', url: 'https://x' }], ...extra });
+const replies = [
+  { type: 'message', payload: { contentType: 'text', value: 'a'.repeat(451) }, quickReplies: [1, 2, 3, 4].map((i) => ({ contentType: 'text/quick-reply', value: `q${i}`, idQuickReply: '3f0c4d8e-8b1a-4c53-9a57-2f4d7e1b6a9' + i })) },
+  { type: 'message', payload: { contentType: 'bundle/card', cards: [card(), card({ actions: undefined })] } },
+  { type: 'transfer', distributionRule: '3f0c4d8e-8b1a-4c53-9a57-2f4d7e1b6a90', transferOptions: { timeout: { unit: 'seconds', value: 3 } } },
+  { type: 'transfer', distributionRule: 'r2' },
+  { type: 'close' },
+];
+
+test('judgements find texts, quick replies, transfers (60 s default), images and broken bundle items', () => {
+  const texts = textsOf(replies, 'x');
+  assert.deepEqual(texts.map((t) => t.value.length), [451, 9, 9]);
+  assert.deepEqual(quickReplyCounts(replies, 'x').map((q) => q.value), [4]);
+  assert.deepEqual(transfersOf(replies, 'x').map((t) => [t.timeoutMs, t.explicit]), [[3_000, true], [60_000, false]]);
+  assert.equal(imagesOf(replies, 'x').length, 2);
+  const bundle = bundleProblems(replies, 'x');
+  assert.equal(bundle.length, 1);
+  assert.match(bundle[0]!.where, /cards\[1\]/);
+  const schema = replyProblems(replies, 'x');
+  assert.equal(schema.length, 2, 'the card without actions and the rule that is not a UUID break connector/reply.json');
+  assert.match(schema[0]!, /cards\/1 must have required property 'actions'/);
+  assert.match(schema[1]!, /distributionRule must match format "uuid"/);
+  assert.equal(replyProblems([{ type: 'await' }], 'x').length, 1);
+  assert.deepEqual(unknownRules([{ strategy: 'all', distributionRulesToCheck: ['a', 'b'] }], ['a']), ['[0] all: "b"']);
+});
+
+test('images: 240x120 PNG passes; other sizes, non-pictures and errors are described', async () => {
+  const { imageSize } = await import('image-size');
+  const png = (w: number, h: number) => PNG.sync.write(new PNG({ width: w, height: h }));
+  const d = imageSize(new Uint8Array(png(240, 120)));
+  assert.equal(imageProblem({ url: 'u', status: 200, width: d.width, height: d.height, type: d.type, ms: 1 }), null);
+  assert.match(imageProblem({ url: 'u', status: 200, width: 300, height: 100, type: 'png', ms: 1 })!, /300x100, expected 240x120/);
+  assert.match(imageProblem({ url: 'u', status: 404, ms: 1 })!, /404/);
+  assert.match(imageProblem({ url: 'u', ms: 1, error: 'ECONNREFUSED' })!, /not reachable/);
+  assert.match(imageProblem({ url: 'u', status: 200, ms: 1, error: 'not a picture: unsupported' })!, /not a picture/);
+});
+
+test('webhook samples match their schemas and the delivery headers are the real ones', () => {
+  const all = samples();
+  assert.ok(all.length >= 13);
+  for (const s of all) assertSampleShape(s);
+  const raw = JSON.stringify(all[0]!.body);
+  const h = deliveryHeaders('hook-secret', raw, { correlationId: 'c-1' });
+  assert.equal(h['content-type'], 'application/json');
+  assert.match(h['x-service-delivery']!, /^[0-9a-f-]{36}$/);
+  assert.equal(h['x-service-correlationid'], 'c-1');
+  assert.deepEqual(verify('hook-secret', raw, h['x-service-signature']), { ok: true });
+  assert.equal(verify('hook-secret', raw, deliveryHeaders('hook-secret', raw, { signature: 'wrong' })['x-service-signature']).ok, false);
+  assert.equal(deliveryHeaders('hook-secret', raw, { signature: 'missing' })['x-service-signature'], undefined);
+});
+
+test('timing: the tolerance is granted and stated', () => {
+  assert.ok(withinLimit(10_000 + TIMING_TOLERANCE_MS, 10_000));
+  assert.ok(!withinLimit(10_000 + TIMING_TOLERANCE_MS + 1, 10_000));
+  assert.match(timingText('x', 12_000, 10_000), /answered in 12000 ms; limit 10000 ms \(\+100 ms harness tolerance\)/);
+});
+
+test('CLI arguments: bad URLs, schemes, UUIDs, languages and scripts are usage errors; http is not', () => {
+  const ok = { what: 'connector' as const, url: 'https://x.example' };
+  assert.doesNotThrow(() => validateCheckArgs(ok));
+  assert.doesNotThrow(() => validateCheckArgs({ ...ok, url: 'http://x.example' }), 'http:// is judged, not refused');
+  for (const bad of [{ url: 'nope' }, { url: 'ftp://x' }, { 'connector-version': 'v1' }, { language: 'fra' }, { script: '[]' }, { 'ca-file': '/does/not/exist.pem' }]) {
+    assert.throws(() => validateCheckArgs({ ...ok, ...bad }), UsageError, JSON.stringify(bad));
+  }
+  assert.deepEqual(parseScript('["a", "@quick-reply"]'), ['a', '@quick-reply']);
+});
