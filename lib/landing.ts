@@ -164,7 +164,7 @@ ${latest ? `<p class="verdict ${latest.exitCode === 0 ? 'ok' : 'ko'}" id="verdic
 </dl>` : '<p id="verdict">No run yet: run <code>npx ces test</code>.</p>'}
 <h2 id="reports-h">Detailed reports (latest run of each kind)</h2>
 ${reportsTable}
-<h2 id="failures">Failing clauses</h2>
+<h2 id="failures">Failing clauses (fail, and warn for SHOULD/MAY)</h2>
 ${failures}
 <h2>Counts per severity</h2>
 ${countsTable(catalogue, verdict)}
@@ -178,6 +178,7 @@ ${countsTable(catalogue, verdict)}
 <span id="shown" role="status" aria-live="polite">${catalogue.length} of ${catalogue.length} clauses shown</span>
 </form>
 <div class="scroll"><table id="matrix" class="cards" tabindex="-1"><caption class="meta">Verdicts of run ${latest ? `<code>${esc(latest.id)}</code>` : '(none)'}; “proven by mutation” from the latest selftest${selftest ? ` <code>${esc(selftest.id)}</code>` : ' (none yet)'}.</caption>
+<colgroup><col class="c-id"><col class="c-sev"><col class="c-text"><col class="c-src"><col class="c-verdict"><col class="c-checks"><col class="c-proof"></colgroup>
 <thead><tr><th>clause</th><th>severity</th><th>text</th><th>spec section</th><th>verdict</th><th>checks</th><th>proven by mutation</th></tr></thead><tbody>
 ${rows}
 </tbody></table></div>
