@@ -20,8 +20,8 @@ export default defineConfig({
   reporter: [
     [quiet ? 'dot' : 'list'],
     ['json', { outputFile: path.join(runDir, 'results.json') }],
-    ['junit', { outputFile: path.join(runDir, 'junit.xml') }],
-    ['html', { outputFolder: path.join(runDir, 'playwright'), open: 'never' }],
+    ['junit', { outputFile: path.join(runDir, 'junit.xml'), stripANSIControlSequences: true }],
+    ['html', { outputFolder: path.join(runDir, 'playwright'), open: 'never', title: `CES conformance — ${path.basename(runDir)}`, noCopyPrompt: true }],
     // Clause ids arrive as `tms` annotations (suites/fixtures.ts allureAnnotations) and link to their landing-page row,
     // relative to <run>/allure-report/index.html.
     ['allure-playwright', {
