@@ -5,6 +5,7 @@ import type { Api } from '../fixtures.js';
 import { agentFor, http, type HttpAnswer } from '../../lib/http.js';
 import type { Target } from '../../lib/target.js';
 import { attachSequence, type SequenceCall } from '../evidence.js';
+import { withClockLock } from './clock-lock.js';
 
 export { expect, needs };
 
@@ -77,16 +78,30 @@ export class BotDriver {
     expect(r.status, `GET /sim/bots: ${r.text}`).toBe(200);
     return r.json.bots;
   }
-  /** The two seeded bots: the first serves conversation checks (parallel), the second is the lab bot (serial timing/availability checks). */
-  async seededBots(): Promise<{ conv: SimBot; lab: SimBot }> {
-    let bots: SimBot[] = [];
-    await expect.poll(async () => { bots = (await this.bots()).filter((b) => b.status === 'ready' && b.available); return bots.length; },
-      { message: 'two seeded bots ready and available (bot creation flow done, first polls answered)', timeout: 15_000 }).toBeGreaterThanOrEqual(2);
-    return { conv: bots[0]!, lab: bots[1]! };
+  /**
+   * The two seeded bots with a routing rule: the first serves conversation checks (parallel), the second is the lab bot
+   * (serial timing/availability checks, which make it unavailable at times). Waits until the one(s) `ready` names are available.
+   */
+  async seededBots(ready: 'conv' | 'lab' | 'both' = 'conv'): Promise<{ conv: SimBot; lab: SimBot }> {
+    let pair: { conv: SimBot; lab: SimBot } | undefined;
+    await expect.poll(async () => {
+      const bots = (await this.bots()).filter((b) => b.status === 'ready' && b.routingRules.length > 0).sort((a, b) => a.operatorId - b.operatorId);
+      if (bots.length < 2) return false;
+      pair = { conv: bots[0]!, lab: bots[1]! };
+      return (ready === 'lab' || pair.conv.available) && (ready === 'conv' || pair.lab.available);
+    }, { message: `two seeded bots ready (bot creation flow done), ${ready} available (polls answered)`, timeout: 15_000 }).toBe(true);
+    return pair!;
   }
+  /** Service-clock moves made by this check (so a move by another check can be told apart). */
+  ownAdvanceMs = 0;
   async advance(ms: number) {
     const r = await this.api.postJson(`${this.sim}/clock/advance`, { ms });
     expect(r.status, `POST /sim/clock/advance: ${r.text}`).toBe(200);
+    this.ownAdvanceMs += ms;
+  }
+  async clockOffset(): Promise<number | undefined> {
+    const r = await this.raw('GET', `${this.sim}/clock`).catch(() => undefined);
+    return typeof r?.json?.offsetMs === 'number' ? r.json.offsetMs : undefined;
   }
 
   // ---- fake connector control ----
@@ -118,8 +133,6 @@ export class BotDriver {
     expect(r.status, `fake connector wait: ${r.text}`).toBe(200);
     return r.json.request;
   }
-  async lock(owner: string, mode: 'shared' | 'exclusive') { await this.raw('POST', `${this.control}/lock`, { owner, mode, leaseMs: 150_000 }); }
-  async unlock(owner: string) { await this.raw('POST', `${this.control}/unlock`, { owner }); }
 
   /** Attaches the visitor ↔ service ↔ connector sequence of one conversation to the report. */
   async attachConversation(title: string, id: string, extra: ConnectorRequest[] = []) {
@@ -150,10 +163,20 @@ export class BotDriver {
 export const test = base.extend<{ bot: BotDriver; clockMode: 'shared' | 'exclusive' }>({
   clockMode: ['shared', { option: true }],
   bot: async ({ api, target, clockMode }, use, info) => {
-    base.skip(!target.connector_url, 'target lacks connector_url (the fake connector drives these checks)');
+    // Not a capability: without the fake connector these checks cannot judge anything, so it is a set-up error, never a skip.
+    if (!target.connector_url) throw new Error('target has no connector_url: point the target\'s bot at the fake connector (`ces serve` gives one) and name it in the target file');
     const d = new BotDriver(api, target);
     const owner = `${info.testId}-${info.workerIndex}-${info.retry}`;
-    await d.lock(owner, clockMode);
-    try { await use(d); } finally { await d.unlock(owner); }
+    let offsetBefore: number | undefined;
+    await withClockLock(target, owner, clockMode, async () => {
+      offsetBefore = await d.clockOffset();
+      await use(d);
+    }).finally(async () => {
+      // Checks of other suites may move the service clock; say so next to a failure, since timers may then fire early.
+      const offsetAfter = await d.clockOffset();
+      if (info.status !== info.expectedStatus && offsetBefore !== undefined && offsetAfter !== undefined && offsetAfter - offsetBefore !== d.ownAdvanceMs) {
+        info.annotations.push({ type: 'warning', description: `the service clock was moved by ${offsetAfter - offsetBefore - d.ownAdvanceMs} ms by another check during this one; timers may have fired early` });
+      }
+    });
   },
 });

@@ -11,7 +11,7 @@ test.describe('lab bot', () => {
   let other: SimBot;
   test.beforeEach(async ({ bot }) => {
     needs('sim');
-    ({ lab, conv: other } = await bot.seededBots());
+    ({ lab, conv: other } = await bot.seededBots('both'));
   });
   test.afterEach(async ({ bot }) => {
     await bot.clearFaults(lab.operatorId);
