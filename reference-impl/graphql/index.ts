@@ -55,6 +55,14 @@ const area: FastifyPluginAsync = async (app) => {
     },
   });
 
+  // Requests Fastify refuses before GraphQL sees them (bad JSON, unsupported media type) still get a GraphQL-shaped error (G15).
+  app.setErrorHandler((err: { statusCode?: number; message: string }, req, reply) => {
+    const status = err.statusCode && err.statusCode >= 400 && err.statusCode < 500 ? err.statusCode : 500;
+    const message = status === 500 ? 'internal error' : err.message;
+    return reply.code(status).header('content-type', `${answerType(req.headers.accept)}; charset=utf-8`)
+      .send(JSON.stringify({ errors: [{ message, extensions: { code: status === 500 ? ERROR_CODES.internal : ERROR_CODES.badRequest } }] }));
+  });
+
   app.route({
     method: ['GET', 'POST'],
     url: '/graphql',
@@ -72,6 +80,16 @@ const area: FastifyPluginAsync = async (app) => {
     // Deviation: the media type is always application/json (GQL-ERR-02).
     onSend: async (_req, reply, payload) => {
       if (ces.deviations.has('graphql-wrong-content-type')) reply.header('content-type', 'application/json; charset=utf-8');
+      // graphql-http answers some HTTP-level refusals itself (e.g. 405 for a mutation over GET) without formatError: give them a code too.
+      if (reply.statusCode >= 400 && typeof payload === 'string' && payload.includes('"errors"') && !ces.deviations.has('graphql-no-error-code')) {
+        try {
+          const body = JSON.parse(payload) as { errors?: Array<{ extensions?: Record<string, unknown> }> };
+          if (Array.isArray(body.errors) && body.errors.some((e) => !e.extensions?.code)) {
+            for (const e of body.errors) e.extensions = { ...e.extensions, code: e.extensions?.code ?? ERROR_CODES.badRequest };
+            return JSON.stringify(body);
+          }
+        } catch { /* not JSON: leave as is */ }
+      }
       return payload;
     },
     handler,

@@ -23,6 +23,7 @@ export interface SchemaVariant { projectsAsList?: boolean; noDescriptions?: bool
 export const ERROR_CODES = {
   unauthenticated: 'UNAUTHENTICATED',
   badUserInput: 'BAD_USER_INPUT',
+  badRequest: 'BAD_REQUEST',
   availabilityLimit: 'AVAILABILITY_LIMIT_EXCEEDED',
   tooDeep: 'QUERY_TOO_DEEP',
   tooCostly: 'QUERY_TOO_COSTLY',
@@ -303,7 +304,7 @@ export function buildCesSchema(variant: SchemaVariant = {}): GraphQLSchema {
   });
 
   const mutation = new GraphQLObjectType<unknown, GqlContext>({
-    name: 'Mutation', description: d('Changes a user makes to set up data (documented in docs/graphql.md).'),
+    name: 'Mutation', description: d('Changes a user makes, for example to set up data for checks (routing rules are created through the platform API, G17).'),
     fields: {
       createConversationTag: f(nn(conversationTag), 'Creates a conversation tag offered on the given projects of the account.', (_s, args, ctx) => {
         const name = String(args.name).trim();
