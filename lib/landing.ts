@@ -93,6 +93,7 @@ export function runLinks(run: RunSummary, reportsDir: string = REPORTS, prefix =
   for (const h of at('allure-report/index.html')) out.push({ label: 'Allure HTML', href: h });
   for (const h of at('junit.xml')) out.push({ label: 'JUnit XML', href: h });
   for (const h of at('k6-dashboard.html')) out.push({ label: 'k6 dashboard', href: h });
+  for (const h of at('k6-summary.json')) out.push({ label: 'k6 summary', href: h });
   for (const h of at('summary.json')) out.push({ label: 'summary.json', href: h });
   return out;
 }

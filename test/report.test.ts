@@ -85,6 +85,21 @@ test('landing page: one matrix row per catalogued clause with its verdict, check
   assert.doesNotMatch(html, /<link |src="http|href="http|@import|url\(http/);
 });
 
+test('a load run links its k6 dashboard export and summary when present', () => {
+  const r = makeReports();
+  const id = '2026-01-03T10-00-00-load-4';
+  fs.mkdirSync(path.join(r.dir, id));
+  fs.writeFileSync(path.join(r.dir, id, 'k6-dashboard.html'), '<!doctype html><title>k6</title>');
+  fs.writeFileSync(path.join(r.dir, id, 'k6-summary.json'), '{}');
+  fs.writeFileSync(path.join(r.dir, id, 'summary.json'), JSON.stringify({ id, kind: 'load', date: '2026-01-03T10:00:00.000Z', target: 't', reference: true, deviations: [], exitCode: 0, checks: [], verdicts: [] }));
+  buildAll(opts(r.dir));
+  const html = read(path.join(r.dir, 'index.html'));
+  const load = /<tr data-kind="load">[\s\S]*?<\/tr>/.exec(html)?.[0] ?? '';
+  assert.ok(load.includes(`href="${id}/k6-dashboard.html">k6 dashboard</a>`), load);
+  assert.ok(load.includes(`href="${id}/k6-summary.json">k6 summary</a>`));
+  assert.match(row(html, 'FAKE-FAIL-01'), /data-verdict="fail"/, 'the matrix still shows the latest conformance run');
+});
+
 test('landing page lists every clause of the real catalogue, not-run when no run exists', () => {
   const dir = fs.mkdtempSync(path.join(process.env.TMPDIR ?? '/tmp', 'ces-empty-'));
   buildLanding({ reportsDir: dir });
