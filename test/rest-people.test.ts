@@ -75,3 +75,16 @@ test('a channel that is not enabled cannot be made available', async () => {
     assert.match(res.body.meta.message, /video/);
   } finally { await app.close(); }
 });
+
+test('the id of a deleted operator is never given again', async () => {
+  const { app, call } = await setup();
+  try {
+    const a = await call('POST', '/operator', { name: 'Last', first_name: 'Probe', email: 'last-probe@probe.example' });
+    const del = await call('DELETE', `/operator/${a.body.data.id}`);
+    assert.deepEqual(del.body, { meta: { status: 'success' }, data: { id: a.body.data.id } });
+    const b = await call('POST', '/operator', { name: 'Next', first_name: 'Probe', email: 'next-probe@probe.example' });
+    assert.ok(b.body.data.id > a.body.data.id, `new id ${b.body.data.id} after deleted ${a.body.data.id}`);
+    const gone = await call('GET', `/operator/${a.body.data.id}`);
+    assert.equal(gone.status, 404);
+  } finally { await app.close(); }
+});
