@@ -10,6 +10,7 @@ const rate = envInt('CES_RATE', 10);
 const RETRY_EVERY = 2;
 /** With the clock capability the drain advances the service clock past the retry delays; CES_REAL_TIME_RETRIES=1 waits them out. */
 const FAST_RETRIES = (target.capabilities || []).includes('clock') && __ENV.CES_REAL_TIME_RETRIES !== '1';
+const ADVANCE_STEPS = 20;
 const DRAIN_MS = LIMITS.webhookRetryDelaysMs.reduce((a, b) => a + b, 0) + 10_000;
 
 const firstAttemptMs = new Trend('webhook_first_attempt_ms', true);
@@ -72,9 +73,13 @@ export function teardown(data) {
   const log = () => call('GET', `${target.platform_url}/webhooks/${data.subscription}/deliveries`, undefined, 'platform-deliveries').data;
   const deadline = Date.now() + DRAIN_MS;
   if (FAST_RETRIES) {
-    // The retries are due 10 s then 20 s after the previous attempt on the service clock: move it instead of waiting (capability clock).
+    // The retries are due 10 s then 20 s after the previous attempt on the service clock: move it instead of waiting (capability clock),
+    // in steps, so the first retries (one per 503-first event) stay spread over seconds instead of firing as one burst; second retries are rare.
     sleep(1);
-    for (const ms of LIMITS.webhookRetryDelaysMs) { call('POST', `${target.sim_url}/clock/advance`, { ms }, 'sim-clock'); sleep(0.5); }
+    LIMITS.webhookRetryDelaysMs.forEach((delay, n) => {
+      const steps = n === 0 ? ADVANCE_STEPS : ADVANCE_STEPS / 5;
+      for (let k = 0; k < steps; k++) { call('POST', `${target.sim_url}/clock/advance`, { ms: delay / steps }, 'sim-clock'); sleep(0.1); }
+    });
   }
   let rows = log();
   while (rows.some((d) => d.state === 'pending') && Date.now() < deadline) { sleep(1); rows = log(); }

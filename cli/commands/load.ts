@@ -85,7 +85,12 @@ export async function runK6(o: K6Options): Promise<K6Run> {
     let err = '';
     child.stderr?.on('data', (b) => { err += String(b); });
     child.on('error', reject);
-    child.on('exit', (c) => { if (o.quiet && c !== 0 && c !== K6_THRESHOLDS_CROSSED) process.stderr.write(err.slice(-4000)); resolve(c); });
+    child.on('exit', (c) => {
+      // Quiet runs keep k6's log next to their summary (warnings of the scripts say why a threshold was crossed).
+      if (o.quiet) fs.writeFileSync(summaryFile.replace(/\.json$/, '') + '.log', err);
+      if (o.quiet && c !== 0 && c !== K6_THRESHOLDS_CROSSED) process.stderr.write(err.slice(-4000));
+      resolve(c);
+    });
   });
   const summary = fs.existsSync(summaryFile) ? (JSON.parse(fs.readFileSync(summaryFile, 'utf8')) as K6Summary) : null;
   return { code, summaryFile, summary };
