@@ -66,19 +66,25 @@ export function finishRun(run: { id: string; dir: string }, kind: string, target
   scrubDir(run.dir);
   const evidence = buildEvidence(run.dir);
   const landing = buildLanding();
-  printTable(checks, verdicts.map((v) => v.verdict));
+  printTable(checks, verdicts.map((v) => ({ id: v.clause.id, verdict: v.verdict })));
   const leaks = findLeaks(run.dir, knownSecrets());
   if (leaks.length) console.error(`\nWARNING: a secret is still present under ${run.dir} in ${[...new Set(leaks.map((l) => path.relative(run.dir, l.file)))].join(', ')} (a report writer bypassed lib/mask.ts)`);
   console.log(`\nreport: ${landing}\nevidence: ${evidence}\nrun folder: ${run.dir}`);
   return code;
 }
 
-function printTable(checks: CheckResult[], verdicts: string[]) {
+function printTable(checks: CheckResult[], clauseVerdicts: Array<{ id: string; verdict: string }>) {
   // A run without checks of its own (selftest: its sub-runs have them) prints its own outcome instead.
   if (checks.length === 0) return;
+  const verdicts = clauseVerdicts.map((v) => v.verdict);
+  const byId = new Map(clauseVerdicts.map((v) => [v.id, v.verdict]));
   const count = (xs: string[], v: string) => xs.filter((x) => x === v).length;
   const outcomes = checks.map((c) => c.outcome);
   console.log(`\nclauses: ${count(verdicts, 'pass')} pass, ${count(verdicts, 'fail')} fail, ${count(verdicts, 'warn')} warn, ${count(verdicts, 'skipped')} skipped, ${count(verdicts, 'not-run')} not run`);
-  for (const c of checks.filter((k) => k.outcome === 'failed')) console.log(`  FAIL [${c.clauses.join(', ')}] ${c.title}\n       ${(c.reason ?? '').split('\n')[0]}`);
+  for (const c of checks.filter((k) => k.outcome === 'failed')) {
+    // WARN: every clause of the check is one that does not fail a run (SHOULD/MAY, REF off the reference implementation).
+    const label = c.clauses.length === 0 || c.clauses.some((id) => byId.get(id) !== 'warn') ? 'FAIL' : 'WARN';
+    console.log(`  ${label} [${c.clauses.join(', ')}] ${c.title}\n       ${(c.reason ?? '').split('\n')[0]}`);
+  }
   console.log(`checks: ${count(outcomes, 'passed')} passed, ${count(outcomes, 'failed')} failed, ${count(outcomes, 'skipped')} skipped`);
 }
