@@ -105,6 +105,12 @@ export function receiverSettings(target: Target): ReceiverCheckSettings {
   return receiverCache;
 }
 
+/** Why a check run has nothing to check: neither `ces check` nor the target names a URL (then every check is skipped with this reason). */
+export function missingUrl(target: Target, kind: 'connector' | 'receiver'): string | undefined {
+  if (kind === 'connector') return env(CHECK_ENV.connectorUrl) ?? target.connector_url ? undefined : 'target lacks connector_url (run `ces check connector URL` to check a connector)';
+  return env(CHECK_ENV.receiverUrl) ?? target.sink_url ? undefined : 'target lacks sink_url (run `ces check webhook-receiver URL` to check a receiver)';
+}
+
 /** Why the other checks are skipped when the URL is plain http and --allow-http was not given; undefined when they run. */
 export function httpBlocker(url: string, allowHttp: boolean, clause: string): string | undefined {
   if (url.startsWith('https://') || allowHttp) return undefined;

@@ -2,7 +2,7 @@
 import { test as base, expect, currentTarget, clauses } from '../fixtures.js';
 import { agentFor, http } from '../../lib/http.js';
 import { mask } from '../../lib/mask.js';
-import { connectorSettings, httpBlocker, type ConnectorCheckSettings } from '../../check/settings.js';
+import { connectorSettings, httpBlocker, missingUrl, type ConnectorCheckSettings } from '../../check/settings.js';
 import { ConnectorClient, describe as describeExchange, type Exchange } from '../../check/connector-client.js';
 import os from 'node:os';
 import path from 'node:path';
@@ -16,6 +16,8 @@ const CONVERSATION_DEADLINE_MS = 100_000;
 
 export const test = base.extend<{ connector: ConnectorCheckSettings; client: ConnectorClient; bot: BotSetup }, { conversation: () => Promise<ConversationRun> }>({
   connector: async ({ target }, use) => {
+    const missing = missingUrl(target, 'connector');
+    test.info().skip(missing !== undefined, missing);
     const s = connectorSettings(target);
     // CONN-HTTPS-01 is judged by its own check; every other check is skipped, with the reason, for a plain-http URL.
     const blocker = test.info().tags.includes('@CONN-HTTPS-01') ? undefined : httpBlocker(s.url, s.allowHttp, 'CONN-HTTPS-01');
