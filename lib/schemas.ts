@@ -5,7 +5,8 @@ import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.
 import addFormatsModule from 'ajv-formats';
 import { SCHEMAS_DIR } from './paths.js';
 
-const addFormats = (addFormatsModule as unknown as { default?: typeof addFormatsModule }).default ?? addFormatsModule;
+// ajv-formats is CommonJS: under ESM its function may sit on `default`.
+const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (a: Ajv2020) => Ajv2020;
 
 function listJson(dir: string): string[] {
   if (!fs.existsSync(dir)) return [];

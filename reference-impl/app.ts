@@ -2,6 +2,7 @@
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import formbody from '@fastify/formbody';
 import qs from 'node:querystring';
+import type { ServerOptions as HttpsServerOptions } from 'node:https';
 import { Clock } from '../lib/clock.js';
 import { openDb, getMeta, setMeta, type Db } from './store/db.js';
 import { seed } from './store/seed.js';
@@ -13,7 +14,7 @@ import { AREAS } from './areas.js';
 export interface BuildOptions extends Partial<ServiceSettings> {
   db?: Db | string;
   deviate?: string[];
-  https?: FastifyServerOptions['https'];
+  https?: HttpsServerOptions | null;
   logger?: boolean;
 }
 

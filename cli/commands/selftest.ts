@@ -62,7 +62,7 @@ export const selftestCommand: CommandModule<{}, Args> = {
       await resolved.close();
     }
     const missed = mutations.filter((m) => !m.caught);
-    finishRun(run, 'selftest', resolved.target, [], { mutations });
+    finishRun(run, 'selftest', resolved.target, [], { mutations, exitCode: missed.length || !baselineOk ? 1 : 0 });
     console.log(`\nselftest: ${mutations.length - missed.length} passed, ${missed.length} failed${baselineOk ? '' : ' (baseline failed: the checks do not pass without deviations)'}`);
     process.exitCode = missed.length || !baselineOk ? 1 : 0;
   },
