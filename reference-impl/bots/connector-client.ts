@@ -39,6 +39,8 @@ export const exchangeEvents = new EventEmitter();
 exchangeEvents.setMaxListeners(100);
 
 const recent: Exchange[] = [];
+/** Exchanges kept in the store (the oldest are dropped beyond this). */
+const EXCHANGES_KEPT = 50_000;
 
 /** The exchange log of one conversation, oldest first. */
 export function conversationExchanges(ces: ServiceContext, conversationId: number): Exchange[] {
@@ -121,6 +123,8 @@ export class ConnectorClient {
         const r = this.ces.db.prepare(`INSERT INTO connector_exchanges (conversation_id, operator_id, endpoint, method, url, request_body, status, response_body, ms, failure, at)
           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`).run(ex.conversationId, ex.operatorId, ex.endpoint, ex.method, ex.url, ex.requestBody, ex.status, ex.responseBody, ex.ms, ex.failure, ex.at);
         ex.id = Number(r.lastInsertRowid);
+        // Bounded store (load runs post many messages): keep the latest exchanges only.
+        if (ex.id % 1_000 === 0) this.ces.db.prepare('DELETE FROM connector_exchanges WHERE id <= ?').run(ex.id - EXCHANGES_KEPT);
       } catch { /* the store is closed during shutdown: the exchange is dropped, never the process */ }
     } else {
       recent.push(ex);

@@ -271,6 +271,7 @@ export class ConversationRuntime {
     }
     this.ces.db.prepare('UPDATE conversation_state SET connector_conversation_id = ? WHERE conversation_id = ?').run(created.json.idConversation, id);
     this.storeVariables(id, created.json.variables);
+    if (this.ces.deviations.has('bots-unprompted-message')) this.showBotMessage(id, botId, { type: 'message', payload: { contentType: 'text', value: 'Welcome! (written by the service)' } });
     if ((created.json.replies ?? []).length) this.recordFailure(id, 'conversation-create', 'replies-not-empty', 'endpoint 6 answered non-empty replies (they must be empty); ignored');
     if (this.state(id)?.phase === 'opening') this.setPhase(id, 'bot');
     if (this.conv(id)?.closed_at) return;

@@ -54,6 +54,22 @@ test.describe('bot conversations', () => {
       await bot.attachConversation('example flow 1', id, requests.filter((r) => r.endpoint === 'first-messages'));
     });
 
+  test('every bot message shown comes from a message reply of the connector', clauses('BOT-UNPROMPTED-01'), async ({ bot }) => {
+    const { conv } = await bot.seededBots();
+    const since = await bot.lastSeq();
+    const id = await bot.start('example quick replies');
+    await bot.until(id, 'the flow ends', (x) => bot.hasText(x, 'Pick an answer above.'));
+    await bot.say(id, 'No thanks');
+    const v = await bot.until(id, 'the answer to the click', (x) => bot.hasText(x, 'All right, have a nice day.'));
+    const { requests } = await bot.requests({ since });
+    const answered = requests.filter((r) => r.idConversation === id || (r.endpoint === 'first-messages' && r.idOperator === String(conv.operatorId)))
+      .flatMap((r) => (Array.isArray(r.answer?.body?.replies) ? r.answer!.body.replies : []))
+      .filter((r: { type: string }) => r.type === 'message').map((r: { payload: unknown }) => JSON.stringify(r.payload));
+    for (const e of v.transcript.filter((x) => x.role === 'bot')) {
+      expect(answered, `bot message ${JSON.stringify(textOf(e))} was a message reply of the connector`).toContain(JSON.stringify(e.payload));
+    }
+  });
+
   test('example flow 2: await, message, transfer that times out, await, message, close',
     clauses('BOT-TRANSFER-04', 'BOT-CLOSE-01', 'BOT-AWAIT-01', 'BOT-EP7-04'), async ({ bot }) => {
       await bot.seededBots();
