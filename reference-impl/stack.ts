@@ -73,6 +73,8 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     sink_url: sink.url,
     sim_url: `${base}/sim`,
     platform_url: `${base}/platform`,
+    chat_url: `${base}/console/chat`,
+    inspector_url: `${base}/console/inspector`,
     api_key: clients[0]!.api_key,
     api_keys: clients.map((c) => ({ client_id: c.id, key: c.api_key })),
     user: { username: users[0]!.username, password: users[0]!.password },
