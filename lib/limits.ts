@@ -6,13 +6,13 @@ export const LIMITS = {
   restPageDefault: 20,
   /** REST-CONV-PERIOD-*: one conversation listing covers at most 3 months. */
   conversationPeriodMonths: 3,
-  /** AUTH-TOKEN-LIFE: an access token lives 24 hours. */
+  /** AUTH-LIFE-01/02: an access token lives 24 hours. */
   tokenLifetimeMs: 24 * 60 * 60 * 1000,
-  /** AUTH-THROTTLE-USER: 10 logins per minute per user. */
+  /** AUTH-THROTTLE-01: 10 logins per minute per user. */
   loginsPerUserPerMinute: 10,
-  /** AUTH-THROTTLE-IP: 100 logins per minute per IP address. */
+  /** AUTH-THROTTLE-02: 100 logins per minute per IP address. */
   loginsPerIpPerMinute: 100,
-  /** G7: the throttle window is a sliding 60 s. */
+  /** AUTH-THROTTLE-06 / G7: the throttle window is a sliding 60 s. */
   loginWindowMs: 60_000,
   /** BOT-EP5: first messages must arrive within 2 s. */
   firstMessagesTimeoutMs: 2_000,
