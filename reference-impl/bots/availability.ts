@@ -21,7 +21,7 @@ export class AvailabilityPoller {
     this.bots.set(operatorId, p);
     let next = performance.now();
     const tick = () => {
-      if (this.stopped) return;
+      if (this.stopped || this.bots.get(operatorId) !== p) return;
       // Fixed rate (no drift): the next poll is one period after the previous one was due, whatever the answer time.
       const period = this.ces.deviations.has('bots-poll-2s') ? 2 * LIMITS.availabilityPollMs : LIMITS.availabilityPollMs;
       next += period;
@@ -31,6 +31,13 @@ export class AvailabilityPoller {
       if (!p.inflight) void this.poll(operatorId, p);
     };
     tick();
+  }
+
+  /** Stops polling one bot (deleted). */
+  remove(operatorId: number): void {
+    const p = this.bots.get(operatorId);
+    if (p?.timer) clearTimeout(p.timer);
+    this.bots.delete(operatorId);
   }
 
   stop(): void {

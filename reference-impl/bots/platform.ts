@@ -46,7 +46,7 @@ export function registerPlatform(app: FastifyInstance, client: ConnectorClient, 
     const { name, pluginKind = 'bot', baseUrl, secret } = (req.body ?? {}) as any;
     if (!isStr(name)) return bad(reply, 'name is required');
     if (pluginKind !== 'bot') return bad(reply, 'pluginKind must be "bot"');
-    if (!isStr(baseUrl) || !(/^https:\/\//.test(baseUrl) || (ces.settings.insecure && /^http:\/\//.test(baseUrl)))) return bad(reply, 'baseUrl must be an https:// URL (the connector base URL must use HTTPS)');
+    if (!isStr(baseUrl) || !(/^https:\/\//.test(baseUrl) || ((ces.settings.insecure || ces.deviations.has('bots-http-connector-accepted')) && /^http:\/\//.test(baseUrl)))) return bad(reply, 'baseUrl must be an https:// URL (the connector base URL must use HTTPS)');
     if (!isStr(secret) || secret.length < 8) return bad(reply, 'secret (at least 8 characters) is required');
     const id = Number(db.prepare('INSERT INTO connector_apps (client_id, name, plugin_kind, base_url, secret, created_at) VALUES (?, ?, ?, ?, ?, ?)').run(clientOf(req), name, pluginKind, baseUrl, secret, ces.clock.now()).lastInsertRowid);
     return reply.code(201).send(appView(db.prepare('SELECT * FROM connector_apps WHERE id = ?').get(id)));
@@ -119,7 +119,7 @@ export function registerPlatform(app: FastifyInstance, client: ConnectorClient, 
     const installId = prev?.install_id ?? Number(body.installationId);
     if (!db.prepare('SELECT id FROM connector_installs WHERE id = ? AND client_id = ?').get(installId, clientId)) return bad(reply, 'installationId must be an installation of this client');
     // A bot operator is tied to exactly one language.
-    if (body.language !== undefined && !(isStr(body.language) && /^[a-z]{2}$/.test(body.language))) return bad(reply, 'language must be exactly one two-letter code');
+    if (body.language !== undefined && !(isStr(body.language) && (/^[a-z]{2}$/.test(body.language) || ces.deviations.has('bots-multi-language-accepted')))) return bad(reply, 'language must be exactly one two-letter code');
     if (!prev && (!isStr(body.name) || !isStr(body.pseudo) || !isStr(body.language))) return bad(reply, 'name, pseudo and language are required');
     const ruleIds = body.distributionRuleIds ?? (prev ? list<string>(prev.distribution_rule_ids) : []);
     if (!Array.isArray(ruleIds) || !ruleIds.every((r: unknown) => isStr(r) && db.prepare('SELECT id FROM distribution_rules WHERE id = ? AND client_id = ?').get(r, clientId))) return bad(reply, 'distributionRuleIds must list distribution rules of this client');
@@ -130,13 +130,13 @@ export function registerPlatform(app: FastifyInstance, client: ConnectorClient, 
       opId = Number(db.prepare(`INSERT INTO operators (client_id, type, name, first_name, pseudo, email, external_id, roles, chat_enabled, call_enabled, video_enabled, chat_max_number,
         chat_and_call, chat_priority, call_priority, video_priority, language_list, language_admin, group_id, website_list, skill_list, sso_key, created_at, updated_at)
         VALUES (?, 'bot', ?, 'Bot', ?, ?, NULL, '["operator"]', 1, 0, 0, 100, 0, 0, 0, 0, ?, 'en', NULL, ?, '[]', ?, ?, ?)`)
-        .run(clientId, body.name, body.pseudo, `bot-${randomUUID().slice(0, 8)}@bots.example`, JSON.stringify([body.language]), JSON.stringify([website]), randomUUID().replace(/-/g, ''), now, now).lastInsertRowid);
+        .run(clientId, body.name, body.pseudo, `bot-${randomUUID().slice(0, 8)}@bots.example`, JSON.stringify(String(body.language).split(',')), JSON.stringify([website]), randomUUID().replace(/-/g, ''), now, now).lastInsertRowid);
       db.prepare(`INSERT INTO bot_operators (operator_id, client_id, install_id, id_bot, distribution_rule_ids, status, created_at, updated_at) VALUES (?, ?, ?, NULL, ?, 'pending', ?, ?)`)
         .run(opId, clientId, installId, JSON.stringify(ruleIds), now, now);
     } else {
       if (isStr(body.name)) db.prepare('UPDATE operators SET name = ?, updated_at = ? WHERE id = ?').run(body.name, now, opId);
       if (isStr(body.pseudo)) db.prepare('UPDATE operators SET pseudo = ?, updated_at = ? WHERE id = ?').run(body.pseudo, now, opId);
-      if (isStr(body.language)) db.prepare('UPDATE operators SET language_list = ?, updated_at = ? WHERE id = ?').run(JSON.stringify([body.language]), now, opId);
+      if (isStr(body.language)) db.prepare('UPDATE operators SET language_list = ?, updated_at = ? WHERE id = ?').run(JSON.stringify(body.language.split(',')), now, opId);
       db.prepare('UPDATE bot_operators SET distribution_rule_ids = ?, updated_at = ? WHERE operator_id = ?').run(JSON.stringify(ruleIds), now, opId);
     }
     const res = await createBotOnConnector(ces, client, opId, isStr(body.idBot) ? body.idBot : undefined);
@@ -145,6 +145,18 @@ export function registerPlatform(app: FastifyInstance, client: ConnectorClient, 
     return reply.code(existing === undefined ? 201 : 200).send(botView(botOperator(ces, opId)));
   };
   app.post('/platform/bots', async (req, reply) => upsertBot(req, reply));
+  // Deleting a bot stops its polling and its routing; the operator row stays (history refers to it) but is no bot of a connector any more.
+  app.delete<{ Params: { idOperator: string } }>('/platform/bots/:idOperator', async (req, reply) => {
+    const b = botOperator(ces, Number(req.params.idOperator));
+    if (!b || b.client_id !== clientOf(req)) return notFound(reply, 'bot operator');
+    poller.remove(b.operator_id);
+    db.prepare('DELETE FROM bot_operators WHERE operator_id = ?').run(b.operator_id);
+    for (const r of db.prepare('SELECT id, operator_ids FROM routing_rules WHERE client_id = ?').all(b.client_id) as Array<{ id: string; operator_ids: string }>) {
+      const ops = list<number>(r.operator_ids);
+      if (ops.includes(b.operator_id)) db.prepare('UPDATE routing_rules SET operator_ids = ? WHERE id = ?').run(JSON.stringify(ops.filter((o) => o !== b.operator_id)), r.id);
+    }
+    return { idOperator: String(b.operator_id) };
+  });
   app.put<{ Params: { idOperator: string } }>('/platform/bots/:idOperator', async (req, reply) => upsertBot(req, reply, Number(req.params.idOperator)));
 }
 

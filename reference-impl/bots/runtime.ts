@@ -302,7 +302,7 @@ export class ConversationRuntime {
     const connectorId = st.connector_conversation_id;
     const call = () => this.client.call(inst, {
       endpoint: 'messages', method: 'POST', path: `/conversations/${encodeURIComponent(connectorId)}/messages`,
-      body: { idOperator: String(botId), message: { idMessage: msg.messageId, author: { role }, payload, createdAt } },
+      body: { idOperator: String(botId), message: { ...(this.ces.deviations.has('bots-message-without-id') ? {} : { idMessage: msg.messageId }), author: { role }, payload, createdAt } },
       timeoutMs: this.messageLimit(), schema: 'connector/conversation.json', conversationId: id, operatorId: botId,
     });
     let res: CallResult;
