@@ -1,7 +1,7 @@
 // Area "auth": POST /oauth2/token (password grant, G5/G6), GET /_authenticated, the login throttle (G7), and its simulation routes.
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import { randomBytes } from 'node:crypto';
-import { bearerOf, issueToken, verifyCredentials, verifyToken } from './tokens.js';
+import { bearerOf, issueToken, verifyCredentials, verifyToken, type UserRow } from './tokens.js';
 import { recordAttempt, resetThrottle, throttled } from './throttle.js';
 import { hashPassword } from '../store/seed.js';
 
@@ -19,7 +19,9 @@ const area: FastifyPluginAsync = async (app) => {
   app.post('/oauth2/token', async (req, reply) => {
     const type = String(req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
     const body = (req.body ?? {}) as Record<string, unknown>;
-    if (type !== 'application/x-www-form-urlencoded' || typeof body !== 'object') {
+    // Deviation: only JSON bodies are accepted (AUTH-TOKEN-01).
+    const wanted = ces.deviations.has('auth-token-json-only') ? 'application/json' : 'application/x-www-form-urlencoded';
+    if (type !== wanted || typeof body !== 'object') {
       return oauthError(reply, 400, 'invalid_request', 'the body must be application/x-www-form-urlencoded');
     }
     const field = (name: string) => (typeof body[name] === 'string' && body[name] !== '' ? (body[name] as string) : undefined);
@@ -32,8 +34,16 @@ const area: FastifyPluginAsync = async (app) => {
     if (grantType !== 'password' && !ces.deviations.has('auth-grant-type-any')) {
       return oauthError(reply, 400, 'unsupported_grant_type', 'only grant_type=password is supported');
     }
+    if (username && !password && ces.deviations.has('auth-missing-password-accepted')) {
+      // Deviation: a login without password opens an existing account (AUTH-TOKEN-06).
+      const user = ces.db.prepare('SELECT * FROM users WHERE lower(email) = lower(?)').get(username) as UserRow | undefined;
+      if (user) {
+        const { token, expiresInS } = issueToken(ces, user);
+        return reply.header('cache-control', 'no-store').send({ access_token: token, token_type: 'Bearer', expires_in: expiresInS, refresh_token: 'none' });
+      }
+    }
     if (!username || !password) {
-      // Deviation: a missing field answered as wrong credentials (AUTH-TOKEN-05).
+      // Deviation: a missing field answered as wrong credentials (AUTH-TOKEN-07).
       if (ces.deviations.has('auth-missing-field-error')) return oauthError(reply, 400, 'invalid_grant', 'invalid credentials');
       return oauthError(reply, 400, 'invalid_request', `${!username ? 'username' : 'password'} is required`);
     }
@@ -41,7 +51,8 @@ const area: FastifyPluginAsync = async (app) => {
     const verdict = throttled(ces, username, req.ip);
     if (verdict) {
       if (verdict.retryAfterS > 0) reply.header('retry-after', String(verdict.retryAfterS));
-      return oauthError(reply, 429, 'too_many_requests',
+      // Deviation: another error code in the throttle body (AUTH-THROTTLE-04).
+      return oauthError(reply, 429, ces.deviations.has('auth-throttle-body-wrong') ? 'rate_limited' : 'too_many_requests',
         `too many logins ${verdict.scope === 'user' ? 'for this user' : 'from this address'}; retry after ${verdict.retryAfterS} s`);
     }
     const user = verifyCredentials(ces, username, password);

@@ -2,8 +2,8 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { GraphQLError, type GraphQLSchema } from 'graphql';
 import { createHandler } from 'graphql-http/lib/use/fastify';
-import { buildCesSchema, ERROR_CODES, type GqlContext } from './schema.js';
-import { costLimitRule, depthLimitRule, noIntrospectionRule } from './rules.js';
+import { buildCesSchema, ERROR_CODES, type GqlContext, type SchemaVariant } from './schema.js';
+import { costLimitRule, depthLimitRule, noIntrospectionRule, noMutationRule } from './rules.js';
 import { bearerOf, verifyToken, type TokenOwner } from '../auth/tokens.js';
 
 const GRAPHQL_RESPONSE = 'application/graphql-response+json';
@@ -21,7 +21,7 @@ function unauthenticated(req: FastifyRequest, reply: FastifyReply, status: numbe
 const area: FastifyPluginAsync = async (app) => {
   const ces = app.ces;
   const schemas = new Map<string, GraphQLSchema>();
-  const schemaFor = (variant: { projectsAsList?: boolean; noDescriptions?: boolean }) => {
+  const schemaFor = (variant: SchemaVariant) => {
     const key = JSON.stringify(variant);
     let s = schemas.get(key);
     if (!s) schemas.set(key, (s = buildCesSchema(variant)));
@@ -31,7 +31,11 @@ const area: FastifyPluginAsync = async (app) => {
 
   const handler = createHandler<GqlContext>({
     // Deviations that change the schema's shape pick a variant per request (they can be switched at run time).
-    schema: () => schemaFor({ projectsAsList: ces.deviations.has('graphql-projects-not-connection'), noDescriptions: ces.deviations.has('graphql-missing-descriptions') }),
+    schema: () => schemaFor({
+      projectsAsList: ces.deviations.has('graphql-projects-not-connection'),
+      noDescriptions: ces.deviations.has('graphql-missing-descriptions'),
+      noRoutingRule: ces.deviations.has('graphql-no-routing-rule'),
+    }),
     context: (req) => {
       const owner = owners.get(req.raw as object)!;
       return { ces, clientId: owner.clientId, userId: owner.userId, availabilityResolved: 0 };
@@ -41,6 +45,7 @@ const area: FastifyPluginAsync = async (app) => {
       ...(ces.deviations.has('graphql-depth-unlimited') ? [] : [depthLimitRule()]),
       ...(ces.deviations.has('graphql-cost-unlimited') ? [] : [costLimitRule()]),
       ...(ces.deviations.has('graphql-introspection-broken') ? [noIntrospectionRule] : []),
+      ...(ces.deviations.has('graphql-mutations-refused') ? [noMutationRule] : []),
     ],
     formatError: (err) => {
       if (!(err instanceof GraphQLError)) return new GraphQLError('internal error', { extensions: { code: ERROR_CODES.internal } });
@@ -74,12 +79,20 @@ const area: FastifyPluginAsync = async (app) => {
       }
       // Deviation: expired tokens still open the GraphQL endpoint (GQL-AUTH-03).
       const owner = verifyToken(ces, bearerOf(req.headers.authorization), { ignoreExpiry: ces.deviations.has('graphql-expired-token-accepted') });
+      if (!owner && ces.deviations.has('graphql-unauthenticated-data')) {
+        // Deviation: anonymous calls run as the first account (GQL-AUTH-01).
+        const first = ces.db.prepare('SELECT id, client_id FROM users ORDER BY id LIMIT 1').get() as { id: number; client_id: number };
+        owners.set(req, { userId: first.id, clientId: first.client_id, expiresAt: Number.MAX_SAFE_INTEGER });
+        return;
+      }
       if (!owner) return unauthenticated(req, reply, ces.deviations.has('graphql-unauthenticated-200') ? 200 : 401);
       owners.set(req, owner);
     },
     // Deviation: the media type is always application/json (GQL-ERR-02).
     onSend: async (_req, reply, payload) => {
       if (ces.deviations.has('graphql-wrong-content-type')) reply.header('content-type', 'application/json; charset=utf-8');
+      // Deviation: answers are labelled text/plain (GQL-HTTP-01).
+      if (ces.deviations.has('graphql-response-not-json')) reply.header('content-type', 'text/plain; charset=utf-8');
       // graphql-http answers some HTTP-level refusals itself (e.g. 405 for a mutation over GET) without formatError: give them a code too.
       if (reply.statusCode >= 400 && typeof payload === 'string' && payload.includes('"errors"') && !ces.deviations.has('graphql-no-error-code')) {
         try {

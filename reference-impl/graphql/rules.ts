@@ -88,3 +88,12 @@ export function noIntrospectionRule(ctx: ValidationContext): ASTVisitor {
     },
   };
 }
+
+/** Deviation support: a rule that refuses mutation operations (GQL-HTTP-03). */
+export function noMutationRule(ctx: ValidationContext): ASTVisitor {
+  return {
+    OperationDefinition(node) {
+      if (node.operation === 'mutation') ctx.reportError(new GraphQLError('mutations are not accepted on this endpoint', { nodes: [node] }));
+    },
+  };
+}

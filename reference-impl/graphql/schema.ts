@@ -18,7 +18,7 @@ export type GqlContext = {
 };
 
 /** Schema variants exist only so deviations can break the shape on purpose. */
-export interface SchemaVariant { projectsAsList?: boolean; noDescriptions?: boolean }
+export interface SchemaVariant { projectsAsList?: boolean; noDescriptions?: boolean; noRoutingRule?: boolean }
 
 export const ERROR_CODES = {
   unauthenticated: 'UNAUTHENTICATED',
@@ -250,7 +250,10 @@ export function buildCesSchema(variant: SchemaVariant = {}): GraphQLSchema {
         if (id == null) return null;
         // Deviation: the project is read without the client scope (GQL-SCOPE-01).
         if (ctx.ces.deviations.has('graphql-cross-client-leak')) return ctx.ces.db.prepare('SELECT * FROM websites WHERE id = ?').get(id) ?? null;
-        return ctx.ces.db.prepare('SELECT * FROM websites WHERE id = ? AND client_id = ?').get(id, ctx.clientId) ?? null;
+        const row = ctx.ces.db.prepare('SELECT * FROM websites WHERE id = ? AND client_id = ?').get(id, ctx.clientId) as Row | undefined;
+        // Deviation: the project read by id has another name than in the list (GQL-PROJ-02).
+        if (row && ctx.ces.deviations.has('graphql-project-name-wrong')) return { ...row, label: String(row.label).toUpperCase() + ' ' };
+        return row ?? null;
       }, { id: { type: nn(GraphQLID), description: d('Identifier of the project.') } }),
       projects: variant.projectsAsList
         ? f(nnList(project), 'Projects of the account.', (_s, _a, ctx) => ctx.ces.db.prepare('SELECT * FROM websites WHERE client_id = ? ORDER BY id').all(ctx.clientId))
@@ -295,9 +298,12 @@ export function buildCesSchema(variant: SchemaVariant = {}): GraphQLSchema {
         to: { type: GraphQLString, description: d('Answered before this instant, ISO 8601.') },
         ...pageArgDefs,
       }),
-      routingRule: f(routingRule, 'One routing rule by id; null when the account has no such rule.', (_s, args, ctx) =>
-        ctx.ces.db.prepare('SELECT * FROM routing_rules WHERE id = ? AND client_id = ?').get(args.id, ctx.clientId) ?? null,
-      { id: { type: nn(GraphQLID), description: d('Identifier of the rule.') } }),
+      // Deviation variant: the root field routingRule is missing (GQL-OBJ-01).
+      ...(variant.noRoutingRule ? {} : {
+        routingRule: f(routingRule, 'One routing rule by id; null when the account has no such rule.', (_s, args, ctx) =>
+          ctx.ces.db.prepare('SELECT * FROM routing_rules WHERE id = ? AND client_id = ?').get(args.id, ctx.clientId) ?? null,
+        { id: { type: nn(GraphQLID), description: d('Identifier of the rule.') } }),
+      }),
       routingRules: f(nn(ruleConnection), 'Routing rules of the account, oldest first.', (_s, args, ctx) =>
         paged(ctx.ces, 'SELECT * FROM routing_rules WHERE client_id = ? ORDER BY created_at, id', [ctx.clientId], args), pageArgDefs),
     }),
