@@ -46,8 +46,11 @@ export function renderInline(src, ctx = { id: 'm', notes: [] }) {
     return n > 0 ? hold(`<sup class="md-fnref"><a href="#${ctx.id}-fn-${n}" id="${ctx.id}-fnref-${n}">${n}</a></sup>`) : m;
   });
   s = escapeHtml(s);
-  s = s.replace(/(\*\*\*|___)(?=\S)([\s\S]*?\S)\1/g, '<strong><em>$2</em></strong>');
-  s = s.replace(/(\*\*|__)(?=\S)([\s\S]*?\S)\1/g, '<strong>$2</strong>');
+  // Underscores only emphasise at word boundaries (snake_case and __proto__-like words stay as written).
+  s = s.replace(/\*\*\*(?=\S)([\s\S]*?\S)\*\*\*/g, '<strong><em>$1</em></strong>');
+  s = s.replace(/(^|[^\w])___(?=\S)([\s\S]*?\S)___(?!\w)/g, '$1<strong><em>$2</em></strong>');
+  s = s.replace(/\*\*(?=\S)([\s\S]*?\S)\*\*/g, '<strong>$1</strong>');
+  s = s.replace(/(^|[^\w])__(?=\S)([\s\S]*?\S)__(?!\w)/g, '$1<strong>$2</strong>');
   s = s.replace(/\*(?=\S)([\s\S]*?\S)\*/g, '<em>$1</em>');
   s = s.replace(/(^|[^\w])_(?=\S)([\s\S]*?\S)_(?!\w)/g, '$1<em>$2</em>');
   s = s.replace(/~~(?=\S)([\s\S]*?\S)~~/g, '<del>$1</del>');

@@ -1,0 +1,72 @@
+// Browser suite helpers: the console pages driven in Chromium, the fake connector and webhook sink programmed per test, screenshots, page-error guard.
+import type { Page, Locator } from '@playwright/test';
+import { test as base, expect, needs } from '../fixtures.js';
+import { BotDriver, uniq, text, type Reply } from '../bot-runtime/helpers.js';
+import { withClockLock } from '../bot-runtime/clock-lock.js';
+import { Hooks } from '../webhooks/helpers.js';
+
+export { expect, needs, uniq, text, type Reply };
+
+/** Deadline for what follows a click or a message at once (connector round trip, live feed, a loaded CI machine). */
+export const PROMPT_MS = 10_000;
+
+/** The visitor chat window of one test. */
+export class ChatWindow {
+  constructor(readonly page: Page, readonly url: string) {}
+
+  async open(): Promise<void> {
+    await this.page.goto(this.url);
+    await expect(this.page.locator('body[data-ready="true"]'), 'the chat page starts (config loaded)').toBeVisible();
+  }
+
+  /** Starts a conversation with a first visitor message; returns the conversation id the page shows. */
+  async start(firstText: string): Promise<string> {
+    await this.page.getByLabel('Your first message').fill(firstText);
+    await this.page.getByRole('button', { name: 'Start conversation' }).click();
+    const id = this.page.locator('#conversation-id');
+    await expect(id, 'the page shows the new conversation').toHaveText(/^[0-9a-f-]{36}$/, { timeout: PROMPT_MS });
+    return (await id.textContent())!;
+  }
+
+  async say(t: string): Promise<void> {
+    await this.page.getByLabel('Message', { exact: true }).fill(t);
+    await this.page.getByRole('button', { name: 'Send', exact: true }).click();
+  }
+
+  /** Bot (or operator) messages whose bubble contains `t`. */
+  bot(t: string | RegExp): Locator { return this.page.locator('#transcript li[data-role="bot"]').filter({ hasText: t }); }
+  visitor(t: string): Locator { return this.page.locator('#transcript li[data-role="visitor"]').filter({ hasText: t }); }
+  system(event: string): Locator { return this.page.locator(`#transcript li[data-role="system"][data-event="${event}"]`); }
+  payload(contentType: string): Locator { return this.page.locator(`#transcript li[data-role="bot"][data-content-type="${contentType}"]`); }
+  get scheduled(): Locator { return this.page.locator('#scheduled'); }
+}
+
+/** Attaches a screenshot of the page to the report. */
+export async function shot(page: Page, name: string, fullPage = true): Promise<void> {
+  await base.info().attach(name, { body: await page.screenshot({ fullPage }), contentType: 'image/png' });
+}
+
+export const test = base.extend<{ bot: BotDriver; chat: ChatWindow; hooks: Hooks; pageErrors: string[] }>({
+  // Script errors of the pages fail the check: a page that throws is broken even when the asserted element shows.
+  pageErrors: [async ({ page }, use) => {
+    const errors: string[] = [];
+    page.on('pageerror', (e) => errors.push(e.message));
+    page.on('console', (m) => { if (m.type() === 'error') errors.push(`console: ${m.text()}`); });
+    await use(errors);
+    expect(errors, 'the console pages run without script errors').toEqual([]);
+  }, { auto: true }],
+  bot: async ({ api, target }, use, info) => {
+    if (!target.connector_url) throw new Error('target has no connector_url: the browser suite drives the fake connector (`ces serve` gives one)');
+    // Shared clock lock: checks of other suites that move the service clock wait, so scheduled messages fire on time here.
+    await withClockLock(target, `browser-${info.testId}-${info.workerIndex}-${info.retry}`, 'shared', async () => use(new BotDriver(api, target)));
+  },
+  chat: async ({ page, target }, use) => {
+    base.skip(!target.chat_url, 'target has no chat_url (the console pages of the reference implementation)');
+    await use(new ChatWindow(page, target.chat_url!));
+  },
+  hooks: async ({ api, target }, use) => {
+    const h = new Hooks(api, target);
+    await use(h);
+    await h.unsubscribeAll();
+  },
+});
