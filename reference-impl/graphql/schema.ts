@@ -209,6 +209,8 @@ export function buildCesSchema(variant: SchemaVariant = {}): GraphQLSchema {
           throw new GraphQLError(`only ${LIMITS.graphqlAvailabilityPerQuery} routingRule availability may be resolved per query`, { extensions: { code: ERROR_CODES.availabilityLimit } });
         }
         ctx.availabilityResolved++;
+        // Deviation: availability is never given (GQL-RULE-01).
+        if (ctx.ces.deviations.has('graphql-availability-null')) return null;
         return routingRuleAvailability(ctx.ces, ctx.clientId, String(r.id));
       }),
     },
