@@ -4,7 +4,7 @@ import { agentFor } from '../../lib/http.js';
 import { LIMITS } from '../../lib/limits.js';
 import { mask } from '../../lib/mask.js';
 import { describe, type Exchange } from '../../check/connector-client.js';
-import { allReplies, type ConversationRun } from '../../check/conversation.js';
+import { allReplies, exchangesOf, type ConversationRun } from '../../check/conversation.js';
 import { bundleProblems, bundlesOf, dateProblems, imagesOf, isDateError, quickReplyCounts, replyProblems, schemaErrors, textsOf, transfersOf } from '../../check/judge.js';
 import { abortAfter, LIMIT_OF, timingText, withinLimit } from '../../check/timing.js';
 import { imageProblem, probeImage } from '../../check/image.js';
@@ -99,11 +99,16 @@ test("the connector's own replies echoed back as operator messages get empty rep
   expect(looping, `the service posts every bot message back with role operator; answering them loops the bot on itself: ${looping.join('; ')}`).toEqual([]);
 });
 
+/** Attaches the conversation's answers that carried replies: what the reply judgements below looked at. */
+const attachAnswers = (run: ConversationRun) => attachExchanges('answers judged (scripted conversation)', exchangesOf(run).filter((ex) => repliesOf(ex).length > 0));
+
 const texts = (run: ConversationRun) => allReplies(run).flatMap((r) => textsOf(r.replies, r.origin));
 
 test('every bot text is at most 450 characters', clauses('CONN-TEXT-01'), async ({ connector, conversation }) => {
   void connector;
-  const list = texts(await conversation());
+  const run = await conversation();
+  await attachAnswers(run);
+  const list = texts(run);
   test.skip(list.length === 0, 'nothing to judge: no text in the replies of the conversation');
   const over = list.filter((t) => t.value.length > LIMITS.botTextMax).map((t) => `${t.where}: ${t.value.length} characters`);
   expect(over, `texts over ${LIMITS.botTextMax} characters are not sent to the visitor: ${over.join('; ')}`).toEqual([]);
@@ -111,7 +116,9 @@ test('every bot text is at most 450 characters', clauses('CONN-TEXT-01'), async 
 
 test('every bot text is at most 250 characters (advised)', clauses('CONN-TEXT-02'), async ({ connector, conversation }) => {
   void connector;
-  const list = texts(await conversation());
+  const run = await conversation();
+  await attachAnswers(run);
+  const list = texts(run);
   test.skip(list.length === 0, 'nothing to judge: no text in the replies of the conversation');
   const over = list.filter((t) => t.value.length > LIMITS.botTextAdvised).map((t) => `${t.where}: ${t.value.length} characters`);
   expect(over, `texts are advised to be at most ${LIMITS.botTextAdvised} characters: ${over.join('; ')}`).toEqual([]);
@@ -119,7 +126,9 @@ test('every bot text is at most 250 characters (advised)', clauses('CONN-TEXT-02
 
 test('a message has at most 3 quick replies (advised)', clauses('CONN-QR-01'), async ({ connector, conversation }) => {
   void connector;
-  const counts = allReplies(await conversation()).flatMap((r) => quickReplyCounts(r.replies, r.origin));
+  const run = await conversation();
+  await attachAnswers(run);
+  const counts = allReplies(run).flatMap((r) => quickReplyCounts(r.replies, r.origin));
   test.skip(counts.length === 0, 'nothing to judge: no quick replies in the conversation');
   const over = counts.filter((c) => c.value > LIMITS.quickRepliesAdvised).map((c) => `${c.where}: ${c.value} quick replies`);
   expect(over, `at most ${LIMITS.quickRepliesAdvised} quick replies per question are advised: ${over.join('; ')}`).toEqual([]);
@@ -129,7 +138,9 @@ const transfers = (run: ConversationRun) => allReplies(run).flatMap((r) => trans
 
 test('transfer timeouts are between 5 and 60 s', clauses('CONN-TRANSFER-01'), async ({ connector, conversation }) => {
   void connector;
-  const list = transfers(await conversation());
+  const run = await conversation();
+  await attachAnswers(run);
+  const list = transfers(run);
   test.skip(list.length === 0, 'nothing to judge: no transfer reply in the conversation');
   const bad = list.filter((t) => t.timeoutMs === undefined || t.timeoutMs < LIMITS.transferTimeoutMinMs || t.timeoutMs > LIMITS.transferTimeoutMaxMs).map((t) => `${t.where}: ${t.timeoutMs ?? 'unreadable'} ms`);
   expect(bad, `transfer timeouts must be ${LIMITS.transferTimeoutMinMs}-${LIMITS.transferTimeoutMaxMs} ms: ${bad.join('; ')}`).toEqual([]);
@@ -137,7 +148,9 @@ test('transfer timeouts are between 5 and 60 s', clauses('CONN-TRANSFER-01'), as
 
 test('transfer timeouts are at least 15 s (advised)', clauses('CONN-TRANSFER-02'), async ({ connector, conversation }) => {
   void connector;
-  const list = transfers(await conversation()).filter((t) => t.timeoutMs !== undefined);
+  const run = await conversation();
+  await attachAnswers(run);
+  const list = transfers(run).filter((t) => t.timeoutMs !== undefined);
   test.skip(list.length === 0, 'nothing to judge: no transfer reply with a readable timeout in the conversation');
   const low = list.filter((t) => t.timeoutMs! < LIMITS.transferTimeoutAdvisedMinMs).map((t) => `${t.where}: ${t.timeoutMs} ms`);
   expect(low, `transfer timeouts are advised not below ${LIMITS.transferTimeoutAdvisedMinMs} ms: ${low.join('; ')}`).toEqual([]);
@@ -146,6 +159,7 @@ test('transfer timeouts are at least 15 s (advised)', clauses('CONN-TRANSFER-02'
 test('transfers name a distribution rule given in the bot write body', clauses('CONN-TRANSFER-03'), async ({ connector, conversation }) => {
   void connector;
   const run = await conversation();
+  await attachAnswers(run);
   const list = transfers(run);
   test.skip(list.length === 0, 'nothing to judge: no transfer reply in the conversation');
   const given = run.setup.body.distributionRules.map((r) => r.id);
@@ -155,7 +169,9 @@ test('transfers name a distribution rule given in the bot write body', clauses('
 
 test('linked images are reachable 240x120 pictures', clauses('CONN-IMAGE-01'), async ({ connector, conversation, target }) => {
   void connector;
-  const images = allReplies(await conversation()).flatMap((r) => imagesOf(r.replies, r.origin));
+  const run = await conversation();
+  await attachAnswers(run);
+  const images = allReplies(run).flatMap((r) => imagesOf(r.replies, r.origin));
   test.skip(images.length === 0, 'nothing to judge: no image in the conversation');
   const urls = [...new Set(images.map((i) => String(i.value.url)))];
   const probes = await Promise.all(urls.map((u) => probeImage(u, agentFor(target.ca_file), abortAfter(LIMIT_OF.config))));
@@ -166,7 +182,9 @@ test('linked images are reachable 240x120 pictures', clauses('CONN-IMAGE-01'), a
 
 test('bundle items are valid cards and offers', clauses('CONN-BUNDLE-01'), async ({ connector, conversation }) => {
   void connector;
-  const all = allReplies(await conversation());
+  const run = await conversation();
+  await attachAnswers(run);
+  const all = allReplies(run);
   test.skip(all.every((r) => bundlesOf(r.replies, r.origin).length === 0), 'nothing to judge: no bundle/* payload in the conversation');
   const problems = all.flatMap((r) => bundleProblems(r.replies, r.origin)).map((p) => `${p.where}: ${p.value}`);
   expect(problems, `bundle/card items must be card/content with a LINK action, bundle/product-offer items product-offer: ${problems.join('; ')}`).toEqual([]);
