@@ -80,7 +80,7 @@ export function setup() {
     botIds = mine().slice(0, BOTS).map((b) => String(b.idOperator));
     since = control('/requests?endpoint=availability&path=/none').lastSeq;
     // Warm-up: every bot has been polled once, so each measured interval is a steady-state one.
-    const deadline = Date.now() + 3 * PERIOD + BOTS * 20;
+    const deadline = Date.now() + 5 * PERIOD + BOTS * 50;
     const seen = new Set();
     while (seen.size < botIds.length && Date.now() < deadline) {
       sleep(PERIOD / 2000);

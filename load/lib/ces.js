@@ -94,6 +94,8 @@ export function summary(scenario) {
   };
 }
 
+const BUILTIN = /^(http_|iteration|data_|vus|checks|dropped_iterations)/;
+
 function fmt(v) { return typeof v === 'number' ? (Number.isInteger(v) ? String(v) : v.toFixed(2)) : String(v); }
 
 function textSummary(scenario, data) {
@@ -107,6 +109,15 @@ function textSummary(scenario, data) {
       const value = m.values[stat] ?? m.values.rate ?? m.values.count;
       lines.push(`  ${t.ok ? 'ok  ' : 'FAIL'} ${name} ${expr}  (${stat}=${fmt(value)})`);
     }
+  }
+  // The scenario's own figures (achieved rates, interval errors, latencies), beside the verdicts.
+  const custom = Object.entries(data.metrics).filter(([n]) => !n.includes('{') && !BUILTIN.test(n)).sort(([a], [b]) => a.localeCompare(b));
+  if (custom.length) lines.push('  figures:');
+  for (const [name, m] of custom) {
+    const v = m.values;
+    const shown = m.type === 'trend' ? `med=${fmt(v.med)} p95=${fmt(v['p(95)'])} p99=${fmt(v['p(99)'])} max=${fmt(v.max)} n=${v.count}`
+      : m.type === 'counter' ? `count=${fmt(v.count)} rate=${fmt(v.rate)}/s` : m.type === 'rate' ? `rate=${fmt(v.rate)}` : JSON.stringify(v);
+    lines.push(`    ${name}: ${shown}`);
   }
   const it = data.metrics.iterations?.values;
   const reqs = data.metrics.http_reqs?.values;
