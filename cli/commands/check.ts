@@ -50,7 +50,7 @@ export function summaryTable(checks: CheckResult[], area: string): string {
     const failed = v.checks.find((c) => c.outcome === 'failed');
     const skipped = v.checks.find((c) => c.outcome === 'skipped');
     const reason = (failed?.reason ?? (v.verdict === 'skipped' ? skipped?.reason : '') ?? '').split('\n').find((l) => l.trim()) ?? '';
-    return [v.clause.id, v.clause.severity, verdict, mask(reason.trim()).slice(0, 160)];
+    return [v.clause.id, v.clause.severity, verdict, mask(reason.trim().replace(/^Error:\s*/, '')).slice(0, 160)];
   });
   const head = ['clause', 'severity', 'verdict', 'reason'];
   const w = [0, 1, 2].map((i) => Math.max(head[i]!.length, ...rows.map((r) => r[i]!.length)));
