@@ -1,4 +1,4 @@
-// Fixtures of the connector checks: the settings (`ces check` variables or the target's fake connector), a signing client whose calls become report steps, and one scripted conversation per worker.
+// Fixtures of the connector checks: the settings (`ces check` variables or the target's fake connector), a signing client whose calls become report steps, and one scripted conversation per run shared by its workers.
 import { clauseById } from '../../lib/catalogue.js';
 import { test as base, expect, currentTarget, clauses } from '../fixtures.js';
 import { agentFor, http } from '../../lib/http.js';
