@@ -275,7 +275,7 @@ export class ConversationRuntime {
     if ((created.json.replies ?? []).length) this.recordFailure(id, 'conversation-create', 'replies-not-empty', 'endpoint 6 answered non-empty replies (they must be empty); ignored');
     if (this.state(id)?.phase === 'opening') this.setPhase(id, 'bot');
     if (this.conv(id)?.closed_at) return;
-    if (this.ces.deviations.has('bots-ep7-delayed')) await new Promise((r) => setTimeout(r, 1_500));
+    if (this.ces.deviations.has('bots-ep7-delayed')) await new Promise((r) => setTimeout(r, 3_000));
     await this.postMessage(id, 'visitor', { contentType: 'text', value: text }, visitorMsg);
   }
 

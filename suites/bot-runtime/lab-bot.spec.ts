@@ -56,8 +56,8 @@ test.describe('lab bot', () => {
     const ep5 = requests[0]!;
     expect(ep5.answer?.status, 'the service gave up on endpoint 5').toBe('reset');
     // Measured at the connector, from the request's arrival: the service's clock also ran during connection set-up, hence -500 ms.
-    expect(ep5.answer!.ms, `endpoint 5 cut at ${LIMITS.firstMessagesTimeoutMs} ms (tolerance -500/+700 ms, measured at the connector)`).toBeGreaterThanOrEqual(LIMITS.firstMessagesTimeoutMs - 500);
-    expect(ep5.answer!.ms).toBeLessThan(LIMITS.firstMessagesTimeoutMs + 700);
+    expect(ep5.answer!.ms, `endpoint 5 cut at ${LIMITS.firstMessagesTimeoutMs} ms (tolerance -500/+1000 ms, measured at the connector)`).toBeGreaterThanOrEqual(LIMITS.firstMessagesTimeoutMs - 500);
+    expect(ep5.answer!.ms).toBeLessThan(LIMITS.firstMessagesTimeoutMs + 1_000);
     const final = await bot.until(id, 'the lab bot answers the visitor', (x) => bot.hasText(x, 'Lab bot received your message.'), 5_000);
     expect(final.transcript.map((e) => e.payload?.value), 'first messages not displayed').not.toContain('Lab bot here.');
     expect(create!.body.history, 'no first messages in the history').toEqual([]);
@@ -127,7 +127,7 @@ test.describe('lab bot', () => {
       const { requests } = await bot.requests({ since, endpoint: 'availability', idOperator: other.operatorId });
       const gaps = requests.slice(1).map((r, i) => r.at - requests[i]!.at);
       expect(gaps.length, 'the other bot kept being polled').toBeGreaterThan(0);
-      expect(Math.max(...gaps), `the other bot's polling period stayed about 1 s (gaps ${gaps.join(', ')}; tolerance +500 ms)`).toBeLessThan(LIMITS.availabilityPollMs + 500);
+      expect(Math.max(...gaps), `the other bot's polling period stayed about 1 s (gaps ${gaps.join(', ')}; tolerance +900 ms)`).toBeLessThan(LIMITS.availabilityPollMs + 900);
       expect(await availableNow(bot, other.operatorId), 'the other bot stays available').toBe(true);
     });
   }
