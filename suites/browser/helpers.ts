@@ -21,10 +21,12 @@ export class ChatWindow {
 
   /** Starts a conversation with a first visitor message; returns the conversation id the page shows. */
   async start(firstText: string): Promise<string> {
+    const id = this.page.locator('#conversation-id');
+    const before = (await id.textContent()) ?? '';
     await this.page.getByLabel('Your first message').fill(firstText);
     await this.page.getByRole('button', { name: 'Start conversation' }).click();
-    const id = this.page.locator('#conversation-id');
     await expect(id, 'the page shows the new conversation').toHaveText(/^[0-9a-f-]{36}$/, { timeout: PROMPT_MS });
+    await expect(id, 'a new conversation, not the previous one').not.toHaveText(before || 'none', { timeout: PROMPT_MS });
     return (await id.textContent())!;
   }
 

@@ -238,6 +238,9 @@ async function main() {
     state.feed?.close();
     state.id = null;
     $('chat').hidden = true;
+    $('conversation-id').textContent = '';
+    $('transcript').replaceChildren();
+    $('scheduled').hidden = true;
     $('start-form').hidden = false;
     history.replaceState(null, '', location.pathname);
     $('first-message').focus();

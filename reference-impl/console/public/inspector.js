@@ -12,6 +12,12 @@ const entryText = (e) => {
   return `<${p.contentType}>${p.title ? ` ${p.title}` : p.name ? ` ${p.name}` : ''}`;
 };
 
+/** Labels each cell with its column header (narrow windows show rows as labelled cards). */
+function labelCells(table) {
+  const heads = [...table.tHead.rows[0].cells].map((c) => c.textContent);
+  for (const row of table.tBodies[0].rows) [...row.cells].forEach((c, i) => { if (c.colSpan === 1) c.dataset.label = heads[i] ?? ''; });
+}
+
 // ---------- conversations ----------
 function renderList() {
   const ul = $('conversations');
@@ -81,6 +87,7 @@ const refreshDetail = coalesce(async () => {
   $('detail-failures').replaceChildren(...(d.failures.length ? d.failures.map((f) => el('li', { class: 'failure', 'data-kind': f.kind }, badge(f.kind, 'failed'), ` ${f.endpoint}: ${f.reason} `, el('span', { class: 'muted', text: timeOf(f.at, true) })))
     : [el('li', { class: 'muted', text: 'none' })]));
   $('exchanges').tBodies[0].replaceChildren(...d.exchanges.map(exchangeRows));
+  labelCells($('exchanges'));
 });
 
 function select(id) {
@@ -101,6 +108,7 @@ const refreshBots = coalesce(async () => {
     el('td', { class: 'num polls', text: String(b.polls) }),
     el('td', {}, el('ul', { class: 'compact' }, b.lastPolls.slice(0, 3).map((p) => el('li', { text: `${timeOf(p.at, true)} · ${p.status ?? 'no answer'} · ${p.ms} ms${p.failure ? ` · ${p.failure}` : ''}` })))),
     el('td', { class: 'muted', text: b.connectorUrl }))));
+  labelCells($('bots'));
 });
 
 // ---------- webhooks ----------
@@ -116,6 +124,7 @@ const refreshHooks = coalesce(async () => {
     el('td', {}, el('ol', { class: 'compact attempts' }, d.attempts.map((a) => el('li', { 'data-status': a.status ?? '' },
       `#${a.attempt} `, a.status === null ? badge(a.error ? 'failed' : 'in flight', a.error ? 'bad' : 'pending') : badge(String(a.status), a.status >= 200 && a.status < 300 ? 'ok' : 'bad'),
       ` ${timeOf(a.startedAt, true)}${a.durationMs !== null ? ` · ${a.durationMs} ms` : ''}${a.error ? ` · ${a.error}` : ''}`)))))));
+  labelCells($('webhooks'));
   if (!deliveries.length) body.append(el('tr', {}, el('td', { colspan: '6', class: 'muted', text: 'No delivery yet: subscribe a callback URL through the platform API.' })));
 });
 
