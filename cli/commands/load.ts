@@ -34,11 +34,14 @@ const SYSTEM_BUNDLES = ['/etc/ssl/certs/ca-certificates.crt', '/etc/pki/tls/cert
  * k6 has no CA-file option; Go's TLS stack reads its roots from SSL_CERT_FILE, so k6 trusts the target's CA when that file
  * holds the system roots plus the target's `ca_file`. Returns the bundle's path, or undefined when the target has no CA file.
  */
-export function caBundle(caFile: string | undefined, dir: string): string | undefined {
+export function caBundle(caFile: string | undefined, dir: string, name = 'ca-bundle.pem'): string | undefined {
   if (!caFile) return undefined;
   const system = SYSTEM_BUNDLES.find((f) => fs.existsSync(f));
-  const file = path.join(dir, 'ca-bundle.pem');
-  fs.writeFileSync(file, (system ? fs.readFileSync(system, 'utf8') + '\n' : '') + fs.readFileSync(caFile, 'utf8'));
+  const file = path.join(dir, name);
+  // Written aside then renamed: a k6 started in parallel never reads a half-written bundle.
+  const tmp = `${file}.${process.pid}.${Math.random().toString(36).slice(2)}`;
+  fs.writeFileSync(tmp, (system ? fs.readFileSync(system, 'utf8') + '\n' : '') + fs.readFileSync(caFile, 'utf8'));
+  fs.renameSync(tmp, file);
   return file;
 }
 
@@ -65,7 +68,8 @@ export interface K6Summary { metrics: Record<string, { type: string; values: Rec
 export async function runK6(o: K6Options): Promise<K6Run> {
   const k6 = findK6();
   const summaryFile = path.join(o.outDir, o.summaryName ?? 'k6-summary.json');
-  const bundle = caBundle(o.caFile, o.outDir);
+  // One bundle per run name: parallel runs in one folder (segments) never share the file.
+  const bundle = caBundle(o.caFile, o.outDir, o.summaryName ? `ca-bundle-${o.summaryName.replace(/\.json$/, '')}.pem` : 'ca-bundle.pem');
   const env: Record<string, string> = {
     ...(process.env as Record<string, string>),
     CES_TARGET: o.targetFile,
