@@ -81,3 +81,18 @@ test('platform API refuses requests without the API key', async () => {
   assert.deepEqual(res.json(), { error: 'forbidden' });
   await app.close();
 });
+
+test('a waiting transfer is performed as soon as an operator of the rule becomes available', async () => {
+  const app = await build();
+  await until('the seeded bot available', async () => (await get(app, '/sim/bots')).bots.find((b: any) => b.websiteId === 1 && b.available));
+  const created = await app.inject({ method: 'POST', url: '/sim/conversations', payload: { channel: 'chat', text: 'example transfer' } });
+  const id = created.json().conversationId;
+  await until('the transfer waits', async () => (await get(app, `/sim/conversations/${id}`)).phase === 'transferring');
+  const night = (await get(app, '/sim/bots')).bots[0].distributionRules.find((r: any) => r.label.startsWith('Night shift'));
+  const op = night.operatorIds[0];
+  app.ces.db.prepare('INSERT OR REPLACE INTO operator_live (operator_id, connected, chat_available, call_available, video_available) VALUES (?, 1, 1, 0, 0)').run(op);
+  const v = await until('transferred to the operator who became available', async () => { const x = await get(app, `/sim/conversations/${id}`); return x.phase === 'human' ? x : null; }, 4_000);
+  assert.equal(v.operatorId, op);
+  assert.ok(!v.transcript.some((e: any) => e.payload.value === 'Sorry, nobody could take your conversation.'), 'replies after a successful transfer dropped');
+  await app.close();
+});

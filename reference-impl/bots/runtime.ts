@@ -405,7 +405,19 @@ export class ConversationRuntime {
       .run(JSON.stringify({ ruleId, due: this.now() + timeoutMs }), id);
     this.addTranscript(id, 'system', { contentType: 'event', value: 'TRANSFER_REQUESTED' });
     this.addTimer(id, 'transfer-timeout', this.now() + timeoutMs, { replies: rest });
+    this.watchTransfer(id, rule);
     return 'pending';
+  }
+
+  /** While a transfer waits, an operator of the rule who becomes available takes the conversation (checked once a second). */
+  private watchTransfer(id: number, rule: ReturnType<typeof distributionRule> & object) {
+    const t = setInterval(() => {
+      if (this.closed || this.state(id)?.phase !== 'transferring') { clearInterval(t); return; }
+      if (this.ces.deviations.has('bots-transfer-never-performed')) return;
+      const target = availableOperatorsOfRule(this.ces, rule)[0];
+      if (target !== undefined) { clearInterval(t); this.transfer(id, target); }
+    }, 1_000);
+    t.unref();
   }
 
   // ---------- actions of visitors and operators ----------
