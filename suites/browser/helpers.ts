@@ -62,8 +62,10 @@ export const test = base.extend<{ bot: BotDriver; chat: ChatWindow; hooks: Hooks
     // Shared clock lock: checks of other suites that move the service clock wait, so scheduled messages fire on time here.
     await withClockLock(target, `browser-${info.testId}-${info.workerIndex}-${info.retry}`, 'shared', async () => use(new BotDriver(api, target)));
   },
-  chat: async ({ page, target }, use) => {
+  chat: async ({ page, target, bot }, use) => {
     base.skip(!target.chat_url, 'target has no chat_url (the console pages of the reference implementation)');
+    // The chat page's default website routes to the first seeded bot: wait until its creation flow is done and its polls say available.
+    await bot.seededBots('conv');
     await use(new ChatWindow(page, target.chat_url!));
   },
   hooks: async ({ api, target }, use) => {

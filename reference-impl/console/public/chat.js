@@ -140,6 +140,22 @@ function render(view) {
     list.append(node);
     node.scrollIntoView({ block: 'nearest' });
   }
+  // Developer notes: what the service did not show the visitor (connector failures, no bot), so a connector's author sees it here too.
+  for (const f of view.failures ?? []) {
+    const key = `failure-${f.at}-${f.kind}-${f.endpoint}`;
+    if (state.rendered.has(key)) continue;
+    const node = el('li', { class: 'msg note', 'data-role': 'note', 'data-kind': f.kind },
+      el('p', { class: 'note-line' }, el('strong', { text: 'Service note (not shown to a visitor): ' }), f.reason, ' · ', el('a', { href: `/console/inspector?c=${encodeURIComponent(view.conversationId)}`, text: 'details' })));
+    state.rendered.set(key, node);
+    list.append(node);
+  }
+  if (view.botOperatorId === null && view.channel === 'chat' && !state.rendered.has('no-bot')) {
+    const node = el('li', { class: 'msg note', 'data-role': 'note', 'data-kind': 'no-bot' },
+      el('p', { class: 'note-line' }, el('strong', { text: 'Service note: ' }), 'no bot took this conversation (no ready and available bot on this website\'s routing rule); it went to a human operator. ',
+        el('a', { href: '/console/inspector', text: 'See bot availability' })));
+    state.rendered.set('no-bot', node);
+    list.prepend(node);
+  }
   // Quick replies answer the latest question only: disabled once the visitor has spoken after it or the conversation ended.
   const lastVisitor = view.transcript.map((e) => e.role).lastIndexOf('visitor');
   view.transcript.forEach((e, i) => {
