@@ -56,7 +56,7 @@ export const VERDICTS = ['fail', 'warn', 'pass', 'skipped', 'not-run'] as const;
 const SEVERITIES: Severity[] = ['MUST', 'SHOULD', 'MAY', 'REF'];
 /** Allure's severity for a clause severity (issue 7): the strongest clause of a check decides. */
 export const ALLURE_SEVERITY: Record<Severity, string> = { MUST: 'critical', SHOULD: 'normal', MAY: 'minor', REF: 'trivial' };
-const KINDS = ['test', 'check', 'selftest', 'load'];
+const KINDS = ['test', 'check', 'selftest', 'load', 'bench'];
 const outcomeMark = (o: string) => (o === 'passed' ? '✓' : o === 'failed' ? '✗' : '–');
 
 /** The run whose verdicts the matrix shows: the latest conformance run (`test`, else `check`), else the latest run with verdicts. */
@@ -107,6 +107,19 @@ function countsTable(clauses: Clause[], verdictOf: (id: string) => string): stri
   return `<div class="scroll"><table id="counts"><thead><tr><th>severity</th>${VERDICTS.map((v) => `<th>${v}</th>`).join('')}<th>total</th></tr></thead><tbody>${rows.join('')}</tbody></table></div>`;
 }
 
+/** The benchmark figures of reports/bench.json (written by `ces bench`), each beside its same-run baseline. */
+function benchSection(reportsDir: string): string {
+  const f = path.join(reportsDir, 'bench.json');
+  if (!fs.existsSync(f)) return '';
+  let b: { date?: string; machine?: Record<string, unknown>; figures?: Array<{ title: string; value: number | null; unit: string; baseline?: { title: string; value: number | null; unit: string }; ratio?: number | null }> };
+  try { b = JSON.parse(fs.readFileSync(f, 'utf8')); } catch { return '<h2 id="bench">Benchmarks</h2><p>reports/bench.json is not readable JSON.</p>'; }
+  const m = b.machine ?? {};
+  return `<h2 id="bench">Benchmarks</h2><p class="meta">${esc(b.date)} · ${esc(m.cpus)} CPUs ${esc(m.cpuModel)} · load average at start ${esc((m.loadAverageAtStart as number[] | undefined)?.[0])} · <a href="bench.json">bench.json</a></p>`
+    + `<div class="scroll"><table class="cards"><thead><tr><th>figure</th><th>value</th><th>baseline (same run)</th><th>ratio</th></tr></thead><tbody>`
+    + (b.figures ?? []).map((x) => `<tr><td data-label="figure">${esc(x.title)}</td><td data-label="value">${esc(x.value)} ${esc(x.unit)}</td><td data-label="baseline">${x.baseline ? `${esc(x.baseline.value)} ${esc(x.baseline.unit)} — ${esc(x.baseline.title)}` : ''}</td><td data-label="ratio">${x.ratio ?? '—'}</td></tr>`).join('')
+    + '</tbody></table></div>';
+}
+
 /** Rebuilds reports/index.html from every run summary under the reports folder; returns its path. */
 export function buildLanding(opts: BuildOptions = {}): string {
   const reportsDir = opts.reportsDir ?? REPORTS;
@@ -115,10 +128,17 @@ export function buildLanding(opts: BuildOptions = {}): string {
   const latest = matrixRun(runs);
   const selftest = runs.find((r) => r.kind === 'selftest');
   const proof = proofs(runs, opts.deviations ?? loadDeviations());
-  const verdictOf = new Map((latest?.verdicts ?? []).map((v) => [v.id, v.verdict]));
-  const verdict = (id: string) => verdictOf.get(id) ?? 'not-run';
-  const checksOf = (id: string) => (latest?.checks ?? []).filter((k) => k.clauses.includes(id));
-  const evidenceHref = (k: CheckResult) => latest && fs.existsSync(path.join(reportsDir, latest.id, 'evidence.html')) ? `${href(latest.id, 'evidence.html')}#${encodeURIComponent(k.anchor ?? checkAnchor(k))}` : '';
+  // A clause the matrix run did not reach (load thresholds, vendor checks) takes its verdict from the latest run that did.
+  const verdictIn = (r: RunSummary | undefined, id: string) => r?.verdicts?.find((v) => v.id === id)?.verdict ?? 'not-run';
+  const runOf = new Map<string, RunSummary | undefined>();
+  const sourceRun = (id: string): RunSummary | undefined => {
+    if (!runOf.has(id)) runOf.set(id, verdictIn(latest, id) !== 'not-run' ? latest : runs.find((r) => r.kind !== 'selftest' && verdictIn(r, id) !== 'not-run') ?? latest);
+    return runOf.get(id);
+  };
+  const verdict = (id: string) => verdictIn(sourceRun(id), id);
+  const checksOf = (id: string) => (sourceRun(id)?.checks ?? []).filter((k) => k.clauses.includes(id)).map((k) => ({ ...k, run: sourceRun(id)! }));
+  const evidenceHref = (k: CheckResult & { run: RunSummary }) => fs.existsSync(path.join(reportsDir, k.run.id, 'evidence.html')) ? `${href(k.run.id, 'evidence.html')}#${encodeURIComponent(k.anchor ?? checkAnchor(k))}`
+    : fs.existsSync(path.join(reportsDir, k.run.id, 'k6-dashboard.html')) ? href(k.run.id, 'k6-dashboard.html') : '';
   const areas = [...new Set(catalogue.map((c) => c.area))].sort();
 
   const proofCell = (id: string) => {
@@ -183,6 +203,7 @@ ${countsTable(catalogue, verdict)}
 <thead><tr><th>clause</th><th>severity</th><th>text</th><th>spec section</th><th>verdict</th><th>checks</th><th>proven by mutation</th></tr></thead><tbody>
 ${rows}
 </tbody></table></div>
+${benchSection(reportsDir)}
 <h2>Recent runs</h2>
 <div class="scroll"><table id="runs" class="cards"><thead><tr><th>run</th><th>kind</th><th>date</th><th>result</th><th>deviations</th><th>reports</th></tr></thead><tbody>${runList}</tbody></table></div>
 </main>

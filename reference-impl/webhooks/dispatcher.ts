@@ -7,6 +7,7 @@ import type { ServiceContext } from '../context.js';
 import type { DomainEvent } from '../events.js';
 import type { TimerHandle } from '../../lib/clock.js';
 import { payloadsFor, type Payload } from './payloads.js';
+import { outboundSecureContext } from '../../lib/outbound.js';
 
 export interface SubscriptionRow {
   id: string; client_id: number; url: string; secret: string; events: string; include_deprecated: number; created_at: number; deleted_at: number | null;
@@ -42,10 +43,12 @@ export class WebhookDispatcher {
     if (a) return a;
     // The connect timeout covers TCP and the TLS handshake (undici clears it on secureConnect).
     a = new Agent({
-      connect: { timeout: connectMs, ...(this.ces.settings.outboundCa?.length ? { ca: this.ces.settings.outboundCa } : {}) },
+      // Node's roots plus the harness CA, as Node does with NODE_EXTRA_CA_CERTS; one shared context keeps handshakes cheap.
+      connect: { timeout: connectMs, secureContext: outboundSecureContext(this.ces.settings.outboundCa) },
       headersTimeout: answerMs,
       bodyTimeout: answerMs,
-      keepAliveTimeout: 1_000,
+      // Reused connections spare a handshake per retry; undici still honours a shorter Keep-Alive hint from the subscriber.
+      keepAliveTimeout: 30_000,
     });
     this.agents.set(key, a);
     return a;
