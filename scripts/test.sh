@@ -1,12 +1,22 @@
 #!/usr/bin/env bash
-# The project's tests: type-check, unit tests, every suite against the reference implementation, and the self-test of every deviation.
+# The project's tests: type-check, unit tests, every suite against the reference implementation, the self-test of every deviation, load smokes.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh || exit 2
-status=0
-step() { printf '\n=== %s ===\n' "$1"; shift; "$@" || { echo "FAILED: $*"; status=1; }; }
+passed=0; failed=0; failures=()
+step() {
+  local title=$1; shift
+  printf '\n=== %s ===\n' "$title"
+  local t0=$SECONDS
+  if "$@"; then passed=$((passed + 1)); else failed=$((failed + 1)); failures+=("$title"); fi
+  printf '=== %s: %ss ===\n' "$title" $((SECONDS - t0))
+}
 step "type-check" npx tsc --noEmit -p .
 step "unit tests" node --import tsx --test --test-concurrency=1 test/*.test.ts
 step "conformance run against the reference implementation" node bin/ces.js test
 step "self-test: every deviation is caught" node bin/ces.js selftest
-exit $status
+step "load smoke: every k6 scenario for a few seconds" bash load/smoke.sh
+printf '\n'
+for f in "${failures[@]}"; do echo "FAILED: $f"; done
+echo "steps: $passed passed, $failed failed"
+[ "$failed" = 0 ]
