@@ -133,10 +133,12 @@ export async function withStableClock<T>(sim: Sim, scenario: (attempt: number) =
   throw new Error(`the service clock kept being moved by other checks during ${tries} attempts; the scenario could not be judged`);
 }
 
-/** Login to use for a check: a fresh one when the target can create it (sim), else the target's user of that client. */
-export async function loginForCheck(target: Target, clientIndex = 0): Promise<Login> {
+let nextUser = 0;
+/** Login to use for a check: a fresh one when the target can create it (sim), else one of the target's users: the one of
+ * client `clientIndex` when given, otherwise the next in turn, so the 10-per-minute user throttle is spread over them. */
+export async function loginForCheck(target: Target, clientIndex?: number): Promise<Login> {
   const users = target.users?.length ? target.users : [{ client_id: undefined, ...target.user }];
-  const chosen = users[clientIndex] ?? users[0]!;
-  if (target.capabilities.includes('sim')) return new Sim(target).newUser(chosen.client_id);
+  const chosen = clientIndex === undefined ? users[nextUser++ % users.length]! : users[clientIndex] ?? users[0]!;
+  if (target.capabilities.includes('sim')) return new Sim(target).newUser(clientIndex === undefined ? users[0]!.client_id : chosen.client_id);
   return chosen;
 }
