@@ -68,6 +68,8 @@ test('pages, assets and views are served; no view carries a secret', async () =>
     assert.match(chat.body, /<label for="first-message">/);
     assert.equal((await app.inject({ url: '/console/inspector' })).statusCode, 200);
     assert.equal((await app.inject({ url: '/console' })).statusCode, 302);
+    assert.equal((await app.inject({ url: '/console/api/bots', remoteAddress: '10.1.2.3' })).statusCode, 403, 'loopback callers only');
+    assert.equal((await app.inject({ url: '/console/chat', remoteAddress: '::1' })).statusCode, 200);
     for (const a of ['chat.js', 'inspector.js', 'common.js', 'markdown.js', 'style.css']) assert.equal((await app.inject({ url: `/console/assets/${a}` })).statusCode, 200, a);
     assert.equal((await app.inject({ url: '/console/assets/../index.ts' })).statusCode, 404, 'only the public folder is served');
     const created = await app.inject({ method: 'POST', url: '/sim/conversations', payload: { channel: 'chat', text: 'hello' } });

@@ -13,6 +13,7 @@ const PUBLIC = path.join(path.dirname(fileURLToPath(import.meta.url)), 'public')
 export const FEED_CHECK_MS = 500;
 /** A comment line keeps idle SSE connections open through proxies. */
 const KEEPALIVE_MS = 15_000;
+const LOOPBACK = /^(127\.|::1$|::ffff:127\.)/;
 
 interface Listener { conversation?: string; send(event: string, data: unknown): void }
 
@@ -63,6 +64,13 @@ const area: FastifyPluginAsync = async (app) => {
     listeners.clear();
     runtimes.get(ces)?.events.off('changed', onChanged);
     exchangeEvents.off('exchange', onExchange);
+  });
+
+  // A local developer tool: it shows every client's data, so it answers loopback callers only (`ces serve --host` on another address).
+  app.addHook('onRequest', async (req, reply) => {
+    if (!req.url.startsWith('/console')) return;
+    const from = req.socket.remoteAddress ?? '';
+    if (!LOOPBACK.test(from)) return reply.code(403).send({ error: 'forbidden', message: 'the console answers loopback callers only' });
   });
 
   await app.register(fastifyStatic, { root: PUBLIC, prefix: '/console/assets/', decorateReply: true, index: false, cacheControl: false });

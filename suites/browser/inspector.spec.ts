@@ -103,13 +103,15 @@ test('no secret in the pages: HTML, scripts, JSON views and live-feed payloads',
   await expect.poll(async () => (await get('/console/api/webhooks')).includes(id), { message: 'the webhook view lists the delivery of this conversation', timeout: PROMPT_MS }).toBe(true);
   // The live feed, read in the page itself until the bot and webhook events came.
   await page.goto(target.inspector_url!);
-  bodies['SSE /console/api/events'] = await page.evaluate(() => new Promise<string>((resolve) => {
-    const seen: string[] = [];
+  await page.evaluate(() => {
+    const w = window as unknown as { __feed: string[] };
+    w.__feed = [];
     const es = new EventSource('/console/api/events');
-    const done = () => { es.close(); resolve(seen.join('\n')); };
-    for (const name of ['hello', 'conversation', 'exchange', 'bots', 'webhooks']) es.addEventListener(name, (e) => { seen.push(`${name} ${(e as MessageEvent).data}`); if (seen.length >= 3) done(); });
-    setTimeout(done, 5_000);
-  }));
+    for (const name of ['hello', 'conversation', 'exchange', 'bots', 'webhooks']) es.addEventListener(name, (e) => { w.__feed.push(`${name} ${(e as MessageEvent).data}`); });
+  });
+  await expect.poll(() => page.evaluate(() => (window as unknown as { __feed: string[] }).__feed.map((l) => l.split(' ')[0])),
+    { message: 'the live feed sends its hello and the polled-availability event', timeout: PROMPT_MS }).toEqual(expect.arrayContaining(['hello', 'bots']));
+  bodies['SSE /console/api/events'] = await page.evaluate(() => (window as unknown as { __feed: string[] }).__feed.join('\n'));
   bodies['inspector DOM'] = await page.content();
   expect(Object.values(bodies).every((b) => b.length > 0), 'every page, asset, view and the feed answered').toBe(true);
   for (const [where, body] of Object.entries(bodies)) {
