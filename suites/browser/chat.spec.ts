@@ -1,6 +1,6 @@
 // The visitor chat window in Chromium: payload types, markdown, quick replies, scheduled messages, transfer and close lines, phone size and keyboard.
 import { clauses } from '../fixtures.js';
-import { test, expect, needs, uniq, text, shot, PROMPT_MS } from './helpers.js';
+import { test, expect, needs, uniq, text, shot, realTime, PROMPT_MS } from './helpers.js';
 import { LIMITS } from '../../lib/limits.js';
 
 test.beforeEach(() => needs('sim'));
@@ -166,62 +166,66 @@ test('quick replies are buttons; a click (or Enter) sends their text and the bot
 
 test('a scheduled (await) message is announced then appears on time; when the visitor speaks first it disappears and never appears',
   clauses('CONSOLE-AWAIT-01'), async ({ chat, bot, page, api, target }) => {
-    const AWAIT_MS = 1_500;
-    const onTime = uniq('await on time');
-    await bot.script(onTime, [text('Give me a second.'), { type: 'await', duration: { unit: 'millis', value: AWAIT_MS } }, text('Here is the scheduled answer.')]);
-    await chat.open();
-    const id = await chat.start(onTime);
-    await expect(chat.scheduled, 'the pending scheduled message is announced').toBeVisible({ timeout: PROMPT_MS });
-    await expect(chat.bot('Here is the scheduled answer.'), 'the scheduled message appears').toBeVisible({ timeout: PROMPT_MS });
-    await expect(chat.scheduled, 'and its announcement is gone').toBeHidden();
-    const v = await bot.view(id);
-    const at = (t: string) => Date.parse(v.transcript.find((e) => e.payload?.value === t)!.at);
-    const gap = at('Here is the scheduled answer.') - at('Give me a second.');
-    expect(gap, `the scheduled message came ${gap} ms after the first one; expected ${AWAIT_MS} ms (tolerance -100 ms / +2000 ms)`).toBeGreaterThanOrEqual(AWAIT_MS - 100);
-    expect(gap).toBeLessThanOrEqual(AWAIT_MS + 2_000);
+    await realTime(target.base_url, async () => {
+      const AWAIT_MS = 1_500;
+      const onTime = uniq('await on time');
+      await bot.script(onTime, [text('Give me a second.'), { type: 'await', duration: { unit: 'millis', value: AWAIT_MS } }, text('Here is the scheduled answer.')]);
+      await chat.open();
+      const id = await chat.start(onTime);
+      await expect(chat.scheduled, 'the pending scheduled message is announced').toBeVisible({ timeout: PROMPT_MS });
+      await expect(chat.bot('Here is the scheduled answer.'), 'the scheduled message appears').toBeVisible({ timeout: PROMPT_MS });
+      await expect(chat.scheduled, 'and its announcement is gone').toBeHidden();
+      const v = await bot.view(id);
+      const at = (t: string) => Date.parse(v.transcript.find((e) => e.payload?.value === t)!.at);
+      const gap = at('Here is the scheduled answer.') - at('Give me a second.');
+      expect(gap, `the scheduled message came ${gap} ms after the first one; expected ${AWAIT_MS} ms (tolerance -100 ms / +2000 ms)`).toBeGreaterThanOrEqual(AWAIT_MS - 100);
+      expect(gap).toBeLessThanOrEqual(AWAIT_MS + 2_000);
 
-    const dropped = uniq('await dropped');
-    const DROP_MS = 3_000;
-    await bot.script(dropped, [text('I will come back to you.'), { type: 'await', duration: { unit: 'millis', value: DROP_MS } }, text('This must never be shown.')]);
-    await page.getByRole('button', { name: 'New conversation' }).click();
-    const id2 = await chat.start(dropped);
-    await expect(chat.scheduled, 'the pending scheduled message is announced').toBeVisible({ timeout: PROMPT_MS });
-    await shot(page, 'chat: scheduled message announced');
-    const pending = ((await bot.view(id2)) as { pendingTimers?: Array<{ kind: string; due: string }> }).pendingTimers ?? [];
-    expect(pending.map((t) => t.kind), 'the service holds the scheduled message').toContain('replies');
-    const due = Date.parse(pending.find((t) => t.kind === 'replies')!.due);
-    await chat.say('I speak first');
-    await expect(chat.visitor('I speak first')).toBeVisible({ timeout: PROMPT_MS });
-    await expect(chat.scheduled, 'the announcement disappears when the visitor speaks first').toBeHidden({ timeout: PROMPT_MS });
-    // Wait, with a deadline, until the service clock is past the due time of the dropped message.
-    const sim = target.sim_url ?? `${target.base_url}/sim`;
-    await expect.poll(async () => Date.parse((await api.request({ url: `${sim}/clock` })).json.now) > due + 1_000,
-      { message: 'the service clock passes the dropped message\'s due time', timeout: DROP_MS + PROMPT_MS }).toBe(true);
-    await expect(chat.bot('This must never be shown.'), 'the dropped scheduled message never appears').toHaveCount(0);
-    await expect(chat.scheduled, 'nothing is announced any more').toBeHidden();
-    await shot(page, 'chat: scheduled message dropped');
+      const dropped = uniq('await dropped');
+      const DROP_MS = 3_000;
+      await bot.script(dropped, [text('I will come back to you.'), { type: 'await', duration: { unit: 'millis', value: DROP_MS } }, text('This must never be shown.')]);
+      await page.getByRole('button', { name: 'New conversation' }).click();
+      const id2 = await chat.start(dropped);
+      await expect(chat.scheduled, 'the pending scheduled message is announced').toBeVisible({ timeout: PROMPT_MS });
+      await shot(page, 'chat: scheduled message announced');
+      const pending = ((await bot.view(id2)) as { pendingTimers?: Array<{ kind: string; due: string }> }).pendingTimers ?? [];
+      expect(pending.map((t) => t.kind), 'the service holds the scheduled message').toContain('replies');
+      const due = Date.parse(pending.find((t) => t.kind === 'replies')!.due);
+      await chat.say('I speak first');
+      await expect(chat.visitor('I speak first')).toBeVisible({ timeout: PROMPT_MS });
+      await expect(chat.scheduled, 'the announcement disappears when the visitor speaks first').toBeHidden({ timeout: PROMPT_MS });
+      // Wait, with a deadline, until the service clock is past the due time of the dropped message.
+      const sim = target.sim_url ?? `${target.base_url}/sim`;
+      await expect.poll(async () => Date.parse((await api.request({ url: `${sim}/clock` })).json.now) > due + 1_000,
+        { message: 'the service clock passes the dropped message\'s due time', timeout: DROP_MS + PROMPT_MS }).toBe(true);
+      await expect(chat.bot('This must never be shown.'), 'the dropped scheduled message never appears').toHaveCount(0);
+      await expect(chat.scheduled, 'nothing is announced any more').toBeHidden();
+      await shot(page, 'chat: scheduled message dropped');
+    });
   });
 
-test('transfers and closing are system lines; a closed conversation takes no more messages', clauses('CONSOLE-SYS-01'), async ({ chat, page }) => {
-  await chat.open();
-  // The demo scenario: a transfer to a rule nobody serves, its 5 s timeout, the failure message, then close.
-  await chat.start('example transfer');
-  await expect(chat.system('TRANSFER_REQUESTED'), 'transfer requested line').toBeVisible({ timeout: PROMPT_MS });
-  await expect(chat.system('TRANSFER_REQUESTED')).toContainText('Transfer requested');
-  await expect(chat.system('TRANSFER_TIMEOUT'), 'transfer timeout line (after 5 s)').toBeVisible({ timeout: 5_000 + PROMPT_MS });
-  await expect(chat.bot('Sorry, nobody could take your conversation.'), 'the scenario continues after the timeout').toBeVisible({ timeout: PROMPT_MS });
-  await expect(chat.system('BOT_CHAT_CLOSE'), 'close line').toContainText('closed the conversation', { timeout: PROMPT_MS });
-  await expect(page.getByTestId('conversation-state')).toHaveText('closed');
-  await expect(page.getByLabel('Message', { exact: true }), 'a closed conversation takes no more messages').toBeDisabled();
-  await shot(page, 'chat: transfer timeout and close');
+test('transfers and closing are system lines; a closed conversation takes no more messages', clauses('CONSOLE-SYS-01'), async ({ chat, page, target }) => {
+  await realTime(target.base_url, async () => {
+    await chat.open();
+    // The demo scenario: a transfer to a rule nobody serves, its 5 s timeout, the failure message, then close.
+    await chat.start('example transfer');
+    await expect(chat.system('TRANSFER_REQUESTED'), 'transfer requested line').toBeVisible({ timeout: PROMPT_MS });
+    await expect(chat.system('TRANSFER_REQUESTED')).toContainText('Transfer requested');
+    await expect(chat.system('TRANSFER_TIMEOUT'), 'transfer timeout line (after 5 s)').toBeVisible({ timeout: 5_000 + PROMPT_MS });
+    await expect(chat.bot('Sorry, nobody could take your conversation.'), 'the scenario continues after the timeout').toBeVisible({ timeout: PROMPT_MS });
+    await expect(chat.system('BOT_CHAT_CLOSE'), 'close line').toContainText('closed the conversation', { timeout: PROMPT_MS });
+    await expect(page.getByTestId('conversation-state')).toHaveText('closed');
+    await expect(page.getByLabel('Message', { exact: true }), 'a closed conversation takes no more messages').toBeDisabled();
+    await shot(page, 'chat: transfer timeout and close');
 
-  // A transfer to an asynchronous rule with an available operator is performed at once.
-  await page.getByRole('button', { name: 'New conversation' }).click();
-  await chat.start('transfer support');
-  await expect(chat.system('TRANSFERRED'), 'transferred line').toContainText('transferred to an operator', { timeout: PROMPT_MS });
-  await expect(page.getByTestId('conversation-state')).toHaveText('started (with an operator)');
-  await expect(chat.bot('Sorry, the transfer failed.'), 'the failure message after a performed transfer is not published').toHaveCount(0);
-  await shot(page, 'chat: transferred');
+    // A transfer to an asynchronous rule with an available operator is performed at once.
+    await page.getByRole('button', { name: 'New conversation' }).click();
+    await chat.start('transfer support');
+    await expect(chat.system('TRANSFERRED'), 'transferred line').toContainText('transferred to an operator', { timeout: PROMPT_MS });
+    await expect(page.getByTestId('conversation-state')).toHaveText('started (with an operator)');
+    await expect(chat.bot('Sorry, the transfer failed.'), 'the failure message after a performed transfer is not published').toHaveCount(0);
+    await shot(page, 'chat: transferred');
+  });
 });
 
 test('phone-sized window and keyboard only: start, write, read; nothing scrolls sideways', clauses('CONSOLE-PAGE-02'), async ({ chat, page, target }) => {

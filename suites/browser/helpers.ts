@@ -4,6 +4,7 @@ import { test as base, expect, needs } from '../fixtures.js';
 import { BotDriver, uniq, text, type Reply } from '../bot-runtime/helpers.js';
 import { withClockLock } from '../bot-runtime/clock-lock.js';
 import { Hooks } from '../webhooks/helpers.js';
+import { timingSection } from '../webhooks/clock-lock.js';
 
 export { expect, needs, uniq, text, type Reply };
 
@@ -42,6 +43,12 @@ export class ChatWindow {
   payload(contentType: string): Locator { return this.page.locator(`#transcript li[data-role="bot"][data-content-type="${contentType}"]`); }
   get scheduled(): Locator { return this.page.locator('#scheduled'); }
 }
+
+/**
+ * Runs a check that relies on real-time timers (awaits, transfer timeouts, webhook retries) while no other check jumps the
+ * service clock: the fake connector's shared lock (bot-runtime) is held by the `bot` fixture, the webhook suite's timing section here.
+ */
+export async function realTime<T>(baseUrl: string, fn: () => Promise<T>): Promise<T> { return timingSection(baseUrl, fn); }
 
 /** Attaches a screenshot of the page to the report. */
 export async function shot(page: Page, name: string, fullPage = true): Promise<void> {

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import { clauses } from '../fixtures.js';
 import { agentFor } from '../../lib/http.js';
 import { request } from 'undici';
-import { test, expect, needs, uniq, text, shot, PROMPT_MS } from './helpers.js';
+import { test, expect, needs, uniq, text, shot, realTime, PROMPT_MS } from './helpers.js';
 import { LIMITS } from '../../lib/limits.js';
 
 test.beforeEach(() => needs('sim'));
@@ -69,18 +69,20 @@ test('a retried webhook delivery shows its failed attempt and the retry', clause
   needs('platform');
   await bot.seededBots('conv');
   const sub = await hooks.subscribe({ events: ['v2.conversation.pushed'] });
-  await hooks.plan(sub, [503], {}, 200);
-  await chat.open();
-  const id = await chat.start(uniq('webhook please'));
-  const inspector = await page.context().newPage();
-  await inspector.goto(target.inspector_url!);
-  const row = inspector.locator('#webhooks tbody tr').filter({ hasText: id });
-  await expect(row.locator('.attempts li').first(), 'the first attempt is answered 503').toContainText('503', { timeout: PROMPT_MS });
-  await expect(row.locator('.attempts li'), 'the retry follows (10 s later) and is answered 200').toHaveCount(2, { timeout: LIMITS.webhookRetryDelaysMs[0]! + PROMPT_MS });
-  await expect(row.locator('.attempts li').nth(1)).toContainText('200');
-  await expect(row, 'the delivery ends delivered').toHaveAttribute('data-state', 'delivered', { timeout: PROMPT_MS });
-  await expect(row, 'the callback URL is shown').toContainText(sub.path);
-  await shot(inspector, 'inspector: retried webhook');
+  await realTime(target.base_url, async () => {
+    await hooks.plan(sub, [503], {}, 200);
+    await chat.open();
+    const id = await chat.start(uniq('webhook please'));
+    const inspector = await page.context().newPage();
+    await inspector.goto(target.inspector_url!);
+    const row = inspector.locator('#webhooks tbody tr').filter({ hasText: id });
+    await expect(row.locator('.attempts li').first(), 'the first attempt is answered 503').toContainText('503', { timeout: PROMPT_MS });
+    await expect(row.locator('.attempts li'), 'the retry follows (10 s later) and is answered 200').toHaveCount(2, { timeout: LIMITS.webhookRetryDelaysMs[0]! + PROMPT_MS });
+    await expect(row.locator('.attempts li').nth(1)).toContainText('200');
+    await expect(row, 'the delivery ends delivered').toHaveAttribute('data-state', 'delivered', { timeout: PROMPT_MS });
+    await expect(row, 'the callback URL is shown').toContainText(sub.path);
+    await shot(inspector, 'inspector: retried webhook');
+  });
 });
 
 test('no secret in the pages: HTML, scripts, JSON views and live-feed payloads', clauses('CONSOLE-SEC-01'), async ({ chat, bot, hooks, page, target }) => {
