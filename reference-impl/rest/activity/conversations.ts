@@ -20,15 +20,19 @@ export function channelMatches(channel: string, value: string): boolean {
   return value === 'social' ? channel.startsWith('social_') : channel === value;
 }
 
-function historyMode(req: FastifyRequest, kind: PathKind): 'entries' | 'formatted' {
+function historyMode(app: FastifyInstance, req: FastifyRequest, kind: PathKind): 'entries' | 'formatted' {
   const raw = (req.query as Record<string, unknown>).formatHistory;
   if (raw !== undefined && raw !== '0' && raw !== '1') throw badRequest(`'formatHistory' must be 0 or 1 (got ${JSON.stringify(raw)}).`);
   // Only the json-unicode path with formatHistory=0 gives well-formed entries; everything else is the legacy transcript (REST-HIST-04).
+  // Deviation rest-history-legacy-as-entries: the plain path answers well-formed entries.
+  if (kind === 'legacy' && app.ces.deviations.has('rest-history-legacy-as-entries')) return 'entries';
   return kind === 'unicode' && raw === '0' ? 'entries' : 'formatted';
 }
 
 export function conversationResource(app: FastifyInstance, row: Row, kind: PathKind, mode: 'entries' | 'formatted'): Row {
   const stored = jsonList<unknown[]>(row.history);
+  // Deviation rest-history-unordered: entries newest first.
+  if (app.ces.deviations.has('rest-history-unordered')) stored.reverse();
   const history = mode === 'entries' && !app.ces.deviations.has('rest-history-formatted') ? wellFormed(stored, app.ces.deviations.has('rest-history-epoch-on-code3')) : formatted(stored);
   return {
     id: row.id,
@@ -46,7 +50,8 @@ export function conversationResource(app: FastifyInstance, row: Row, kind: PathK
     skill_id: row.skill_id,
     rule_id: row.rule_id,
     tag_list: jsonList<number>(row.tag_list),
-    xmpp_id: row.uuid,
+    // Deviation rest-conversation-xmpp-id-missing: a spec field left out.
+    ...(app.ces.deviations.has('rest-conversation-xmpp-id-missing') ? {} : { xmpp_id: row.uuid }),
     _link: `${PATHS[kind]}/${row.id}`,
   };
 }
@@ -57,17 +62,19 @@ export function conversationFilters(app: FastifyInstance): Record<string, Filter
       if (!(CONVERSATION_CHANNEL_FILTER as readonly string[]).includes(v)) throw badRequest(`filters[channel] must be one of ${CONVERSATION_CHANNEL_FILTER.join(', ')} (got ${JSON.stringify(v)}).`);
       // Deviation rest-conversation-social-filter-partial: `social` only finds social_a.
       if (v === 'social' && app.ces.deviations.has('rest-conversation-social-filter-partial')) return row.channel === 'social_a';
+      if (app.ces.deviations.has('rest-conversation-channel-filter-ignored')) return true;
       return row.channel === undefined || channelMatches(row.channel, v);
     },
     // The period is applied before the filters (conversationWindow); these only accept the names.
     from: () => true,
     to: () => true,
-    website_id: F.int('website_id'),
-    operator_id: F.int('operator_id'),
-    visitor_id: F.text('visitor_uid'),
-    skill_id: F.int('skill_id'),
+    // Deviations rest-conversation-<filter>-filter-ignored: the filter is validated, then not applied.
+    website_id: (row, v) => F.int('website_id')(row, v) || (row.id !== undefined && app.ces.deviations.has('rest-conversation-website-filter-ignored')),
+    operator_id: (row, v) => F.int('operator_id')(row, v) || (row.id !== undefined && app.ces.deviations.has('rest-conversation-operator-filter-ignored')),
+    visitor_id: (row, v) => F.text('visitor_uid')(row, v) || (row.id !== undefined && app.ces.deviations.has('rest-conversation-visitor-filter-ignored')),
+    skill_id: (row, v) => F.int('skill_id')(row, v) || (row.id !== undefined && app.ces.deviations.has('rest-conversation-skill-filter-ignored')),
     tag_id: (row, v) => app.ces.deviations.has('rest-conversation-tag-filter-ignored') || F.listHas('tag_list', 'tag_id')(row, v),
-    rule_id: F.int('rule_id'),
+    rule_id: (row, v) => F.int('rule_id')(row, v) || (row.id !== undefined && app.ces.deviations.has('rest-conversation-rule-filter-ignored')),
   };
 }
 
@@ -79,6 +86,7 @@ export function conversationsInWindow(app: FastifyInstance, req: FastifyRequest,
     defaultMonths: app.ces.deviations.has('rest-period-default-6-months') ? 6 : undefined,
     onlyFromUnbounded: app.ces.deviations.has('rest-period-only-from-unbounded'),
     onlyToAfter: app.ces.deviations.has('rest-period-only-to-after'),
+    dateOnlyToAtStart: app.ces.deviations.has('rest-period-date-only-to-start'),
   });
   return clientRows(app, req, 'conversations', 'created_at DESC, id DESC').filter((r) => r.created_at >= win.from && r.created_at <= win.to);
 }
@@ -91,7 +99,7 @@ export function registerConversations(app: FastifyInstance): void {
       list: true, filters: CONVERSATION_FILTERS, params: ['formatHistory'], response: 'rest/conversation.json', deprecated: true,
     }), async (req) => {
       const q = parseList(req, CONVERSATION_FILTERS, ['formatHistory']);
-      const mode = historyMode(req, kind);
+      const mode = historyMode(app, req, kind);
       const filters = conversationFilters(app);
       for (const [name, value] of Object.entries(q.filters)) filters[name]!({}, value);
       const rows = conversationsInWindow(app, req, q.filters);
@@ -105,7 +113,7 @@ export function registerConversations(app: FastifyInstance): void {
       params: ['formatHistory'], response: 'rest/conversation.json', deprecated: true,
     }), async (req) => {
       parseList(req, [], ['formatHistory']);
-      const mode = historyMode(req, kind);
+      const mode = historyMode(app, req, kind);
       return success(conversationResource(app, rowById(app, req, 'conversations', 'conversation'), kind, mode));
     });
   }

@@ -38,9 +38,9 @@ export function addMonths(ms: number, months: number): number {
 export interface Window { from: number; to: number }
 
 /** Optional bounds of from/to filters (transactions, satisfactions, call meetings, statistics): no window rules. */
-export function bounds(filters: Record<string, string>): { from?: number; to?: number } {
+export function bounds(filters: Record<string, string>, dateOnlyToAtStart = false): { from?: number; to?: number } {
   const from = filters.from !== undefined ? parseRestDate('from', filters.from, 'start') : undefined;
-  const to = filters.to !== undefined ? parseRestDate('to', filters.to, 'end') : undefined;
+  const to = filters.to !== undefined ? parseRestDate('to', filters.to, dateOnlyToAtStart && /^\d{4}-\d{2}-\d{2}$/.test(filters.to) ? 'start' : 'end') : undefined;
   if (from !== undefined && to !== undefined && from > to) throw badRequest("filters[from] must not be after filters[to].");
   return { from, to };
 }
@@ -54,6 +54,7 @@ export interface WindowOptions {
   defaultMonths?: number;
   onlyFromUnbounded?: boolean;
   onlyToAfter?: boolean;
+  dateOnlyToAtStart?: boolean;
 }
 
 /**
@@ -62,7 +63,7 @@ export interface WindowOptions {
  */
 export function conversationWindow(filters: Record<string, string>, o: WindowOptions): Window {
   const months = LIMITS.conversationPeriodMonths;
-  const { from, to } = bounds(filters);
+  const { from, to } = bounds(filters, o.dateOnlyToAtStart);
   // Month arithmetic uses the dates as written; `to` then covers its whole second (or day), as an explicit `to` would.
   const toAsWritten = filters.to !== undefined ? parseRestDate('to', filters.to, 'start') : undefined;
   const endOf = (ms: number) => parseRestDate('to', restDateOf(ms), 'end');

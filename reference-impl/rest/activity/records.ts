@@ -7,7 +7,9 @@ import { clientRows, meta, rowById } from './common.js';
 import { bounds } from './period.js';
 
 /** A date filter on a column: validated with the REST date forms, inclusive. */
-const dateFilter = (col: string, edge: 'from' | 'to', exclusiveTo: () => boolean): FilterFn => (row, v) => {
+const dateFilter = (col: string, edge: 'from' | 'to', exclusiveTo: () => boolean, lenient: () => boolean): FilterFn => (row, v) => {
+  // Deviation rest-filter-bad-date-ignored: a malformed date is taken as no filter.
+  if (lenient()) { try { bounds({ [edge]: v }); } catch { return true; } }
   const b = bounds({ [edge]: v });
   if (row[col] === undefined) return true;
   // Deviation rest-activity-to-exclusive: `to` stops before its own second.
@@ -31,10 +33,11 @@ interface Resource {
 
 function resources(app: FastifyInstance): Resource[] {
   const exclusive = () => app.ces.deviations.has('rest-activity-to-exclusive');
+  const lenient = () => app.ces.deviations.has('rest-filter-bad-date-ignored');
   return [
     {
       name: 'tag', table: 'tags', schema: 'rest/tag.json', deprecated: true, listSummary: 'Conversation tags (deprecated; GraphQL conversationTag)',
-      filters: { website_id: F.listHas('website_id') },
+      filters: { website_id: (row, v) => F.listHas('website_id')(row, v) || (row.id !== undefined && app.ces.deviations.has('rest-tag-website-filter-ignored')) },
       summary: ['name'],
       shape: (r) => ({
         id: r.id, name: r.name,
@@ -47,7 +50,7 @@ function resources(app: FastifyInstance): Resource[] {
       name: 'transaction', table: 'transactions', schema: 'rest/transaction.json', deprecated: false, listSummary: 'Transactions, linked or not to a conversation',
       filters: {
         website_id: F.int('website_id'),
-        operator_id: F.int('operator_id'),
+        operator_id: (row, v) => F.int('operator_id')(row, v) || (row.id !== undefined && app.ces.deviations.has('rest-transaction-operator-filter-ignored')),
         // `null`: not linked to a conversation; `!null`: linked (REST-TRX-03).
         conversation_id: (row, v) => {
           if (v === 'null' || v === '!null') {
@@ -57,12 +60,14 @@ function resources(app: FastifyInstance): Resource[] {
           if (!/^\d+$/.test(v)) throw badRequest(`filters[conversation_id] must be an integer, 'null' or '!null' (got ${JSON.stringify(v)}).`);
           return row.conversation_id === intValue('conversation_id', v);
         },
-        from: dateFilter('created_at', 'from', exclusive),
-        to: dateFilter('created_at', 'to', exclusive),
+        from: dateFilter('created_at', 'from', exclusive, lenient),
+        to: dateFilter('created_at', 'to', exclusive, lenient),
       },
       summary: ['external_id', 'amount', 'created_at', 'conversation_id'],
       shape: (r) => ({
-        id: r.id, external_id: r.external_id, visitor_uid: r.visitor_uid, visitor_email: r.visitor_email, amount: r.amount,
+        // Deviation rest-transaction-amount-string: the Double answered as a string.
+        id: r.id, external_id: r.external_id, visitor_uid: r.visitor_uid, visitor_email: r.visitor_email,
+        amount: app.ces.deviations.has('rest-transaction-amount-string') ? String(r.amount) : r.amount,
         created_at: restDate(r.created_at), website_id: r.website_id, operator_id: r.operator_id, conversation_id: r.conversation_id,
         _link: `/transaction/${r.id}`,
       }),
@@ -70,8 +75,9 @@ function resources(app: FastifyInstance): Resource[] {
     {
       name: 'satisfaction', table: 'satisfactions', schema: 'rest/satisfaction.json', deprecated: true, listSummary: 'Satisfaction survey answers (deprecated; GraphQL satisfactionSurveyResponses)',
       filters: {
-        website_id: F.int('website_id'), operator_id: F.int('operator_id'), conversation_id: F.int('conversation_id'),
-        from: dateFilter('created_at', 'from', exclusive), to: dateFilter('created_at', 'to', exclusive),
+        website_id: F.int('website_id'), operator_id: F.int('operator_id'),
+        conversation_id: (row, v) => F.int('conversation_id')(row, v) || (row.id !== undefined && app.ces.deviations.has('rest-satisfaction-conversation-filter-ignored')),
+        from: dateFilter('created_at', 'from', exclusive, lenient), to: dateFilter('created_at', 'to', exclusive, lenient),
       },
       summary: ['conversation_id', 'created_at'],
       shape: (r) => ({
@@ -84,7 +90,10 @@ function resources(app: FastifyInstance): Resource[] {
     },
     {
       name: 'callmeeting', table: 'callmeetings', schema: 'rest/callmeeting.json', deprecated: true, listSummary: 'Call meetings (deprecated)', byIdIsExtension: true,
-      filters: { website_id: F.int('website_id'), from: dateFilter('start_at', 'from', exclusive), to: dateFilter('start_at', 'to', exclusive) },
+      filters: {
+        website_id: (row, v) => F.int('website_id')(row, v) || (row.id !== undefined && app.ces.deviations.has('rest-callmeeting-website-filter-ignored')),
+        from: dateFilter('start_at', 'from', exclusive, lenient), to: dateFilter('start_at', 'to', exclusive, lenient),
+      },
       summary: ['status', 'start_at'],
       shape: (r) => ({
         id: r.id, phone_number: r.phone_number, visitor_uid: r.visitor_uid,
@@ -102,7 +111,7 @@ export function registerRecords(app: FastifyInstance): void {
     const names = Object.keys(res.filters);
     app.get(`/${res.name}`, meta({ summary: res.listSummary, list: true, filters: names, response: res.schema, deprecated: res.deprecated }), async (req) => {
       const q = parseList(req, names);
-      if (q.filters.from !== undefined || q.filters.to !== undefined) bounds(q.filters);
+      if ((q.filters.from !== undefined || q.filters.to !== undefined) && !app.ces.deviations.has('rest-filter-bad-date-ignored')) bounds(q.filters);
       return listAnswer(clientRows(app, req, res.table), q, res.filters, (row, full) => (full ? res.shape(row) : pick(res.shape(row), res.summary)));
     });
     app.get(`/${res.name}/:id`, meta({

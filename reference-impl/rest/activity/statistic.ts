@@ -28,6 +28,7 @@ function indicatorNames(app: FastifyInstance, raw: string | undefined, channel: 
       continue;
     }
     const ind = INDICATORS[n];
+    if (!ind && app.ces.deviations.has('rest-statistic-unknown-indicator-zero')) continue;
     if (!ind) throw badRequest(`Unknown indicator '${n}'. Accepted indicators: ${INDICATOR_NAMES.join(', ')}.`);
     const group: readonly string[] = CHANNEL_GROUPS[ind.group];
     if (channel && !group.includes(channel) && !app.ces.deviations.has('rest-statistic-channel-group-ignored')) {
@@ -60,7 +61,8 @@ function baseScope(app: FastifyInstance, req: FastifyRequest, f: Record<string, 
     if (!parts.length || parts.some((p) => !/^\d+$/.test(p))) throw badRequest(`filters[${name}] must be a comma list of website ids (got ${JSON.stringify(websitesRaw)}).`);
     websites = parts.map(Number);
     const own = new Set((db.prepare('SELECT id FROM websites WHERE client_id = ?').all(clientId) as Row[]).map((r) => r.id));
-    for (const w of websites) if (!own.has(w)) throw unknownId('website', w);
+    // Deviation rest-statistic-other-client-website: websites are not checked against the key's client.
+    if (!app.ces.deviations.has('rest-statistic-other-client-website')) for (const w of websites) if (!own.has(w)) throw unknownId('website', w);
   }
   const onWebsite = (w: number) => !websites || websites.includes(w);
   // Deviation rest-statistic-channel-ignored: the filter is validated but not applied.
@@ -79,7 +81,7 @@ function baseScope(app: FastifyInstance, req: FastifyRequest, f: Record<string, 
   const presence = clip((db.prepare('SELECT * FROM operator_presence WHERE client_id = ?').all(clientId) as Array<Row & Period>)
     .map((p) => ({ start: p.start_at, end: p.end_at, state: p.state, operator_id: p.operator_id }))
     .filter((p) => opIds.has(p.operator_id)), from, to);
-  return { from, to, convs, transactions, displays, presence, availability: presence, convById, operators };
+  return { from, to, convs, transactions, displays, presence, availability: presence, convById, operators, wrongRateBase: app.ces.deviations.has('rest-statistic-rate-wrong-base') };
 }
 
 /** The part of the base scope that belongs to one resource. */
@@ -189,7 +191,7 @@ export function registerStatistic(app: FastifyInstance): void {
     const base = baseScope(app, req, f, win.from, win.to);
     const groups: Array<{ resource: { type: string; id: number | string } | null; scope: Scope }> = resource
       ? resourceRows(app, req, base, resource, f.resource_id).map((r) => ({ resource: { type: r.type, id: r.id }, scope: r.scope }))
-      : [{ resource: null, scope: base }];
+      : [{ resource: app.ces.deviations.has('rest-statistic-resource-not-null') ? { type: 'all', id: 0 } : null, scope: base }];
 
     const start = (q.page - 1) * q.limit;
     let rows: Row[];
@@ -198,6 +200,8 @@ export function registerStatistic(app: FastifyInstance): void {
       const scope = groups[0]!.scope;
       const buckets: number[] = [];
       for (let b = bucketStart(win.from, granularity); b <= win.to; b = nextBucket(b, granularity)) buckets.push(b);
+      // Deviation rest-statistic-last-bucket-missing: the bucket holding `to` is left out.
+      if (app.ces.deviations.has('rest-statistic-last-bucket-missing')) buckets.pop();
       count = buckets.length;
       // Only the requested page is computed: a long period in hours stays cheap.
       rows = buckets.slice(start, start + q.limit).map((b) => ({ date: restDate(b), value: value(app, names[0]!, bucketScope(scope, b, nextBucket(b, granularity))) }));
