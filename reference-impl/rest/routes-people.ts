@@ -3,14 +3,11 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { success, badRequest } from './envelope.js';
 import { parseList, listAnswer, F, intValue, type FilterFn, type Row } from './list.js';
 import type { OpenApiRoute } from './openapi.js';
-import { getMeta, setMeta } from '../store/db.js';
+import { nextOperatorId } from './people/operator-ids.js';
 import * as R from './people/resources.js';
 import { clientRow, clientRows } from './people/tenant.js';
 import { operatorWrite, bodyObject } from './people/operator-write.js';
 import { liveResource, liveRow, isAvailable, parseLiveBody, applyLive } from './people/live.js';
-
-/** meta key of the highest operator id ever given (ids of deleted operators are never reused). */
-const OPERATOR_LAST_ID = 'rest_operator_last_id';
 
 /** Route metadata for the OpenAPI document (format: see openapi.ts). */
 const doc = (openapi: OpenApiRoute) => ({ config: { openapi } });
@@ -64,12 +61,10 @@ export default function peopleRoutes(app: FastifyInstance): void {
     const cols = operatorWrite(req, 'create');
     const now = ces.clock.now();
     const id = ces.db.transaction(() => {
-      // SQLite would reuse the id of a deleted last operator; an id must never name two operators, so the highest id ever given is kept.
-      const id = Math.max(Number(getMeta(ces.db, OPERATOR_LAST_ID) ?? 0), (ces.db.prepare('SELECT MAX(id) AS m FROM operators').get() as { m: number | null }).m ?? 0) + 1;
+      const id = nextOperatorId(ces.db);
       const row: Row = { id, ...cols, client_id: req.client.id, type: 'human', created_at: now, updated_at: now };
       const keys = Object.keys(row);
       ces.db.prepare(`INSERT INTO operators (${keys.map((k) => `"${k}"`).join(',')}) VALUES (${keys.map(() => '?').join(',')})`).run(...keys.map((k) => row[k]));
-      setMeta(ces.db, OPERATOR_LAST_ID, String(id));
       return id;
     })();
     event('user.created', req, id);
