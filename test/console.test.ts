@@ -29,6 +29,8 @@ test('markdown: Supported features', () => {
   assert.match(md.renderMarkdown('n[^1]\n[^1]: note', 'm'), /<sup class="md-fnref"><a href="#m-fn-1".*<li id="m-fn-1">note/);
   assert.match(md.renderMarkdown('- a\n  - b\n- [x] c'), /<ul><li>a<ul><li>b<\/li><\/ul><\/li><li class="md-task"><input type="checkbox" disabled checked/);
   assert.match(md.renderMarkdown('1. a\n2. b'), /<ol><li>a<\/li><li>b<\/li><\/ol>/);
+  assert.match(md.renderMarkdown('- item\n  ```\n  code\n  ```\n- two\n  > quote\n  >> deeper'),
+    /<li>item<pre class="md-code"><code>code<\/code><\/pre><\/li><li>two<blockquote>quote<blockquote>deeper<\/blockquote><\/blockquote><\/li>/, 'nested code block and blockquote in lists');
 });
 
 test('markdown: Partial features and Not supported ones as plain text', () => {
@@ -40,6 +42,8 @@ test('markdown: Partial features and Not supported ones as plain text', () => {
   assert.match(md.renderMarkdown('[top](#top)'), /\[top\]\(#top\)/, 'a link to an anchor stays text');
   assert.doesNotMatch(md.renderMarkdown('Term\n: definition'), /<dl|<dt|<dd/, 'no definition list');
   assert.match(md.renderMarkdown('> a\n>\n> b'), /<blockquote>a<br>b<\/blockquote>/, 'multi-paragraph blockquote: line breaks only');
+  assert.match(md.renderMarkdown('- a\n\n  second para\n- b'), /<li>a<br>second para<\/li>/, 'nested paragraph in a list: line breaks only');
+  assert.match(md.renderMarkdown('> - x\n> - y'), /<blockquote><ul><li>x<\/li><li>y<\/li><\/ul><\/blockquote>/, 'blockquote with other elements');
 });
 
 test('markdown: bot text never becomes HTML; only http(s) and mailto links', () => {
