@@ -50,9 +50,12 @@ export class ChatWindow {
  */
 export async function realTime<T>(baseUrl: string, fn: () => Promise<T>): Promise<T> { return timingSection(baseUrl, fn); }
 
-/** Attaches a screenshot of the page to the report. */
+/** Attaches a screenshot of the page to the report, as a file of the run folder so the evidence page shows it too. */
 export async function shot(page: Page, name: string, fullPage = true): Promise<void> {
-  await base.info().attach(name, { body: await page.screenshot({ fullPage }), contentType: 'image/png' });
+  const info = base.info();
+  const file = info.outputPath(`${name.replace(/[^\w-]+/g, '-').replace(/^-|-$/g, '')}.png`);
+  await page.screenshot({ fullPage, path: file });
+  await info.attach(name, { path: file, contentType: 'image/png' });
 }
 
 export const test = base.extend<{ bot: BotDriver; chat: ChatWindow; hooks: Hooks; pageErrors: string[] }>({
