@@ -42,7 +42,8 @@ export function coalesce(fn, delayMs = 50) {
     timer = null;
     if (running) { again = true; return; }
     running = true;
-    try { await fn(); } catch (e) { console.error(e); } finally {
+    // A failed refresh (the page navigating away, the service restarting) is retried on the next event: a warning, not an error.
+    try { await fn(); } catch (e) { console.warn(e); } finally {
       running = false;
       if (again) { again = false; schedule(); }
     }
