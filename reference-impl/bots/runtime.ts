@@ -234,8 +234,7 @@ export class ConversationRuntime {
     const inst = installation(this.ces, bot.install_id)!;
     const conv = this.conv(id)!;
     const history: unknown[] = [];
-    const dev = this.ces.deviations;
-    let visitorMsg = dev.has('bots-first-messages-after-visitor') ? this.addTranscript(id, 'visitor', { contentType: 'text', value: text }) : undefined;
+    let visitorMsg = this.ces.deviations.has('bots-first-messages-after-visitor') ? this.addTranscript(id, 'visitor', { contentType: 'text', value: text }) : undefined;
     const first = await this.client.call(inst, {
       endpoint: 'first-messages', method: 'GET', path: `/bots/${encodeURIComponent(String(botId))}/conversation-first-messages`,
       timeoutMs: this.firstMessagesLimit(), schema: 'connector/first-messages.json', conversationId: id, operatorId: botId,
@@ -255,7 +254,7 @@ export class ConversationRuntime {
     if (this.conv(id)?.closed_at) return;
     visitorMsg ??= this.addTranscript(id, 'visitor', { contentType: 'text', value: text });
     this.touch(id);
-    if (dev.has('bots-no-conversation-create')) {
+    if (this.ces.deviations.has('bots-no-conversation-create')) {
       this.ces.db.prepare(`UPDATE conversation_state SET connector_conversation_id = ?, phase = 'bot' WHERE conversation_id = ?`).run(conv.uuid, id);
       await this.postMessage(id, 'visitor', { contentType: 'text', value: text }, visitorMsg);
       return;
