@@ -1,5 +1,6 @@
 // Resolves the target of a run: a target file given by the user, or the embedded reference stack started in this process.
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { loadTarget, TargetError, type Target } from '../lib/target.js';
 import { startStack, type Stack } from '../reference-impl/stack.js';
@@ -21,12 +22,13 @@ export async function resolveTarget(opts: { target?: string; deviate?: string[];
   }
   let stack: Stack;
   try {
-    stack = await startStack({ deviate: opts.deviate ?? [], seed: opts.seed, workDir: path.join(opts.runDir, 'embedded') });
+    // The embedded target file holds live keys and passwords: it lives in a private temporary folder, never under reports/.
+    stack = await startStack({ deviate: opts.deviate ?? [], seed: opts.seed, workDir: fs.mkdtempSync(path.join(os.tmpdir(), 'ces-embedded-')) });
   } catch (e) {
     if (e instanceof UnknownDeviationError) throw new UsageError(e.message);
     throw e;
   }
-  const file = path.join(opts.runDir, 'embedded', 'target.json');
+  const file = path.join(path.dirname(stack.ready.ca_file), 'target.json');
   fs.writeFileSync(file, JSON.stringify(stack.ready, null, 2));
-  return { target: stack.ready, file, stack, close: () => stack.close() };
+  return { target: stack.ready, file, stack, close: async () => { await stack.close(); fs.rmSync(path.dirname(file), { recursive: true, force: true }); } };
 }
