@@ -83,3 +83,38 @@ test('routes: default window follows the service clock; statistic contact_number
     await app.close();
   }
 });
+
+test("statistic refusals: removed, unknown, outside the channel group, granularity with several indicators, another client's website", async () => {
+  const app = await buildApp({});
+  try {
+    const keys = app.ces.db.prepare('SELECT id, api_key FROM clients ORDER BY id').all() as Array<{ id: number; api_key: string }>;
+    const get = async (q: string) => {
+      const res = await app.inject({ method: 'GET', url: '/api/2/statistic?' + q, headers: { 'x-api-key': keys[0]!.api_key } });
+      return { status: res.statusCode, body: res.json() };
+    };
+    const cases: Array<[string, number, RegExp]> = [
+      ['filters[indicators]=satisfaction_global_rate', 400, /no longer served/],
+      ['filters[indicators]=occupation_duration', 400, /no longer served/],
+      ['filters[indicators]=contact_happiness', 400, /Unknown indicator 'contact_happiness'/],
+      ['filters[indicators]=contact_missed_number&filters[channel]=video', 400, /'contact_missed_number' is not available for channel 'video'/],
+      ['filters[indicators]=contact_number&filters[channel]=social_d', 400, /not available for channel 'social_d'/],
+      ['filters[indicators]=contact_number,rule_display_number&filters[granularity]=day', 400, /exactly one indicator/],
+      ['filters[granularity]=week&filters[indicators]=contact_number', 400, /granularity/],
+      ['filters[resource_id]=1', 400, /needs filters\[resource\]/],
+    ];
+    for (const [q, status, message] of cases) {
+      const { status: got, body } = await get(q);
+      assert.equal(got, status, q);
+      assert.equal(body.meta.status, 'fail', q);
+      assert.match(body.meta.message, message, q);
+    }
+    const other = app.ces.db.prepare('SELECT id FROM websites WHERE client_id = ? LIMIT 1').get(keys[1]!.id) as { id: number };
+    const { status, body } = await get(`filters[website_list]=${other.id}`);
+    assert.equal(status, 404);
+    assert.equal(body.meta.message, `Unknown 'website' with 'id' ${other.id}.`);
+    const ok = await get('filters[indicators]=contact_waiting_number&filters[channel]=video');
+    assert.equal(ok.body.meta.status, 'success');
+  } finally {
+    await app.close();
+  }
+});
