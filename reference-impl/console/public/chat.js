@@ -116,7 +116,8 @@ function quickReplies(entry) {
 }
 
 function entryNode(e) {
-  const who = e.role === 'bot' ? 'Bot' : e.role === 'operator' ? 'Operator' : e.role === 'visitor' ? 'You' : 'System';
+  const pseudo = state.config.websites.flatMap((w) => w.bots).find((b) => b.operatorId === e.operatorId)?.pseudo;
+  const who = e.role === 'bot' ? `${pseudo ?? 'Bot'} (bot)` : e.role === 'operator' ? `Operator ${e.operatorId ?? ''}`.trim() : e.role === 'visitor' ? 'You' : 'System';
   if (e.role === 'system') {
     const key = e.payload?.value;
     return el('li', { class: 'msg system', 'data-role': 'system', 'data-event': key },
