@@ -26,7 +26,8 @@ function baseCert(publicKey: forge.pki.PublicKey, days: number) {
 export function generateTls(extraHosts: string[] = []): TlsMaterial {
   const caKeys = rsaKeys();
   const caCert = baseCert(caKeys.publicKey, 30);
-  const caSubject = [{ name: 'commonName', value: 'CES harness test CA' }];
+  // A unique subject per CA: two harness CAs trusted together (serve --connector-url another serve) must not be confused by name.
+  const caSubject = [{ name: 'commonName', value: `CES harness test CA ${randomBytes(6).toString('hex')}` }];
   caCert.setSubject(caSubject);
   caCert.setIssuer(caSubject);
   caCert.setExtensions([

@@ -6,6 +6,7 @@ import { test } from '../fixtures.js';
 import { agentFor, http, type HttpAnswer, type HttpRequest } from '../../lib/http.js';
 import { addSecret, mask } from '../../lib/mask.js';
 import type { Target } from '../../lib/target.js';
+import { withClockLock } from '../clock-lock.js';
 
 export interface Login { username: string; password: string; client_id?: number }
 
@@ -106,7 +107,10 @@ export class Sim {
     const j = await this.json('GET', '/clock');
     return { nowMs: Date.parse(j.now), offsetMs: j.offsetMs };
   }
-  async advance(ms: number): Promise<void> { await this.json('POST', '/clock/advance', { ms: Math.max(0, Math.round(ms)) }); }
+  /** Moves the service clock holding the suites' clock lock alone, so real-time checks of other suites are never disturbed. */
+  async advance(ms: number): Promise<void> {
+    await withClockLock(this.target, 'exclusive', async () => { await this.json('POST', '/clock/advance', { ms: Math.max(0, Math.round(ms)) }); });
+  }
   /** A fresh login of `clientId` (default: the first client) used by one check only. */
   async newUser(clientId?: number): Promise<Login> { return this.json('POST', '/users', clientId === undefined ? {} : { client_id: clientId }); }
   /** Forgets the login attempts made from the caller's address (so the next checks are not throttled). */

@@ -2,7 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import { clauses, needs, expectSchema, type Api } from '../fixtures.js';
 import { test, expect, PROMPT_MS, expectSignedJson, isUuid, clientIdOf, type Hooks } from './helpers.js';
-import { clockSection } from './clock-lock.js';
+import { withClockLock } from '../clock-lock.js';
 import { LIMITS } from '../../lib/limits.js';
 import type { Target } from '../../lib/target.js';
 
@@ -133,7 +133,7 @@ test.describe('webhook events', () => {
     needs('clock');
     const sub = await hooks.subscribe({ events: ['v2.conversation.closed'] });
     const { uuid } = await startConversation(api, hooks, 'social_a');
-    await clockSection(target.base_url, async () => {
+    await withClockLock(target, 'exclusive', async () => {
       const advance = (ms: number) => api.postJson(`${hooks.simUrl}/clock/advance`, { ms });
       expect((await advance(LIMITS.offsiteInactivityMs - 60_000)).status).toBe(200);
       expect((await view(api, hooks, uuid)).state, 'still open a minute before 7 days of inactivity').toBe('started');

@@ -1,7 +1,7 @@
 // Webhook retries in real time (spec Events/Delivery, States and transitions, G3, G4): count, +10 s / +20 s, 20x stops, 30x/40x/timeout retried, dead letter.
 import { clauses, needs } from '../fixtures.js';
 import { test, expect, TOLERANCE, PROMPT_MS, expectSignedJson, timeline, isUuid, type LogEntry } from './helpers.js';
-import { timingSection } from './clock-lock.js';
+import { withClockLock } from '../clock-lock.js';
 import { LIMITS } from '../../lib/limits.js';
 
 const [FIRST_RETRY_MS, SECOND_RETRY_MS] = LIMITS.webhookRetryDelaysMs as [number, number];
@@ -13,7 +13,7 @@ test.describe('webhook retries', () => {
 
   test('503 answers: exactly two retries, +10 s then +20 s, same correlation id, new delivery id, then a dead letter in the log',
     clauses('WH-RETRY-01', 'WH-RETRY-02', 'WH-RETRY-03', 'WH-HDR-02', 'WH-HDR-03', 'WH-RETRY-07', 'WH-LOG-01'), async ({ hooks, target }) => {
-      await timingSection(target.base_url, async () => {
+      await withClockLock(target, 'shared', async () => {
         const sub = await hooks.subscribe({ events: ['visitor.updated'] });
         const visitorId = await hooks.visitor(1);
         await hooks.plan(sub, [503, 503, 503], { visitorId }, 503);
@@ -53,7 +53,7 @@ test.describe('webhook retries', () => {
     });
 
   test('a 20x answer stops the delivery: no retry', clauses('WH-RETRY-04', 'WH-LOG-01'), async ({ hooks, target }) => {
-    await timingSection(target.base_url, async () => {
+    await withClockLock(target, 'shared', async () => {
       const sub = await hooks.subscribe({ events: ['visitor.updated'] });
       const visitorId = await hooks.visitor(2);
       await hooks.plan(sub, [200], { visitorId }, 200);
@@ -71,7 +71,7 @@ test.describe('webhook retries', () => {
 
   for (const [status, clause, why] of [[404, 'WH-RETRY-01', 'a 40x answer is retried'], [302, 'WH-RETRY-05', 'a 30x answer counts as a failure and is retried']] as const) {
     test(`${why} (${status}, then 200) 10 s later`, clauses(clause), async ({ hooks, target }) => {
-      await timingSection(target.base_url, async () => {
+      await withClockLock(target, 'shared', async () => {
         const sub = await hooks.subscribe({ events: ['visitor.updated'] });
         const visitorId = await hooks.visitor(status === 404 ? 3 : 4);
         await hooks.plan(sub, [status, 200], { visitorId }, 200);
@@ -87,7 +87,7 @@ test.describe('webhook retries', () => {
   }
 
   test('a callback that does not complete the connection within 1 s has failed and is retried 10 s later', clauses('WH-RETRY-08'), async ({ hooks, api, target }) => {
-    await timingSection(target.base_url, async () => {
+    await withClockLock(target, 'shared', async () => {
       // A callback address that accepts TCP and never answers the TLS handshake.
       const stall = await api.postJson(`${hooks.sinkUrl}/_control/stalls`, {});
       expect(stall.status, stall.text).toBe(201);
@@ -112,7 +112,7 @@ test.describe('webhook retries', () => {
   });
 
   test('a connection refused is retried like a 50x, 10 s later', clauses('WH-RETRY-09'), async ({ hooks, target }) => {
-    await timingSection(target.base_url, async () => {
+    await withClockLock(target, 'shared', async () => {
       const refused = new URL(hooks.sinkUrl);
       refused.port = '1';
       const sub = await hooks.subscribe({ events: ['visitor.updated'], url: `${refused.origin}/refused` });
@@ -131,7 +131,7 @@ test.describe('webhook retries', () => {
   });
 
   test('a callback that does not answer within 30 s has failed and is retried 10 s later', clauses('WH-RETRY-06'), async ({ hooks, target }) => {
-    await timingSection(target.base_url, async () => {
+    await withClockLock(target, 'shared', async () => {
       const sub = await hooks.subscribe({ events: ['visitor.updated'] });
       const visitorId = await hooks.visitor(5);
       const answerMs = LIMITS.webhookAnswerTimeoutMs;
