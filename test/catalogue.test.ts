@@ -39,7 +39,7 @@ test('every deviation is used by the reference implementation, and every used id
     for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
       const p = path.join(dir, e.name);
       if (e.isDirectory()) walk(p);
-      else if (e.name.endsWith('.ts')) for (const m of fs.readFileSync(p, 'utf8').matchAll(/deviations\.has\(\s*'([^']+)'/g)) used.add(m[1]!);
+      else if (e.name.endsWith('.ts')) for (const m of fs.readFileSync(p, 'utf8').matchAll(/\b(?:deviations|dev)\.has\(\s*'([^']+)'/g)) used.add(m[1]!);
     }
   };
   walk(path.join(ROOT, 'reference-impl'));
