@@ -10,6 +10,10 @@ export type FilterFn = (row: Row, value: string, q?: ListQuery) => boolean;
 /** Query parameters every REST route accepts besides filters (authentication and the spec's list options). */
 const COMMON_PARAMS = new Set(['page', 'limit', 'full', 'key']);
 
+/** No deviation switched on (a ListQuery built without parseList). */
+const NO_DEVIATIONS = { has: (_id: string) => false };
+const devOf = (q?: ListQuery) => q?.deviations ?? NO_DEVIATIONS;
+
 export interface ListQuery {
   page: number; limit: number; full: boolean; filters: Record<string, string>;
   /** The service's deviation switches, read where a list is answered (selftest). */
@@ -74,7 +78,7 @@ export const F = {
   /** Integer equality on a column. */
   int: (col: string): FilterFn => (row, v) => row[col] === intValue(col, v),
   /** String match with `*` wildcards. */
-  text: (col: string): FilterFn => (row, v, q) => wildcard(v, q?.deviations?.has('rest-wildcard-ignored') ?? false)(row[col]),
+  text: (col: string): FilterFn => (row, v, q) => { const dev = devOf(q); return wildcard(v, dev.has('rest-wildcard-ignored'))(row[col]); },
   /** An integer contained in a list column. */
   listHas: (col: string, name = col): FilterFn => (row, v) => asList(row[col]).includes(intValue(name, v)),
   /** Any of a comma list of integers contained in a list column. */
@@ -86,12 +90,13 @@ export function listAnswer(rows: Row[], q: ListQuery, filters: Record<string, Fi
   // Validate every filter value once before matching, so an invalid value fails even on an empty table.
   for (const [name, value] of Object.entries(q.filters)) filters[name]!({}, value, q);
   const matching = rows.filter((r) => Object.entries(q.filters).every(([name, value]) => filters[name]!(r, value, q)));
+  const dev = devOf(q);
   let start = (q.page - 1) * q.limit;
-  if (start >= matching.length && matching.length > 0 && q.deviations?.has('rest-page-past-end')) start = Math.floor((matching.length - 1) / q.limit) * q.limit;
+  if (start >= matching.length && matching.length > 0 && dev.has('rest-page-past-end')) start = Math.floor((matching.length - 1) / q.limit) * q.limit;
   const page = matching.slice(start, start + q.limit);
-  const count = q.deviations?.has('rest-pagination-count-page') ? page.length : matching.length;
+  const count = dev.has('rest-pagination-count-page') ? page.length : matching.length;
   const pagination: Pagination = { page: q.page, pages: Math.ceil(count / q.limit), limit: q.limit, count };
-  const noLink = q.deviations?.has('rest-envelope-no-link') ?? false;
+  const noLink = dev.has('rest-envelope-no-link');
   return success(page.map((r) => { const item = shape(r, q.full); if (noLink) delete item._link; return item; }), { pagination });
 }
 

@@ -27,7 +27,8 @@ const SKILL_FILTERS: Record<string, FilterFn> = {
   // A skill matches operator_id when that operator (of the same client) has it.
   operator_id: (row, v, q) => {
     const id = intValue('operator_id', v);
-    if (row._operatorSkills === undefined || q?.deviations?.has('rest-skill-operator-filter-ignored')) return true;
+    const deviations = q?.deviations;
+    if (row._operatorSkills === undefined || (deviations && deviations.has('rest-skill-operator-filter-ignored'))) return true;
     return (row._operatorSkills as Map<number, number[]>).get(id)?.includes(row.id) === true;
   },
   parent_id: F.int('parent_id'),
