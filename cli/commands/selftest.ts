@@ -7,7 +7,7 @@ import { resolveTarget } from '../embedded.js';
 import { UsageError } from '../usage.js';
 import type { RunSummary } from '../../lib/landing.js';
 
-interface Args { list: boolean; only?: string; area?: string; baseline: boolean }
+interface Args { list: boolean; only?: string; area?: string; baseline: boolean; parallel: number }
 
 /** A grep matching the clause tags exactly (REST-PAGE-01 must not match REST-PAGE-010). */
 export const clauseGrep = (ids: string[]) => `(${ids.map((id) => '@' + id.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|')})(?![\\w-])`;
@@ -19,7 +19,8 @@ export const selftestCommand: CommandModule<{}, Args> = {
     .option('list', { type: 'boolean', default: false, describe: 'List the deviations and their clauses, then exit' })
     .option('only', { type: 'string', describe: 'Comma list of deviation ids to run' })
     .option('area', { type: 'string', describe: 'Only deviations of this area (file name in fixtures/deviations/)' })
-    .option('baseline', { type: 'boolean', default: true, describe: 'First check that the same checks pass with no deviation' }),
+    .option('baseline', { type: 'boolean', default: true, describe: 'First check that the same checks pass with no deviation' })
+    .option('parallel', { type: 'number', default: 1, describe: 'Deviations run at once, each on its own embedded stack (one Playwright worker each when > 1)' }),
   handler: async (a) => {
     let devs: Deviation[] = loadDeviations();
     if (a.list) {
@@ -37,32 +38,42 @@ export const selftestCommand: CommandModule<{}, Args> = {
       if (!devs.length) throw new UsageError(`no deviation in area "${a.area}"`);
     }
     const run = newRunDir('selftest');
-    const resolved = await resolveTarget({ runDir: run.dir });
-    const ces = resolved.stack!.app.ces;
+    const parallel = Math.max(1, Math.min(a.parallel, devs.length || 1));
+    // Each lane is its own embedded stack: a deviation is global to a stack, so lanes never see each other's deviations.
+    const lanes = await Promise.all(Array.from({ length: parallel }, () => resolveTarget({ runDir: run.dir })));
     const mutations: NonNullable<RunSummary['mutations']> = [];
     let baselineOk = true;
     try {
       if (a.baseline) {
         console.log(`selftest: baseline (no deviation) over the checks of ${devs.length} deviations`);
-        const base = await runPlaywright({ targetFile: resolved.file, runDir: path.join(run.dir, 'baseline'), grep: clauseGrep([...new Set(devs.flatMap((d) => d.clauses))]), quiet: true });
+        const base = await runPlaywright({ targetFile: lanes[0]!.file, runDir: path.join(run.dir, 'baseline'), grep: clauseGrep([...new Set(devs.flatMap((d) => d.clauses))]), quiet: true });
         const failed = base.checks.filter((c) => c.outcome === 'failed');
         baselineOk = failed.length === 0 && base.checks.length > 0;
         for (const f of failed) console.log(`  baseline FAIL ${f.title}: ${(f.reason ?? '').split('\n')[0]}`);
       }
-      for (const [i, d] of devs.entries()) {
-        ces.deviations.set([d.id]);
-        const res = await runPlaywright({ targetFile: resolved.file, runDir: path.join(run.dir, d.id), grep: clauseGrep(d.clauses), quiet: true });
-        const failedChecks = res.checks.filter((c) => c.outcome === 'failed').map((c) => c.title);
-        const caught = failedChecks.length > 0;
-        mutations.push({ deviation: d.id, clauses: d.clauses, caught, failedChecks });
-        console.log(`[${i + 1}/${devs.length}] ${caught ? 'caught ' : 'MISSED '} ${d.id} (${d.clauses.join(', ')})${caught ? ` by ${failedChecks.length} check(s)` : `: ${res.checks.length} check(s) ran, none failed`}`);
-      }
+      console.log(`selftest: ${devs.length} deviations on ${parallel} lane(s)`);
+      let next = 0;
+      let done = 0;
+      await Promise.all(lanes.map(async (lane) => {
+        const ces = lane.stack!.app.ces;
+        for (let i = next++; i < devs.length; i = next++) {
+          const d = devs[i]!;
+          ces.deviations.set([d.id]);
+          const res = await runPlaywright({ targetFile: lane.file, runDir: path.join(run.dir, d.id), grep: clauseGrep(d.clauses), quiet: true, workers: parallel > 1 ? 1 : undefined });
+          ces.deviations.clear();
+          const failedChecks = res.checks.filter((c) => c.outcome === 'failed').map((c) => c.title);
+          const caught = failedChecks.length > 0;
+          mutations.push({ deviation: d.id, clauses: d.clauses, caught, failedChecks });
+          console.log(`[${++done}/${devs.length}] ${caught ? 'caught ' : 'MISSED '} ${d.id} (${d.clauses.join(', ')})${caught ? ` by ${failedChecks.length} check(s)` : `: ${res.checks.length} check(s) ran, none failed`}`);
+        }
+      }));
     } finally {
-      ces.deviations.clear();
-      await resolved.close();
+      await Promise.all(lanes.map((l) => l.close()));
     }
+    const order = new Map(devs.map((d, i) => [d.id, i]));
+    mutations.sort((x, y) => order.get(x.deviation)! - order.get(y.deviation)!);
     const missed = mutations.filter((m) => !m.caught);
-    finishRun(run, 'selftest', resolved.target, [], { mutations, exitCode: missed.length || !baselineOk ? 1 : 0 });
+    finishRun(run, 'selftest', lanes[0]!.target, [], { mutations, exitCode: missed.length || !baselineOk ? 1 : 0 });
     console.log(`\nselftest: ${mutations.length - missed.length} passed, ${missed.length} failed${baselineOk ? '' : ' (baseline failed: the checks do not pass without deviations)'}`);
     process.exitCode = missed.length || !baselineOk ? 1 : 0;
   },
