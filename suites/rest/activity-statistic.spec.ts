@@ -151,6 +151,12 @@ for (const type of ['group', 'skill', 'rule', 'contact_type', 'page_type'] as co
     if (type === 'contact_type' || type === 'page_type') {
       expect(rows.reduce((a, r) => a + r.indicators.contact_number, 0), 'every conversation has one').toBe(convs.length);
     }
+    if (type === 'rule') {
+      const displays = await stat(api, { resource: type, from: p.from, to: p.to, indicators: 'rule_display_number' }, { limit: 100 });
+      const total = await totals(api, { from: p.from, to: p.to, indicators: 'rule_display_number' });
+      expect(total.rule_display_number, 'displays in the period').toBeGreaterThan(0);
+      expect(displays.json.data.reduce((a: number, r: any) => a + r.indicators.rule_display_number, 0), 'every display belongs to one rule').toBe(total.rule_display_number);
+    }
   });
 }
 
@@ -201,6 +207,12 @@ test('granularity day, hour and month answer one {date, value} row per bucket ad
   expect(byHour.json.data.length, 'two days of hours').toBe(48);
   for (const r of byHour.json.data) expect(r.date).toMatch(/^\d{4}-\d{2}-\d{2} \d{2}:00:00$/);
   expect(byHour.json.data.reduce((a: number, r: any) => a + r.value, 0)).toBe((await totals(api, h)).contact_number);
+
+  const ops = await stat(api, { ...f, resource: 'operator' }, { limit: 100 });
+  const op = (ops.json.data as any[]).sort((a, b) => b.indicators.contact_number - a.indicators.contact_number)[0];
+  const opDays = await stat(api, { ...f, resource: 'operator', resource_id: op.resource.id, granularity: 'day' }, { limit: 100 });
+  expectSchema('rest/statistic.json#/$defs/dateList', opDays.json);
+  expect(opDays.json.data.reduce((a: number, r: any) => a + r.value, 0), `days of operator ${op.resource.id} add up to its total`).toBe(op.indicators.contact_number);
 
   const byMonth = await stat(api, { ...f, granularity: 'month' }, { limit: 100 });
   expectSchema('rest/statistic.json#/$defs/dateList', byMonth.json);
