@@ -147,7 +147,6 @@ export async function startFakeConnector(opts: FakeConnectorOptions): Promise<Fa
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => done(null, body));
   app.addContentTypeParser('*', { parseAs: 'string' }, (_req, body, done) => done(null, body));
   let url = '';
-  const lock = new Lock();
 
   const nowIso = () => new Date().toISOString();
 
@@ -307,50 +306,10 @@ export async function startFakeConnector(opts: FakeConnectorOptions): Promise<Fa
     return { request: r };
   });
   app.get('/_control/bots', async () => Object.fromEntries(state.bots));
-  // Cross-worker lock: checks that move the service clock take it exclusively, the others share it.
-  app.post<{ Body: any }>('/_control/lock', async (req) => {
-    const b = typeof req.body === 'string' ? JSON.parse(req.body || '{}') : req.body ?? {};
-    await lock.acquire(String(b.owner), b.mode === 'exclusive' ? 'exclusive' : 'shared', Number(b.leaseMs ?? 120_000));
-    return { ok: true };
-  });
-  app.post<{ Body: any }>('/_control/unlock', async (req) => {
-    const b = typeof req.body === 'string' ? JSON.parse(req.body || '{}') : req.body ?? {};
-    lock.release(String(b.owner));
-    return { ok: true };
-  });
 
   await app.listen({ host: opts.host ?? '127.0.0.1', port: opts.port ?? 0 });
   const port = (app.server.address() as { port: number }).port;
   const host = opts.host && opts.host !== '127.0.0.1' ? (opts.host.includes(':') ? `[${opts.host}]` : opts.host) : '127.0.0.1';
   url = `https://${host}:${port}`;
-  return { url, controlUrl: `${url}/_control`, state, close: async () => { lock.releaseAll(); await app.close(); } };
-}
-
-/** A readers-writer lock with writer preference and leases (a crashed holder never blocks forever). */
-class Lock {
-  private holders = new Map<string, { mode: 'shared' | 'exclusive'; timer: NodeJS.Timeout }>();
-  private queue: Array<{ owner: string; mode: 'shared' | 'exclusive'; leaseMs: number; grant: () => void }> = [];
-
-  acquire(owner: string, mode: 'shared' | 'exclusive', leaseMs: number): Promise<void> {
-    return new Promise((grant) => { this.queue.push({ owner, mode, leaseMs, grant }); this.pump(); });
-  }
-  release(owner: string): void {
-    const h = this.holders.get(owner);
-    if (h) { clearTimeout(h.timer); this.holders.delete(owner); }
-    this.pump();
-  }
-  releaseAll(): void { for (const o of [...this.holders.keys()]) this.release(o); for (const w of this.queue.splice(0)) w.grant(); }
-  private pump() {
-    while (this.queue.length) {
-      const next = this.queue[0]!;
-      const hasExclusive = [...this.holders.values()].some((h) => h.mode === 'exclusive');
-      const ok = next.mode === 'exclusive' ? this.holders.size === 0 : !hasExclusive;
-      if (!ok) return;
-      this.queue.shift();
-      const timer = setTimeout(() => this.release(next.owner), next.leaseMs);
-      timer.unref();
-      this.holders.set(next.owner, { mode: next.mode, timer });
-      next.grant();
-    }
-  }
+  return { url, controlUrl: `${url}/_control`, state, close: async () => { await app.close(); } };
 }

@@ -48,6 +48,22 @@ const markerName = (kind: ClockLockMode) => `${kind}-${String(Date.now()).padSta
  * `exclusive`: fn moves the clock (alone: waits for running shared sections and earlier exclusive ones; new shared ones wait for it).
  */
 export async function withClockLock<T>(target: Pick<Target, 'base_url'>, mode: ClockLockMode, fn: () => Promise<T>): Promise<T> {
+  // Re-entrant within one worker process (a fixture holds the lock and a helper inside asks again): a nested request of a
+  // mode already held, or shared inside exclusive, runs at once; exclusive inside shared would wait for itself, so it is refused.
+  const key = target.base_url;
+  const held = holding.get(key);
+  if (held) {
+    if (mode === 'exclusive' && held.mode === 'shared') throw new Error('harness: a check holding the clock lock shared (real-time timers) cannot move the service clock');
+    held.depth++;
+    try { return await fn(); } finally { held.depth--; }
+  }
+  holding.set(key, { mode, depth: 1 });
+  try { return await acquire(target, mode, fn); } finally { holding.delete(key); }
+}
+
+const holding = new Map<string, { mode: ClockLockMode; depth: number }>();
+
+async function acquire<T>(target: Pick<Target, 'base_url'>, mode: ClockLockMode, fn: () => Promise<T>): Promise<T> {
   const dir = dirFor(target);
   if (mode === 'exclusive') {
     const name = markerName('exclusive');

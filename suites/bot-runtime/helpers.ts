@@ -5,7 +5,7 @@ import type { Api } from '../fixtures.js';
 import { agentFor, http, type HttpAnswer } from '../../lib/http.js';
 import type { Target } from '../../lib/target.js';
 import { attachSequence, type SequenceCall } from '../evidence.js';
-import { withClockLock } from './clock-lock.js';
+import { withClockLock } from '../clock-lock.js';
 
 export { expect, needs };
 
@@ -159,16 +159,15 @@ export class BotDriver {
   }
 }
 
-/** Every check of the suite holds the fake connector's lock: shared normally, exclusive when it moves the service clock. */
+/** Every check of the suite holds the suites' clock lock: shared normally, exclusive when it moves the service clock. */
 export const test = base.extend<{ bot: BotDriver; clockMode: 'shared' | 'exclusive' }>({
   clockMode: ['shared', { option: true }],
   bot: async ({ api, target, clockMode }, use, info) => {
     // Not a capability: without the fake connector these checks cannot judge anything, so it is a set-up error, never a skip.
     if (!target.connector_url) throw new Error('target has no connector_url: point the target\'s bot at the fake connector (`ces serve` gives one) and name it in the target file');
     const d = new BotDriver(api, target);
-    const owner = `${info.testId}-${info.workerIndex}-${info.retry}`;
     let offsetBefore: number | undefined;
-    await withClockLock(target, owner, clockMode, async () => {
+    await withClockLock(target, clockMode, async () => {
       offsetBefore = await d.clockOffset();
       await use(d);
     }).finally(async () => {

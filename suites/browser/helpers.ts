@@ -2,9 +2,8 @@
 import type { Page, Locator } from '@playwright/test';
 import { test as base, expect, needs } from '../fixtures.js';
 import { BotDriver, uniq, text, type Reply } from '../bot-runtime/helpers.js';
-import { withClockLock } from '../bot-runtime/clock-lock.js';
+import { withClockLock } from '../clock-lock.js';
 import { Hooks } from '../webhooks/helpers.js';
-import { timingSection } from '../webhooks/clock-lock.js';
 
 export { expect, needs, uniq, text, type Reply };
 
@@ -44,11 +43,8 @@ export class ChatWindow {
   get scheduled(): Locator { return this.page.locator('#scheduled'); }
 }
 
-/**
- * Runs a check that relies on real-time timers (awaits, transfer timeouts, webhook retries) while no other check jumps the
- * service clock: the fake connector's shared lock (bot-runtime) is held by the `bot` fixture, the webhook suite's timing section here.
- */
-export async function realTime<T>(baseUrl: string, fn: () => Promise<T>): Promise<T> { return timingSection(baseUrl, fn); }
+/** Runs a check that relies on real-time timers (awaits, transfer timeouts, webhook retries) while no other check moves the service clock. */
+export async function realTime<T>(baseUrl: string, fn: () => Promise<T>): Promise<T> { return withClockLock({ base_url: baseUrl }, 'shared', fn); }
 
 /** Attaches a screenshot of the page to the report, as a file of the run folder so the evidence page shows it too. */
 export async function shot(page: Page, name: string, fullPage = true): Promise<void> {
@@ -70,7 +66,7 @@ export const test = base.extend<{ bot: BotDriver; chat: ChatWindow; hooks: Hooks
   bot: async ({ api, target }, use, info) => {
     if (!target.connector_url) throw new Error('target has no connector_url: the browser suite drives the fake connector (`ces serve` gives one)');
     // Shared clock lock: checks of other suites that move the service clock wait, so scheduled messages fire on time here.
-    await withClockLock(target, `browser-${info.testId}-${info.workerIndex}-${info.retry}`, 'shared', async () => use(new BotDriver(api, target)));
+    await withClockLock(target, 'shared', async () => use(new BotDriver(api, target)));
   },
   chat: async ({ page, target, bot }, use) => {
     base.skip(!target.chat_url, 'target has no chat_url (the console pages of the reference implementation)');
