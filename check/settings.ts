@@ -48,6 +48,9 @@ export interface ConnectorCheckSettings {
   origin: 'ces check' | 'target connector_url';
 }
 
+/** Deliveries under this path of the webhook sink are refused with 401 when their signature does not verify. */
+export const STRICT_SINK_PATH = '/strict/receiver-check';
+
 export interface ReceiverCheckSettings { url: string; secret: string; allowHttp: boolean; origin: 'ces check' | 'target sink_url' }
 
 const env = (k: string): string | undefined => (process.env[k] && process.env[k]!.length ? process.env[k] : undefined);
@@ -97,7 +100,8 @@ let receiverCache: ReceiverCheckSettings | undefined;
 export function receiverSettings(target: Target): ReceiverCheckSettings {
   if (receiverCache) return receiverCache;
   const fromCheck = env(CHECK_ENV.receiverUrl);
-  const url = fromCheck ?? target.sink_url;
+  // The embedded sink is judged on its strict path, where it refuses unsigned or badly signed deliveries as a careful receiver does.
+  const url = fromCheck ?? (target.sink_url ? `${target.sink_url.replace(/\/+$/, '')}${STRICT_SINK_PATH}` : undefined);
   if (!url) throw new Error(`no webhook receiver to check: set ${CHECK_ENV.receiverUrl} (ces check webhook-receiver URL) or give sink_url in the target`);
   const secret = env(CHECK_ENV.receiverSecret) ?? stackSecrets(target).sink_secret ?? '';
   addSecret(secret);

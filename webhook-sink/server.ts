@@ -260,7 +260,8 @@ export async function startWebhookSink(opts: WebhookSinkOptions): Promise<Runnin
       correlationId: headers['x-service-correlationid'] ?? null, deliveryId: headers['x-service-delivery'] ?? null,
       verdicts: judge(opts.secret, headers, raw, json),
     };
-    const answer = choose(base);
+    // Under /strict/ the sink behaves as a careful receiver: a delivery whose signature does not verify is refused (401).
+    const answer = base.path.startsWith('/strict/') && !base.verdicts.signature.ok ? { status: 401, planId: null } : choose(base);
     const d: SinkDelivery = { ...base, answer };
     recorded.push(d);
     arrivals.emit('delivery', d);
