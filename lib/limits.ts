@@ -1,5 +1,7 @@
 // The spec's limits, one place each, named after the clause that states them.
 export const LIMITS = {
+  /** REST-BAD-01 (decision): request bodies over 1 MiB are refused with 413. */
+  restBodyMaxBytes: 1024 * 1024,
   /** REST-PAGE-02: page size is capped at 100. */
   restPageMax: 100,
   /** REST-PAGE-01 / G11: default page size when `limit` is omitted. */

@@ -4,6 +4,7 @@ import formbody from '@fastify/formbody';
 import qs from 'node:querystring';
 import type { ServerOptions as HttpsServerOptions } from 'node:https';
 import { Clock } from '../lib/clock.js';
+import { LIMITS } from '../lib/limits.js';
 import { openDb, getMeta, setMeta, type Db } from './store/db.js';
 import { seed } from './store/seed.js';
 import { Deviations } from './deviations.js';
@@ -47,7 +48,7 @@ export async function buildApp(opts: BuildOptions = {}): Promise<FastifyInstance
   const app = Fastify({
     logger: opts.logger ? { redact: ['req.headers.authorization', 'req.headers["x-api-key"]', 'req.query.key'] } : false,
     https: opts.https ?? null,
-    bodyLimit: 1024 * 1024,
+    bodyLimit: LIMITS.restBodyMaxBytes,
     // `filters[name]=v` must stay a flat key; areas parse brackets themselves.
     routerOptions: { querystringParser: (s: string) => qs.parse(s) },
   } as FastifyServerOptions) as unknown as FastifyInstance;

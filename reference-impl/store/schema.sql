@@ -12,8 +12,9 @@ CREATE TABLE IF NOT EXISTS groups (
   id INTEGER PRIMARY KEY, client_id INTEGER NOT NULL, name TEXT NOT NULL, created_at INTEGER NOT NULL, parent_id INTEGER);
 CREATE TABLE IF NOT EXISTS skills (
   id INTEGER PRIMARY KEY, client_id INTEGER NOT NULL, name TEXT NOT NULL, "order" INTEGER NOT NULL, created_at INTEGER NOT NULL, parent_id INTEGER);
+-- AUTOINCREMENT: a deleted operator's id is never given to a new one (ids are used in URLs, events and logs).
 CREATE TABLE IF NOT EXISTS operators (
-  id INTEGER PRIMARY KEY, client_id INTEGER NOT NULL, type TEXT NOT NULL DEFAULT 'human' CHECK (type IN ('human','bot')),
+  id INTEGER PRIMARY KEY AUTOINCREMENT, client_id INTEGER NOT NULL, type TEXT NOT NULL DEFAULT 'human' CHECK (type IN ('human','bot')),
   name TEXT NOT NULL, first_name TEXT NOT NULL, pseudo TEXT NOT NULL, email TEXT NOT NULL, external_id TEXT,
   roles TEXT NOT NULL, chat_enabled INTEGER NOT NULL, call_enabled INTEGER NOT NULL, video_enabled INTEGER NOT NULL,
   chat_max_number INTEGER NOT NULL, chat_and_call INTEGER NOT NULL, chat_priority INTEGER NOT NULL, call_priority INTEGER NOT NULL,

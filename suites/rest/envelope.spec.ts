@@ -1,5 +1,6 @@
 // REST-wide rules: the envelope, pagination, full and wildcards, unknown ids, bad input, both bases, key on every route.
 import { test, expect, clauses, expectSchema } from '../fixtures.js';
+import { LIMITS } from '../../lib/limits.js';
 import { ABSENT_ID, PEOPLE, createOperator, expectFail, firstItem, withoutOperatorList } from './people-helpers.js';
 
 test('a successful answer is the JSON envelope, by id and in lists', clauses('REST-ENV-01', 'REST-ENV-03'), async ({ api }) => {
@@ -203,7 +204,7 @@ test('bad bodies get a 4xx fail envelope, never a 5xx', clauses('REST-BAD-01'), 
     ['a JSON array', { method: 'POST', path: '/operator', json: [1, 2] }, 400],
     ['a JSON string', { method: 'POST', path: '/operator', json: 'operator' }, 400],
     ['an empty body', { method: 'POST', path: '/operator', body: '', headers: { 'content-type': 'application/json' } }, 400],
-    ['over 1 MiB', { method: 'PUT', path: `/operator/${op.id}`, json: { pseudo: 'x'.repeat(1024 * 1024 + 10) } }, 413],
+    ['over 1 MiB', { method: 'PUT', path: `/operator/${op.id}`, json: { pseudo: 'x'.repeat(LIMITS.restBodyMaxBytes + 10) } }, 413],
     ['live: invalid JSON', { method: 'PUT', path: `/operator/${op.id}/live`, body: '{', headers: { 'content-type': 'application/json' } }, 400],
   ];
   for (const [what, call, status] of cases) {
