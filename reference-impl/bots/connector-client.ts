@@ -1,9 +1,9 @@
 // Every service→connector call: query idConnectorVersion/idWebsite, G2 signature, outbound TLS trust, time limit by abort, G20 judgement, exchange log.
-import tls from 'node:tls';
 import { EventEmitter } from 'node:events';
 import { Agent, request } from 'undici';
 import { sign, SIGNATURE_HEADER } from '../../lib/signature.js';
 import { check } from '../../lib/schemas.js';
+import { outboundSecureContext } from '../../lib/outbound.js';
 import type { ServiceContext } from '../context.js';
 
 export type EndpointName = 'external-bots' | 'bot-put' | 'bot-get' | 'availability' | 'first-messages' | 'conversation-create' | 'messages';
@@ -56,8 +56,9 @@ export function recentExchanges(): Exchange[] { return [...recent]; }
 export class ConnectorClient {
   private agent: Agent;
   constructor(private ces: ServiceContext) {
-    // Node's default roots plus the configured CA (the harness CA, NODE_EXTRA_CA_CERTS).
-    this.agent = new Agent({ connect: { ca: [...tls.rootCertificates, ...(ces.settings.outboundCa ?? [])] }, keepAliveTimeout: 4_000, connections: 64 });
+    // Node's default roots plus the configured CA (the harness CA, NODE_EXTRA_CA_CERTS), as one shared secure context:
+    // building it per connection stalled the 1 Hz polling under load. Connections outlive the polling period, so polls reuse them.
+    this.agent = new Agent({ connect: { secureContext: outboundSecureContext(ces.settings.outboundCa) }, keepAliveTimeout: 30_000, connections: 64 });
   }
 
   async close(): Promise<void> { await this.agent.close().catch(() => {}); }
