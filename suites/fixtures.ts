@@ -50,6 +50,15 @@ export function allureAnnotations(ids: string[]): Array<{ type: string; descript
   ];
 }
 
+/** Writes the severity of each clause of the running check next to its verdict (vendor checks: what a failure means). */
+export function annotateSeverities(): void {
+  const catalogue = clauseById();
+  for (const tag of base.info().tags) {
+    const c = catalogue.get(tag.replace(/^@/, ''));
+    if (c) base.info().annotations.push({ type: 'severity', description: `${c.id}: ${c.severity}${c.severity === 'MUST' ? ' (a failure fails the run)' : c.severity === 'SHOULD' ? ' (a failure is a warning)' : ' (a failure is a note)'}` });
+  }
+}
+
 /** Skips, with the reason in the report, when the target lacks a capability. Never a silent pass. */
 export function needs(...caps: Capability[]): void {
   const t = currentTarget();

@@ -1,6 +1,5 @@
 // Fixtures of the connector checks: the settings (`ces check` variables or the target's fake connector), a signing client whose calls become report steps, and one scripted conversation per run shared by its workers.
-import { clauseById } from '../../lib/catalogue.js';
-import { test as base, expect, currentTarget, clauses } from '../fixtures.js';
+import { test as base, expect, currentTarget, clauses, annotateSeverities } from '../fixtures.js';
 import { agentFor, http } from '../../lib/http.js';
 import { mask } from '../../lib/mask.js';
 import { connectorSettings, httpBlocker, missingUrl, type ConnectorCheckSettings } from '../../check/settings.js';
@@ -17,12 +16,7 @@ const CONVERSATION_DEADLINE_MS = 100_000;
 
 export const test = base.extend<{ connector: ConnectorCheckSettings; client: ConnectorClient; bot: BotSetup }, { conversation: () => Promise<ConversationRun> }>({
   connector: async ({ target }, use) => {
-    // The severity of each clause, from the catalogue, next to the verdict in every report.
-    const catalogue = clauseById();
-    for (const tag of test.info().tags) {
-      const c = catalogue.get(tag.replace(/^@/, ''));
-      if (c) test.info().annotations.push({ type: 'severity', description: `${c.id}: ${c.severity}${c.severity === 'MUST' ? ' (a failure fails the run)' : c.severity === 'SHOULD' ? ' (a failure is a warning)' : ' (a failure is a note)'}` });
-    }
+    annotateSeverities();
     const missing = missingUrl(target, 'connector');
     test.info().skip(missing !== undefined, missing);
     const s = connectorSettings(target);

@@ -1,6 +1,5 @@
 // Fixtures of the webhook receiver checks: the settings (`ces check` variables or the target's sink) and a deliverer whose calls become report steps.
-import { clauseById } from '../../lib/catalogue.js';
-import { test as base, expect, clauses } from '../fixtures.js';
+import { test as base, expect, clauses, annotateSeverities } from '../fixtures.js';
 import type { HttpAnswer } from '../../lib/http.js';
 import { httpBlocker, missingUrl, receiverSettings, type ReceiverCheckSettings } from '../../check/settings.js';
 import { deliveryHeaders, type SignatureMode } from '../../check/webhook-samples.js';
@@ -13,12 +12,7 @@ export type Deliver = (title: string, body: unknown, opts?: { correlationId?: st
 
 export const test = base.extend<{ receiver: ReceiverCheckSettings; deliver: Deliver }>({
   receiver: async ({ target }, use) => {
-    // The severity of each clause, from the catalogue, next to the verdict in every report.
-    const catalogue = clauseById();
-    for (const tag of test.info().tags) {
-      const c = catalogue.get(tag.replace(/^@/, ''));
-      if (c) test.info().annotations.push({ type: 'severity', description: `${c.id}: ${c.severity}${c.severity === 'MUST' ? ' (a failure fails the run)' : c.severity === 'SHOULD' ? ' (a failure is a warning)' : ' (a failure is a note)'}` });
-    }
+    annotateSeverities();
     const missing = missingUrl(target, 'receiver');
     test.info().skip(missing !== undefined, missing);
     const s = receiverSettings(target);
