@@ -38,9 +38,9 @@ test('rest-read split in two execution segments run in parallel: the totals equa
   const total = scheduled(whole.summary);
   const halves = [scheduled(a.summary), scheduled(b.summary)];
   assert.ok(total >= 60, `the whole run made ${total} iterations at 20/s for 3 s`);
-  assert.equal(halves[0]! + halves[1]!, total, `segments made ${halves.join(' + ')} iterations, the whole run ${total}`);
+  // The iteration due exactly at the end of the duration starts or not depending on timing, in each of the three runs: ±1.
+  assert.ok(Math.abs(halves[0]! + halves[1]! - total) <= 1, `segments made ${halves.join(' + ')} iterations, the whole run ${total} (±1 for the iteration due at the end)`);
   assert.ok(Math.abs(halves[0]! - halves[1]!) <= 1, `each half does half the work: ${halves.join(' vs ')}`);
-  // Per-endpoint tags survive the split: each endpoint's request count adds up too.
   // Per-endpoint tags survive the split: each half exercises every endpoint, and the request counts add up to the iterations.
   const endpoints = Object.keys(whole.summary!.metrics).filter((k) => k.startsWith('http_reqs{endpoint:'));
   assert.equal(endpoints.length, 8, 'rest-read has 8 endpoints');
