@@ -87,13 +87,3 @@ test('the card picture is a 240x120 PNG served over HTTPS', async () => {
   assert.equal(res.status, 200);
   assert.equal(res.headers['content-type'], 'image/png');
 });
-
-  let granted = false;
-  const ex = post('lock', { owner: 'x1', mode: 'exclusive' }).then(() => { granted = true; });
-  await post('requests', {}).catch(() => {});
-  assert.equal(granted, false, 'exclusive waits while a shared holder holds');
-  await post('unlock', { owner: 's1' });
-  await ex;
-  assert.equal(granted, true);
-  await post('unlock', { owner: 'x1' });
-});
