@@ -3,8 +3,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import type { FastifyInstance } from 'fastify';
 import { GraphQLClient, ClientError, gql } from 'graphql-request';
-import { buildApp } from '../reference-impl/app.js';
-import { seededPassword } from '../reference-impl/store/seed.js';
+import { startGraphqlServer } from './graphql-support.js';
 
 let app: FastifyInstance;
 let url: string;
@@ -12,14 +11,7 @@ let token: string;
 const RULE = '00000000-0000-4000-8000-000000000001';
 
 before(async () => {
-  app = await buildApp({});
-  await app.listen({ host: '127.0.0.1', port: 0 });
-  url = `http://127.0.0.1:${(app.server.address() as { port: number }).port}/graphql`;
-  const res = await app.inject({
-    method: 'POST', url: '/oauth2/token', headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    payload: new URLSearchParams({ username: 'admin@client1.example', password: seededPassword(42, 1001), grant_type: 'password' }).toString(),
-  });
-  token = res.json().access_token;
+  ({ app, url, token } = await startGraphqlServer());
   // A routing rule of client 1 in the bots area's table (the platform API creates them on a full stack).
   app.ces.db.prepare('INSERT INTO routing_rules (id, client_id, website_id, label, channels, operator_ids, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)')
     .run(RULE, 1001, 1, 'test rule', JSON.stringify(['chat']), JSON.stringify([]), app.ces.clock.now());

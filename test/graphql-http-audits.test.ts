@@ -5,8 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { serverAudits, type AuditResult } from 'graphql-http';
-import { buildApp } from '../reference-impl/app.js';
-import { seededPassword } from '../reference-impl/store/seed.js';
+import { startGraphqlServer } from './graphql-support.js';
 import { ROOT } from '../lib/paths.js';
 
 const DOC = path.join(ROOT, 'docs', 'graphql-audits.md');
@@ -14,17 +13,7 @@ let app: FastifyInstance;
 let url: string;
 let token: string;
 
-before(async () => {
-  app = await buildApp({});
-  await app.listen({ host: '127.0.0.1', port: 0 });
-  url = `http://127.0.0.1:${(app.server.address() as { port: number }).port}/graphql`;
-  const res = await app.inject({
-    method: 'POST', url: '/oauth2/token', headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    payload: new URLSearchParams({ username: 'admin@client1.example', password: seededPassword(42, 1001), grant_type: 'password' }).toString(),
-  });
-  assert.equal(res.statusCode, 200, res.body);
-  token = res.json().access_token;
-});
+before(async () => { ({ app, url, token } = await startGraphqlServer()); });
 after(async () => { await app.close(); });
 
 /** fetch with the bearer token every audit request needs (the endpoint refuses anonymous calls, G15). */
