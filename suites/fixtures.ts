@@ -5,6 +5,7 @@ import { agentFor, http, type HttpAnswer, type HttpRequest } from '../lib/http.j
 import { addSecret, mask } from '../lib/mask.js';
 import { clauseById } from '../lib/catalogue.js';
 import { check } from '../lib/schemas.js';
+import { httpBlocker } from '../check/settings.js';
 
 export { expect };
 
@@ -57,6 +58,19 @@ export function annotateSeverities(): void {
     const c = catalogue.get(tag.replace(/^@/, ''));
     if (c) base.info().annotations.push({ type: 'severity', description: `${c.id}: ${c.severity}${c.severity === 'MUST' ? ' (a failure fails the run)' : c.severity === 'SHOULD' ? ' (a failure is a warning)' : ' (a failure is a note)'}` });
   }
+}
+
+/**
+ * Set-up shared by the vendor checks (connector, receiver): skips, with the reason, when there is no partner URL, and when
+ * the URL is plain http (the check of the HTTPS clause itself still runs and judges it); returns the partner's settings.
+ */
+export function checkedPartner<S extends { url: string; allowHttp: boolean }>(missing: string | undefined, settings: () => S, httpsClause: string): S {
+  annotateSeverities();
+  base.info().skip(missing !== undefined, missing);
+  const s = settings();
+  const blocker = base.info().tags.includes('@' + httpsClause) ? undefined : httpBlocker(s.url, s.allowHttp, httpsClause);
+  base.info().skip(blocker !== undefined, blocker);
+  return s;
 }
 
 /** Skips, with the reason in the report, when the target lacks a capability. Never a silent pass. */

@@ -1,8 +1,8 @@
 // Fixtures of the connector checks: the settings (`ces check` variables or the target's fake connector), a signing client whose calls become report steps, and one scripted conversation per run shared by its workers.
-import { test as base, expect, currentTarget, clauses, annotateSeverities } from '../fixtures.js';
+import { test as base, expect, currentTarget, clauses, checkedPartner } from '../fixtures.js';
 import { agentFor, http } from '../../lib/http.js';
 import { mask } from '../../lib/mask.js';
-import { connectorSettings, httpBlocker, missingUrl, type ConnectorCheckSettings } from '../../check/settings.js';
+import { connectorSettings, missingUrl, type ConnectorCheckSettings } from '../../check/settings.js';
 import { ConnectorClient, describe as describeExchange, type Exchange } from '../../check/connector-client.js';
 import os from 'node:os';
 import path from 'node:path';
@@ -16,14 +16,7 @@ const CONVERSATION_DEADLINE_MS = 100_000;
 
 export const test = base.extend<{ connector: ConnectorCheckSettings; client: ConnectorClient; bot: BotSetup }, { conversation: () => Promise<ConversationRun> }>({
   connector: async ({ target }, use) => {
-    annotateSeverities();
-    const missing = missingUrl(target, 'connector');
-    test.info().skip(missing !== undefined, missing);
-    const s = connectorSettings(target);
-    // CONN-HTTPS-01 is judged by its own check; every other check is skipped, with the reason, for a plain-http URL.
-    const blocker = test.info().tags.includes('@CONN-HTTPS-01') ? undefined : httpBlocker(s.url, s.allowHttp, 'CONN-HTTPS-01');
-    test.info().skip(blocker !== undefined, blocker);
-    await use(s);
+    await use(checkedPartner(missingUrl(target, 'connector'), () => connectorSettings(target), 'CONN-HTTPS-01'));
   },
   client: async ({ connector, api }, use) => { await use(new ConnectorClient(connector, (req, label) => api.request(req, label))); },
   bot: async ({ client }, use) => { await use(await setupBot(client)); },

@@ -1,7 +1,7 @@
 // Fixtures of the webhook receiver checks: the settings (`ces check` variables or the target's sink) and a deliverer whose calls become report steps.
-import { test as base, expect, clauses, annotateSeverities } from '../fixtures.js';
+import { test as base, expect, clauses, checkedPartner } from '../fixtures.js';
 import type { HttpAnswer } from '../../lib/http.js';
-import { httpBlocker, missingUrl, receiverSettings, type ReceiverCheckSettings } from '../../check/settings.js';
+import { missingUrl, receiverSettings, type ReceiverCheckSettings } from '../../check/settings.js';
 import { deliveryHeaders, type SignatureMode } from '../../check/webhook-samples.js';
 import { abortAfter, LIMIT_OF } from '../../check/timing.js';
 
@@ -12,13 +12,7 @@ export type Deliver = (title: string, body: unknown, opts?: { correlationId?: st
 
 export const test = base.extend<{ receiver: ReceiverCheckSettings; deliver: Deliver }>({
   receiver: async ({ target }, use) => {
-    annotateSeverities();
-    const missing = missingUrl(target, 'receiver');
-    test.info().skip(missing !== undefined, missing);
-    const s = receiverSettings(target);
-    const blocker = test.info().tags.includes('@RECV-HTTPS-01') ? undefined : httpBlocker(s.url, s.allowHttp, 'RECV-HTTPS-01');
-    test.info().skip(blocker !== undefined, blocker);
-    await use(s);
+    await use(checkedPartner(missingUrl(target, 'receiver'), () => receiverSettings(target), 'RECV-HTTPS-01'));
   },
   deliver: async ({ receiver, api }, use) => {
     await use(async (title, body, opts = {}) => {
