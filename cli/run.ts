@@ -14,6 +14,7 @@ export function registerTargetSecrets(target: Partial<Target>): void {
   for (const k of target.api_keys ?? []) addSecret(k.key);
   addSecret(target.user?.password);
   for (const u of target.users ?? []) addSecret(u.password);
+  addSecret(target.sim_token);
 }
 
 export function newRunDir(kind: string): { id: string; dir: string } {

@@ -17,6 +17,8 @@ export interface Target {
   ca_file?: string;
   capabilities: Capability[];
   sim_url?: string;
+  /** Bearer token of the simulation API (`Authorization: Bearer <sim_token>`), also accepted by the fakes' control APIs. */
+  sim_token?: string;
   platform_url?: string;
   connector_url?: string;
   sink_url?: string;
