@@ -79,7 +79,7 @@ test('platform API refuses requests without the API key', async () => {
   const app = await build();
   const res = await app.inject({ url: '/platform/bots' });
   assert.equal(res.statusCode, 403);
-  assert.equal(res.json().error, 'forbidden');
+  assert.deepEqual(res.json(), { meta: { status: 'error', message: 'Forbidden' } });
   await app.close();
 });
 

@@ -44,7 +44,7 @@ test('every /platform route needs the client key, including percent-encoded spel
     for (const url of ['/platform/bots', '/platform/%62ots', '/platform/bots/', '/platform/%77ebhooks', '/platform/webhooks', '/platform/routing-rules', '/platform/nothing']) {
       const res = await app.inject({ url });
       assert.equal(res.statusCode, 403, `GET ${url} without a key: ${res.statusCode} ${res.body}`);
-      assert.equal(res.json().error, 'forbidden');
+      assert.deepEqual(res.json(), { meta: { status: 'error', message: 'Forbidden' } });
       const wrong = await app.inject({ url, headers: { 'x-api-key': 'not-a-key' } });
       assert.equal(wrong.statusCode, 403, `GET ${url} with a wrong key`);
     }

@@ -8,8 +8,8 @@ declare module 'fastify' {
   interface FastifyRequest { platformClient: ClientRow }
 }
 
-/** The answer to a call without a valid key (docs/platform-api.md). */
-export const PLATFORM_FORBIDDEN = { error: 'forbidden', message: 'a valid API key of the client is required (X-API-Key header, key= or HTTP Basic user)' } as const;
+/** The answer to a call without a valid key: the platform API takes the REST key, and refuses exactly as REST does (docs/platform-api.md). */
+export const PLATFORM_FORBIDDEN = { meta: { status: 'error', message: 'Forbidden' } } as const;
 
 const platform: FastifyPluginAsync = async (app) => {
   app.decorateRequest('platformClient', null as unknown as ClientRow);
