@@ -66,7 +66,7 @@ test('target: a missing field, a bad URL or an unknown capability is a clear err
   fs.writeFileSync(f, JSON.stringify({ ...good, base_url: 'ftp://x' }));
   assert.throws(() => loadTarget(f), /base_url/);
   fs.writeFileSync(f, JSON.stringify({ ...good, capabilities: ['telepathy'] }));
-  assert.throws(() => loadTarget(f), /telepathy.*accepted: sim, platform, clock/);
+  assert.throws(() => loadTarget(f), /"capabilities\[0\]" is "telepathy" \(accepted: one of "sim", "platform", "clock"\)/);
   fs.writeFileSync(f, '{');
   assert.throws(() => loadTarget(f), /cannot read target file/);
 });
