@@ -56,7 +56,7 @@ export const VERDICTS = ['fail', 'warn', 'pass', 'skipped', 'not-run'] as const;
 const SEVERITIES: Severity[] = ['MUST', 'SHOULD', 'MAY', 'REF'];
 /** Allure's severity for a clause severity (issue 7): the strongest clause of a check decides. */
 export const ALLURE_SEVERITY: Record<Severity, string> = { MUST: 'critical', SHOULD: 'normal', MAY: 'minor', REF: 'trivial' };
-const KINDS = ['test', 'check', 'selftest', 'load', 'bench'];
+const KINDS = ['test', 'check', 'selftest', 'load', 'bench', 'replay', 'record'];
 const outcomeMark = (o: string) => (o === 'passed' ? '✓' : o === 'failed' ? '✗' : '–');
 
 /** The run whose verdicts the matrix shows: the latest conformance run (`test`, else `check`), else the latest run with verdicts. */
@@ -89,6 +89,8 @@ export function runLinks(run: RunSummary, reportsDir: string = REPORTS, prefix =
   const at = (rel: string) => (fs.existsSync(path.join(dir, rel)) ? [href(...(prefix ? [prefix] : []), run.id, rel)] : []);
   const out: Array<{ label: string; href: string }> = [];
   for (const h of at('evidence.html')) out.push({ label: 'Evidence', href: h });
+  for (const h of at('replay.html')) out.push({ label: 'Replay (recorded vs now)', href: h });
+  for (const h of at('transcripts.html')) out.push({ label: 'Conversations', href: h });
   for (const h of at('playwright/index.html')) out.push({ label: 'Playwright HTML', href: h });
   for (const h of at('allure-report/index.html')) out.push({ label: 'Allure HTML', href: h });
   for (const h of at('junit.xml')) out.push({ label: 'JUnit XML', href: h });
