@@ -11,7 +11,9 @@ import { startFakeConnector, type FakeConnector } from '../fake-connector/server
 import { V2_CHANGES } from '../fake-connector/versions.js';
 import { embeddedSession, type Session } from '../transcripts/session.js';
 import { parseRecordScript, recordConversation, replayTranscripts } from '../transcripts/run.js';
-import { formatTranscript, readTranscript, writeTranscript, isVisitor } from '../transcripts/format.js';
+import { formatTranscript, parseTranscript, readTranscript, writeTranscript, isVisitor } from '../transcripts/format.js';
+import { holdConversation } from '../transcripts/service.js';
+import { agentFor, http } from '../lib/http.js';
 
 const SECRET = 'vendor-secret-for-replay-tests';
 const SCRIPT = JSON.stringify(['example quick replies', '@quick-reply', 'remember me', 'schedule a minute', '@wait 5m']);
@@ -61,6 +63,20 @@ test('replaying against the same version (v1): exit 0, no difference', async () 
   assert.equal(code, 0);
   assert.deepEqual(results[0]!.comparison.differences, []);
   assert.equal(results[0]!.comparison.verdict, 'PASS');
+});
+
+test('the chat page\'s "Save transcript" gives the conversation in the same format, the same turns', async () => {
+  connector.state.version = 'v1';
+  const meta = await session.prepare({ idBot: 'demo' });
+  const held = await holdConversation(session.sim, [{ visitor: 'example quick replies' }, { visitor: 'Yes please', quickReply: true }, { visitor: 'example transfer' }], { ...meta, name: 'chat', by: 'test' });
+  const base = session.sim.access.simUrl.replace(/\/sim\/?$/, '');
+  const res = await http({ url: `${base}/console/api/conversations/${held.conversationId}/transcript` }, agentFor(session.sim.access.caFile));
+  assert.equal(res.status, 200);
+  assert.match(res.headers['content-disposition'] ?? '', /^attachment; filename="example-quick-replies\.json"$/);
+  const saved = parseTranscript(res.text);
+  assert.equal(saved.recorded.by, 'chat page');
+  assert.deepEqual(saved.turns, held.transcript.turns);
+  assert.deepEqual((saved.turns[3] as { events?: string[] }).events, ['transfer requested', 'transfer timed out', 'closed by the bot'], 'the transfer timeout ran on the service clock');
 });
 
 test('replaying against v2: exit 1 with exactly its three changes', async () => {

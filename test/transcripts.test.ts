@@ -11,6 +11,7 @@ import { maskPersonal, junitXml, replayPage, terminalDiff } from '../transcripts
 import { buildTranscript, marksOf, type ServiceView } from '../transcripts/from-service.js';
 import { asVersion, V2_CHANGES } from '../fake-connector/versions.js';
 import { parseRecordScript } from '../transcripts/run.js';
+import { transcriptFromCheck } from '../transcripts/from-check.js';
 
 const base = (turns: Transcript['turns'], by = 'ces record'): Transcript => ({
   format: 'ces-transcript/1', name: 'unit', recorded: { at: '2026-01-01T00:00:00.000Z', by, tool: 'ces 0.1.0' },
@@ -201,4 +202,30 @@ test('the fake connector\'s v2 changes one answer, one quick reply and one timin
   assert.deepEqual((asVersion('v2', V2_CHANGES.quickReply.text, q as never).replies[0] as any).quickReplies.map((x: any) => x.value), ['Yes please', V2_CHANGES.quickReply.to]);
   assert.equal(asVersion('v2', V2_CHANGES.timing.text, []).delayMs, V2_CHANGES.timing.delayMs);
   assert.deepEqual(asVersion('v2', 'something else', r as never), { replies: r, delayMs: 0 });
+});
+
+// ---- the connector check's conversation ----------------------------------------------------------------------------
+test('the connector check\'s conversation becomes a transcript: first messages, visitor turns with ms, failures, rules by label', () => {
+  const ex = (json: unknown, ms = 7, extra: object = {}) => ({ endpoint: 7, method: 'POST', path: '/p', url: 'https://bot.example/p', signed: '', status: 200, json, ms, ...extra });
+  const rule = { id: 'aaaaaaaa-0000-4000-8000-000000000001', label: 'Support' };
+  const run = {
+    setup: { idOperator: 'ces-check-1', idBot: 'demo', body: { name: 'n', pseudo: 'p', language: 'en', distributionRules: [rule], external: { idBot: 'demo' } }, scenarios: ex([]), put: ex({}) },
+    idConversation: 'c', connectorConversationId: 'c',
+    steps: [
+      { kind: 'first-messages', exchange: ex({ replies: [text('Hi')] }, 4) },
+      { kind: 'start', exchange: ex({ replies: [], variables: [{ key: 'k', value: 'v' }] }) },
+      { kind: 'visitor', text: 'Hello', quickReply: false, exchange: ex({ replies: [text('Pick', [{ value: 'A', idQuickReply: 'x' }]), { type: 'transfer', distributionRule: rule.id }] }, 9) },
+      { kind: 'echo', of: 'text', exchange: ex({ replies: [] }) },
+      { kind: 'visitor', text: 'A', quickReply: true, exchange: ex(undefined, 11_100, { status: undefined, error: 'Headers Timeout Error' }) },
+      { kind: 'note', text: 'n' },
+    ],
+  };
+  const t = transcriptFromCheck(run as never, { url: 'https://bot.example', website: '1', language: 'en' });
+  assert.equal(t.recorded.by, 'ces check connector');
+  assert.deepEqual(t.turns, [
+    { firstMessages: [text('Hi')], ms: 4 },
+    { visitor: 'Hello', ms: 9, bot: [text('Pick', ['A']), { type: 'transfer', distributionRule: '@rule:Support' }], variables: { k: 'v' } },
+    { visitor: 'A', quickReply: true, ms: 11_100, bot: [], failure: 'no answer within the time limit' },
+  ]);
+  assert.doesNotThrow(() => parseTranscript(formatTranscript(t)));
 });
