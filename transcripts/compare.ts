@@ -3,6 +3,7 @@ import { LIMITS } from '../lib/limits.js';
 import { isExpectation, isFirst, isVisitor, isWait, type Answer, type Reply, type Transcript, type Turn } from './format.js';
 import { describeExpected, matches } from './expect.js';
 import { isCloseOrTransfer } from './normalise.js';
+import { NO_BOT } from './from-service.js';
 
 /** The vendor checks' verdict words (docs/check.md). */
 export type Verdict = 'PASS' | 'FAIL' | 'WARN' | 'NOTE' | 'SKIP' | 'NOT JUDGED';
@@ -137,9 +138,12 @@ function compareEvents(turn: number, rec: string[] | undefined, now: string[] | 
   return [{ turn, kind: involved ? 'close/transfer changed' : 'events changed', verdict: 'FAIL', what: 'what the service did', recorded: r.join('; ') || 'nothing', now: n.join('; ') || 'nothing' }];
 }
 
-function compareTiming(turn: number, recMs: number | undefined, nowMs: number | undefined, limitMs: number, what: string, notJudged: Set<string>): Difference[] {
+function compareTiming(turn: number, recMs: number | undefined, nowMs: number | undefined, limitMs: number, what: string, notJudged: Set<string>, displayedOnly: boolean): Difference[] {
   if (recMs === undefined) return [];
-  if (nowMs === undefined) { notJudged.add('answer times: the target does not expose the connector exchanges (GET {sim_url}/conversations/{id}/exchanges)'); return []; }
+  if (nowMs === undefined) {
+    if (displayedOnly) notJudged.add('answer times: the target does not expose the connector exchanges (GET {sim_url}/conversations/{id}/exchanges)');
+    return [];
+  }
   if (nowMs > limitMs) return [{ turn, kind: 'past the spec limit', verdict: 'FAIL', what: `${what}: ${nowMs} ms, past the spec's ${limitMs / 1000} s`, recorded: `${recMs} ms`, now: `${nowMs} ms` }];
   const threshold = slowerThreshold(recMs);
   if (nowMs > threshold) return [{ turn, kind: 'slower', verdict: 'WARN', what: `${what}: ${nowMs} ms, slower than recorded by more than max(${SLOWER_MIN_MS} ms, ${SLOWER_RATIO * 100} %) (threshold ${Math.round(threshold)} ms)`, recorded: `${recMs} ms`, now: `${nowMs} ms` }];
@@ -173,6 +177,11 @@ export function compareTranscripts(recorded: Transcript, now: Transcript, opts: 
   const judgeEvents = recorded.recorded.by !== 'ces check connector';
   const nowFirst = now.turns.find(isFirst);
   const nowRest = now.turns.filter((t) => !isFirst(t));
+  // No bot took the conversation (the routing rule sent it to a human): one difference says so, not one per turn.
+  if (nowRest.some((t) => isVisitor(t) && t.failure === NO_BOT)) {
+    const turn = recorded.turns.findIndex((t) => isVisitor(t)) + 1;
+    return { verdict: 'FAIL', notJudged: [...notJudged], differences: [{ turn, kind: 'no answer', verdict: 'FAIL', what: `${NO_BOT} on website ${now.website.id}: its routing rule sent it to a human operator (is the bot set up and available?)`, recorded: `scenario ${recorded.bot.idBot ?? '?'} answered`, now: 'no bot' }] };
+  }
   let k = 0;
   recorded.turns.forEach((rt, idx) => {
     const turn = idx + 1;
@@ -181,7 +190,7 @@ export function compareTranscripts(recorded: Transcript, now: Transcript, opts: 
       const f = failureDifference(turn, rt.failure, nowFirst.failure, LIMITS.firstMessagesTimeoutMs, 'first messages');
       if (f) differences.push(f);
       else if (!rt.failure) differences.push(...compareAnswer(turn, rt.firstMessages, Array.isArray(nowFirst.firstMessages) ? nowFirst.firstMessages : [], opts.displayedOnly === true));
-      differences.push(...compareTiming(turn, rt.ms, nowFirst.ms, LIMITS.firstMessagesTimeoutMs, 'first messages', notJudged).filter(() => !f));
+      differences.push(...compareTiming(turn, rt.ms, nowFirst.ms, LIMITS.firstMessagesTimeoutMs, 'first messages', notJudged, opts.displayedOnly === true).filter(() => !f));
       return;
     }
     const position = k++;
@@ -203,7 +212,7 @@ export function compareTranscripts(recorded: Transcript, now: Transcript, opts: 
       if (!opts.displayedOnly) differences.push(...compareVariables(turn, rt.variables, nt.variables));
     }
     if (judgeEvents) differences.push(...compareEvents(turn, rt.events, nt.events));
-    if (!f) differences.push(...compareTiming(turn, rt.ms, nt.ms, LIMITS.messageTimeoutMs, `the answer to "${rt.visitor}"`, notJudged));
+    if (!f) differences.push(...compareTiming(turn, rt.ms, nt.ms, LIMITS.messageTimeoutMs, `the answer to "${rt.visitor}"`, notJudged, opts.displayedOnly === true));
   });
   const verdict: Verdict = differences.some((d) => d.verdict === 'FAIL') ? 'FAIL' : differences.length ? 'WARN' : 'PASS';
   return { verdict, differences, notJudged: [...notJudged] };

@@ -36,6 +36,9 @@ export interface TranscriptMeta {
   routingRule?: string;
 }
 
+/** The failure of a visitor turn no bot answered (the conversation went to a human operator). */
+export const NO_BOT = 'no bot took the conversation';
+
 const json = (s: string | null): any => { try { return s ? JSON.parse(s) : undefined; } catch { return undefined; } };
 const roleOf = (ex: ServiceExchange): string | undefined => json(ex.requestBody)?.message?.author?.role;
 const displayed = (e: ServiceView['transcript'][number]): Reply => ({
@@ -108,7 +111,7 @@ export function buildTranscript(view: ServiceView, exchanges: ServiceExchange[] 
         const variables = { ...(isFirstInput ? normaliseVariables(json(create?.responseBody ?? null)?.variables) : {}), ...(ex.failure ? {} : normaliseVariables(body?.variables)) };
         if (Object.keys(variables).length) turn.variables = variables;
       } else if (createFailed) turn.failure = `endpoint 6: ${failureText(create!.failure, create!.status)}`;
-      else turn.failure = view.botOperatorId ? 'no answer: endpoint 7 was not called' : 'no bot took the conversation';
+      else turn.failure = view.botOperatorId ? 'no answer: endpoint 7 was not called' : NO_BOT;
     } else {
       turn.bot = range.filter((e) => e.role === 'bot').map(displayed);
     }

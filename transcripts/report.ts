@@ -110,10 +110,10 @@ function replyHtml(r: unknown): string {
   if (isExpectation(r)) return `<li class="bot"><div class="bubble"><em>${esc(describeExpected(r))}</em></div></li>`;
   const x = r as Reply;
   if (x?.type === 'message') {
-    const qr = Array.isArray(x.quickReplies) ? `<div class="qr">${x.quickReplies.map((q) => `<span>${esc(describeExpected(q))}</span>`).join('')}</div>` : isExpectation(x.quickReplies) ? `<div class="qr"><span>${esc(describeExpected(x.quickReplies))}</span></div>` : '';
+    const qr = Array.isArray(x.quickReplies) ? `<div class="qr">${x.quickReplies.map((q) => `<span>${esc(typeof q === 'string' ? q : describeExpected(q))}</span>`).join('')}</div>` : isExpectation(x.quickReplies) ? `<div class="qr"><span>${esc(describeExpected(x.quickReplies))}</span></div>` : '';
     return `<li class="bot"><div class="bubble">${payloadHtml(x.payload)}</div>${qr}</li>`;
   }
-  return `<li class="sys">${esc(x?.type === 'await' ? `⏱ ${describeReply(x)}` : x?.type === 'transfer' ? `→ ${describeReply(x)}` : x?.type === 'close' ? '✕ the bot closes the conversation' : describeReply(x))}</li>`;
+  return `<li class="sys">${esc(x?.type === 'await' ? `the bot schedules the rest: ${describeReply(x)}` : x?.type === 'transfer' ? describeReply(x) : x?.type === 'close' ? 'the bot closes the conversation' : describeReply(x))}</li>`;
 }
 
 /** One turn as the chat page shows it (visitor right, bot left, service lines centred). */
@@ -146,7 +146,7 @@ export function transcriptsPage(items: Array<{ file: string; transcript: Transcr
 }
 
 /** The replay page: per transcript, recorded and replayed turns side by side with the differences marked. */
-export function replayPage(results: ReplayResult[], meta: { against: string; date: string }): string {
+export function replayPage(results: ReplayResult[], meta: { against: string; date: string; landing?: string }): string {
   const sections = results.map((r, i) => {
     const nowFirst = r.now?.turns.find(isFirst);
     const nowRest = r.now?.turns.filter((t) => !isFirst(t)) ?? [];
@@ -164,7 +164,7 @@ export function replayPage(results: ReplayResult[], meta: { against: string; dat
   }).join('');
   const counts = (v: string) => results.filter((r) => r.comparison.verdict === v).length;
   const verdict = counts('FAIL') ? 'FAIL' : counts('WARN') ? 'WARN' : 'PASS';
-  const body = `<p><a href="../index.html">← conformance report</a></p><h1><span class="badge ${verdict}">${verdict}</span> Transcript replay</h1>
+  const body = `${meta.landing ? `<p><a href="${esc(meta.landing)}">← conformance report</a></p>` : ''}<h1><span class="badge ${verdict}">${verdict}</span> Transcript replay</h1>
 <p class="meta">against ${esc(meta.against)} · ${esc(meta.date)} · ${results.length} transcript(s): ${counts('PASS')} PASS, ${counts('WARN')} WARN, ${counts('FAIL')} FAIL. E-mail addresses and phone numbers in variables are masked.</p>
 <ul>${results.map((r, i) => `<li><a href="#transcript-${i + 1}"><span class="badge ${r.comparison.verdict}">${r.comparison.verdict}</span> ${esc(r.recorded.name)}</a> <span class="meta">${esc(r.file)}</span></li>`).join('')}</ul>${sections}`;
   return clean(page('Transcript replay', body));

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { QUICK_REPLY_STEP } from '../check/settings.js';
 import { buildLanding, writeRunSummary, type RunSummary } from '../lib/landing.js';
 import { mask } from '../lib/mask.js';
+import { REPORTS } from '../lib/paths.js';
 import type { CheckResult } from '../lib/results.js';
 import { compareTranscripts, describeAnswer } from './compare.js';
 import { isFirst, isVisitor, isWait, parseDuration, readTranscript, transcriptFiles, TranscriptError, writeTranscript, type Transcript, type Turn } from './format.js';
@@ -72,9 +73,12 @@ export interface ReplayOptions {
   reportsDir?: string;
 }
 
+/** A path as reports show it: relative to the working folder when inside it. */
+const shortPath = (f: string) => { const rel = path.relative(process.cwd(), f); return rel && !rel.startsWith('..') ? rel : f; };
+
 /** Reads and validates every transcript named (files or folders): a broken file is a usage error before anything is played. */
 export function loadTranscripts(args: string[]): Array<{ file: string; abs: string; t: Transcript }> {
-  const recorded = transcriptFiles(args).map((f) => ({ file: path.relative(process.cwd(), f) || f, abs: f, t: readTranscript(f) }));
+  const recorded = transcriptFiles(args).map((f) => ({ file: shortPath(f), abs: f, t: readTranscript(f) }));
   for (const r of recorded) inputsOf(r.t);
   return recorded;
 }
@@ -113,7 +117,9 @@ export async function replayTranscripts(session: Session, opts: ReplayOptions): 
 export function writeReplayReports(results: ReplayResult[], opts: Pick<ReplayOptions, 'runDir' | 'runId' | 'against' | 'update' | 'reportsDir'>): void {
   fs.mkdirSync(opts.runDir, { recursive: true });
   const date = new Date().toISOString();
-  fs.writeFileSync(path.join(opts.runDir, 'replay.html'), replayPage(results, { against: mask(opts.against), date }));
+  // The landing page is linked only where it is (a --report-dir elsewhere has none next to it).
+  const landing = path.resolve(opts.runDir, '..') === path.resolve(opts.reportsDir ?? REPORTS) ? '../index.html' : undefined;
+  fs.writeFileSync(path.join(opts.runDir, 'replay.html'), replayPage(results, { against: mask(opts.against), date, landing }));
   fs.writeFileSync(path.join(opts.runDir, 'junit.xml'), junitXml(results));
   const checks: CheckResult[] = results.map((r) => ({
     title: `transcript ${r.file}`, file: r.file, project: 'replay', clauses: [], durationMs: Math.round(r.ms),
