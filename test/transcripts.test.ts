@@ -8,7 +8,7 @@ import { normaliseReply, normaliseVariables, failureText } from '../transcripts/
 import { compareTranscripts, slowerThreshold } from '../transcripts/compare.js';
 import { matches } from '../transcripts/expect.js';
 import { maskPersonal, junitXml, replayPage, terminalDiff } from '../transcripts/report.js';
-import { buildTranscript, marksOf, type ServiceView } from '../transcripts/from-service.js';
+import { buildTranscript, marksOf, withoutCredentials, type ServiceView } from '../transcripts/from-service.js';
 import { asVersion, V2_CHANGES } from '../fake-connector/versions.js';
 import { parseRecordScript } from '../transcripts/run.js';
 import { transcriptFromCheck } from '../transcripts/from-check.js';
@@ -89,6 +89,11 @@ test('per-run values are normalised: quick replies by value, rules by label, the
   assert.deepEqual(normaliseVariables([{ key: 'email', value: 'a@b.example' }]), { email: 'a@b.example' });
   assert.equal(failureText('no answer within 10000 ms'), 'no answer within the time limit');
   assert.equal(failureText('HTTP 503'), 'HTTP 503');
+});
+
+test('a transcript never keeps credentials of the connector URL', () => {
+  assert.equal(withoutCredentials('https://user:pass@bot.example:9443/hook?key=s3cret'), 'https://bot.example:9443/hook?key=***');
+  assert.equal(withoutCredentials('https://127.0.0.1:4444'), 'https://127.0.0.1:4444');
 });
 
 test('a rule recorded by the check (label "Night shift") is the service\'s "Night shift (asynchronous, nobody online)"', () => {

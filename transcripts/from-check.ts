@@ -8,6 +8,7 @@ import { TRANSCRIPT_FORMAT, writeTranscript, type Transcript, type Turn } from '
 import { failureText, normaliseReplies, normaliseVariables, type NormaliseContext } from './normalise.js';
 import { transcriptsPage } from './report.js';
 import { readTranscript } from './format.js';
+import { withoutCredentials } from './from-service.js';
 
 /** Set by `ces check connector --record DIR` for the Playwright run: the folder the transcripts go to. */
 export const RECORD_ENV = 'CES_CHECK_RECORD';
@@ -37,7 +38,7 @@ export function transcriptFromCheck(run: ConversationRun, settings: Pick<Connect
     format: TRANSCRIPT_FORMAT,
     name: `connector check: ${run.steps.find((s) => s.kind === 'visitor')?.kind === 'visitor' ? (run.steps.find((s) => s.kind === 'visitor') as { text: string }).text : 'conversation'}`,
     recorded: { at: new Date().toISOString(), by: 'ces check connector', tool: `ces ${toolVersion()}` },
-    connector: { url: settings.url },
+    connector: { url: withoutCredentials(settings.url) },
     bot: { idBot: run.setup.idBot, language: settings.language },
     website: { id: settings.website },
     turns,

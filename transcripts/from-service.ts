@@ -36,6 +36,16 @@ export interface TranscriptMeta {
   routingRule?: string;
 }
 
+/** A connector URL as a transcript keeps it: user-info and query values (credentials some set-ups put there) never written. */
+export function withoutCredentials(url: string): string {
+  try {
+    const u = new URL(url);
+    u.username = ''; u.password = '';
+    for (const k of [...u.searchParams.keys()]) u.searchParams.set(k, '***');
+    return u.toString().replace(/\/$/, '');
+  } catch { return url; }
+}
+
 /** The failure of a visitor turn no bot answered (the conversation went to a human operator). */
 export const NO_BOT = 'no bot took the conversation';
 
@@ -125,7 +135,7 @@ export function buildTranscript(view: ServiceView, exchanges: ServiceExchange[] 
       format: TRANSCRIPT_FORMAT,
       name: meta.name,
       recorded: { at: new Date().toISOString(), by: meta.by, tool: `ces ${toolVersion()}` },
-      connector: { url: meta.connectorUrl },
+      connector: { url: withoutCredentials(meta.connectorUrl) },
       bot: { idBot: meta.idBot, ...(meta.pseudo ? { pseudo: meta.pseudo } : {}), ...(meta.language ? { language: meta.language } : {}) },
       website: { id: meta.websiteId, ...(meta.routingRule ? { routingRule: meta.routingRule } : {}) },
       turns,
