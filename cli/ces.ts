@@ -8,6 +8,7 @@ import { checkCommand } from './commands/check.js';
 import { loadCommand } from './commands/load.js';
 import { reportCommand } from './commands/report.js';
 import { sinkCommand } from './commands/sink.js';
+import { fuzzCommand } from './commands/fuzz.js';
 import { UsageError } from './usage.js';
 
 const cli = yargs(hideBin(process.argv))
@@ -21,6 +22,7 @@ const cli = yargs(hideBin(process.argv))
   .command((await import('./commands/bench.js')).benchCommand)
   .command(reportCommand)
   .command(sinkCommand)
+  .command(fuzzCommand)
   .demandCommand(1, 'Name a command; `ces --help` lists them.')
   .strict()
   .recommendCommands()
