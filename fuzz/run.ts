@@ -17,6 +17,8 @@ export const FLOOR_PER_OPERATION = 40;
 /** Cases per operation and turn once every floor is reached. */
 const ROUND_CASES = 25;
 const REQUEST_TIMEOUT_MS = 30_000;
+/** Requests spent shrinking one failure; past them the smallest failing request found so far is reported. */
+const SHRINK_REQUESTS_MAX = 300;
 
 export interface FuzzOptions {
   target: Target;
@@ -111,7 +113,10 @@ export async function runFuzz(o: FuzzOptions): Promise<FuzzReport> {
     const rep = reports.get(op.id)!;
     let pinned: string | null = null;
     let last: { c: unknown; a: Answer; f: Finding } | null = null;
+    let shrinkRequests = 0;
     const property = fc.asyncProperty(op.arbitrary, async (c) => {
+      // Once a failure is pinned every run is a shrinking attempt: past the cap, candidates pass unsent and shrinking ends.
+      if (pinned && ++shrinkRequests > SHRINK_REQUESTS_MAX) return true;
       const req = op.surface.request(c);
       const a = await send(req, creds, target.ca_file, REQUEST_TIMEOUT_MS);
       requests++; rep.requests++;
