@@ -76,4 +76,6 @@ export const LIMITS = {
   eventLoopBlockMaxMs: 100,
   /** `ces fuzz`: an answer slower than this is a finding (a backtracking matcher or an unbounded loop, not network noise). */
   fuzzAnswerMaxMs: 2_000,
+  /** Simulation API (DESIGN.md, not the spec): the most one POST /sim/clock/advance may move the clock, 400 days (longer than any spec duration: 7 days, 3 months). */
+  simClockAdvanceMaxMs: 400 * 86_400_000,
 } as const;
