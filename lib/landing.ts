@@ -67,7 +67,7 @@ const banner = (code: number) => (code === 0 ? 'PASS' : code === 2 ? LABEL['harn
 const SEVERITIES: Severity[] = ['MUST', 'SHOULD', 'MAY', 'REF'];
 /** Allure's severity for a clause severity (issue 7): the strongest clause of a check decides. */
 export const ALLURE_SEVERITY: Record<Severity, string> = { MUST: 'critical', SHOULD: 'normal', MAY: 'minor', REF: 'trivial' };
-const KINDS = ['test', 'check', 'selftest', 'load', 'bench'];
+const KINDS = ['test', 'check', 'selftest', 'load', 'bench', 'fuzz', 'replay', 'record'];
 const outcomeMark = (o: string) => (o === 'passed' ? '✓' : o === 'failed' ? '✗' : o === 'harness-error' ? '!' : '–');
 
 /** The run whose verdicts the matrix shows: the latest conformance run (`test`, else `check`), else the latest run with verdicts. */
@@ -100,11 +100,15 @@ export function runLinks(run: RunSummary, reportsDir: string = REPORTS, prefix =
   const at = (rel: string) => (fs.existsSync(path.join(dir, rel)) ? [href(...(prefix ? [prefix] : []), run.id, rel)] : []);
   const out: Array<{ label: string; href: string }> = [];
   for (const h of at('evidence.html')) out.push({ label: 'Evidence', href: h });
+  for (const h of at('replay.html')) out.push({ label: 'Replay (recorded vs now)', href: h });
+  for (const h of at('transcripts.html')) out.push({ label: 'Conversations', href: h });
   for (const h of at('playwright/index.html')) out.push({ label: 'Playwright HTML', href: h });
   for (const h of at('allure-report/index.html')) out.push({ label: 'Allure HTML', href: h });
   for (const h of at('junit.xml')) out.push({ label: 'JUnit XML', href: h });
   for (const h of at('k6-dashboard.html')) out.push({ label: 'k6 dashboard', href: h });
   for (const h of at('k6-summary.json')) out.push({ label: 'k6 summary', href: h });
+  for (const h of at('fuzz.html')) out.push({ label: 'Fuzz report', href: h });
+  for (const h of at('fuzz.json')) out.push({ label: 'fuzz.json', href: h });
   for (const h of at('summary.json')) out.push({ label: 'summary.json', href: h });
   return out;
 }

@@ -9,11 +9,12 @@ import { addSecret, mask } from '../../lib/mask.js';
 import { scrubDir } from '../../lib/results.js';
 import type { Target } from '../../lib/target.js';
 import { CHECK_ENV, parseScript } from '../../check/settings.js';
+import { RECORD_ENV } from '../../transcripts/from-check.js';
 
 type What = 'connector' | 'webhook-receiver';
 interface Args {
   what: What; url: string; secret?: string; 'connector-version'?: string; website?: string; language?: string;
-  'allow-http': boolean; strict: boolean; 'report-dir'?: string; 'ca-file'?: string; script?: string; workers?: number; allure: boolean;
+  'allow-http': boolean; strict: boolean; 'report-dir'?: string; 'ca-file'?: string; script?: string; workers?: number; allure: boolean; record?: string;
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -57,7 +58,8 @@ export const checkCommand: CommandModule<{}, Args> = {
     .option('ca-file', { type: 'string', describe: 'PEM CA to trust for the URL (self-signed local servers); NODE_EXTRA_CA_CERTS also works' })
     .option('report-dir', { type: 'string', describe: 'Folder for this run\'s reports (default reports/<run-id>)' })
     .option('workers', { type: 'number', describe: 'Parallel Playwright workers (default 2)' })
-    .option('allure', { type: 'boolean', default: true, describe: 'Generate the Allure HTML report' }),
+    .option('allure', { type: 'boolean', default: true, describe: 'Generate the Allure HTML report' })
+    .option('record', { type: 'string', describe: 'connector: also save the scripted conversation as a transcript in this folder (replay it with ces replay; docs/transcripts.md)' }),
   handler: async (a) => {
     validateCheckArgs(a);
     const what = a.what;
@@ -80,6 +82,7 @@ export const checkCommand: CommandModule<{}, Args> = {
       });
     } else Object.assign(extraEnv, { [CHECK_ENV.receiverUrl]: a.url, [CHECK_ENV.receiverSecret]: a.secret ?? '' });
     extraEnv[CHECK_ENV.allowHttp] = a['allow-http'] ? '1' : '';
+    extraEnv[RECORD_ENV] = what === 'connector' && a.record ? path.resolve(a.record) : '';
     console.log(`ces check ${what}: ${mask(a.url)}${a.secret ? '' : ' (no --secret: calls are signed with an empty key)'}; reports in ${run.dir}`);
     const { checks } = await runPlaywright({ targetFile, runDir: run.dir, projects: [PROJECT[what]], workers: a.workers, extraEnv });
     if (checks.length === 0) throw new UsageError('no check ran: look at the Playwright output above (the suite failed to load)');
