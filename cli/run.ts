@@ -49,7 +49,13 @@ export async function runPlaywright(opts: { targetFile: string; runDir: string; 
 }
 
 /** Options of finishRun: `strict` makes WARN fail; `area` prints the table of that area's clauses (vendor checks). */
-export interface FinishOptions { strict?: boolean; area?: string }
+export interface FinishOptions {
+  strict?: boolean; area?: string;
+  /** The run stopped early (the partner stopped answering): exit 2 with this reason. */
+  stopped?: string;
+  /** Said with the verdict (e.g. unsigned calls). */
+  qualifier?: string;
+}
 
 /** Writes the run's summary, JUnit and evidence, refreshes reports/index.html, prints the terminal table and the verdict; returns the exit code. */
 export function finishRun(run: { id: string; dir: string }, kind: string, target: Target, checks: CheckResult[], extra: Partial<RunSummary> = {}, opts: FinishOptions = {}): 0 | 1 | 2 {
@@ -57,7 +63,8 @@ export function finishRun(run: { id: string; dir: string }, kind: string, target
   const reference = target.reference === true;
   const verdicts = clauseVerdicts(checks, { reference });
   const perCheck = checkVerdicts(checks, { reference });
-  const outcome = runVerdict(perCheck, { strict: opts.strict });
+  const judged = runVerdict(perCheck, { strict: opts.strict });
+  const outcome = opts.stopped ? { ...judged, code: 2 as const, sentence: `STOPPED: ${opts.stopped}` } : judged;
   const summary: RunSummary = {
     id: run.id, kind, date: new Date().toISOString(), target: mask(target.base_url), reference, deviations: target.deviations ?? [],
     exitCode: outcome.code, checks, verdicts: verdicts.map((v) => ({ id: v.clause.id, verdict: v.verdict, checks: v.checks.map((c) => c.title) })),
@@ -76,7 +83,7 @@ export function finishRun(run: { id: string; dir: string }, kind: string, target
   if (leaks.length) console.error(`\nWARNING: a secret is still present under ${run.dir} in ${[...new Set(leaks.map((l) => path.relative(run.dir, l.file)))].join(', ')} (a report writer bypassed lib/mask.ts)`);
   console.log(`\nreport: ${landing}\nevidence: ${evidence}\nrun folder: ${run.dir}`);
   // A run without checks of its own (selftest: its sub-runs have them) prints its own outcome instead.
-  if (checks.length) console.log(`\nverdict: ${outcome.sentence} (exit ${summary.exitCode})`);
+  if (checks.length) console.log(`\nverdict: ${outcome.sentence}${opts.qualifier ? ` — ${opts.qualifier}` : ''} (exit ${summary.exitCode})`);
   return summary.exitCode as 0 | 1 | 2;
 }
 

@@ -1,5 +1,6 @@
 // What a check calls to give a verdict other than PASS/FAIL (lib/verdicts.ts): NOT JUDGED, a pass with WARN or NOTE, a reproduction, a harness error.
-import { test } from '@playwright/test';
+import { test, expect } from '@playwright/test';
+import { checkTolerant } from '../lib/schemas.js';
 import { ANNOTATION, HarnessError, NOT_JUDGED_PREFIX } from '../lib/verdicts.js';
 import { mask } from '../lib/mask.js';
 
@@ -40,4 +41,14 @@ export async function harness<T>(what: string, fn: () => T | Promise<T>): Promis
     if (e instanceof HarnessError) throw e;
     throw new HarnessError(`${what}: ${(e as Error)?.message ?? String(e)}`, { cause: e });
   }
+}
+
+/**
+ * Asserts a payload or an answer as a tolerant reader (G25): a listed field missing or of the wrong type fails; fields beyond
+ * those listed pass with a NOTE naming them.
+ */
+export function expectPayload(schemaId: string, data: unknown, what = 'payload'): void {
+  const { errors, extras } = checkTolerant(schemaId, data);
+  expect(errors, `${what} does not match ${schemaId}: ${errors}`).toBeNull();
+  if (extras.length) note(`${what}: fields beyond those listed in ${schemaId} (tolerated, G25): ${extras.join(', ')}`);
 }

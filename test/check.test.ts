@@ -127,11 +127,28 @@ describe('ces check connector against an independent integrator connector', { co
     assert.match(r.out, /the URL is not HTTPS/);
   });
 
-  test('--allow-http reports CONN-HTTPS-01 as not judged and runs the other checks', async () => {
+  test('--allow-http runs the pre-flight on the plain-http URL: nothing listens there, so one message and exit 2', async () => {
     const r = await runCheck(['connector', 'http://127.0.0.1:9', '--allow-http', '--secret', CONNECTOR_SECRET]);
-    assert.equal(r.verdicts.get('CONN-HTTPS-01'), 'skipped', tail(r));
-    assert.match(r.out, /--allow-http/);
-    assert.equal(r.verdicts.get('CONN-EP1-01'), 'fail', 'nothing listens there: the checks ran and failed');
+    assert.equal(r.code, 2, tail(r));
+    assert.match(r.out, /pre-flight of http:\/\/127\.0\.0\.1:9 failed, nothing was judged: 127\.0\.0\.1:9 is unreachable \(ECONNREFUSED\)/);
+    assert.equal(r.verdicts.size, 0, 'no check ran');
+  });
+
+  test('pre-flight: an untrusted certificate and a missing --secret each stop the run with one message, exit 2', async () => {
+    const c = await startIntegratorConnector({ cert: tls.server.cert, key: tls.server.key, secret: CONNECTOR_SECRET });
+    try {
+      const untrusted = await runCheck(['connector', c.url, '--secret', CONNECTOR_SECRET]);
+      assert.equal(untrusted.code, 2, tail(untrusted));
+      assert.match(untrusted.out, /the certificate of 127\.0\.0\.1:\d+ is not trusted .*--ca-file FILE, or set NODE_EXTRA_CA_CERTS=FILE/);
+      assert.equal(untrusted.out.match(/ces: /g)?.length, 1, 'one message');
+      const noSecret = await runCheck(['connector', c.url, '--ca-file', caFile]);
+      assert.equal(noSecret.code, 2, tail(noSecret));
+      assert.match(noSecret.out, /--secret is missing: .*--unsigned/);
+      const empty = await runCheck(['webhook-receiver', c.url, '--secret', '', '--ca-file', caFile]);
+      assert.equal(empty.code, 2, tail(empty));
+      assert.match(empty.out, /--secret is empty/);
+      for (const r of [untrusted, noSecret, empty]) assert.equal(r.verdicts.size, 0, 'nothing was judged');
+    } finally { await c.close(); }
   });
 });
 
@@ -170,6 +187,103 @@ describe('ces check connector against the fake connector (control API faults)', 
       try {
         const r = await runCheck(['connector', fake.url, '--secret', CONNECTOR_SECRET, '--ca-file', caFile, '--script', script]);
         assertMode(r, f.name, f.fail);
+      } finally { await fake.close(); }
+    });
+  }
+});
+
+/** The checks of a run as summary.json records them (outcome, reason, WARN/NOTE reasons, reproductions). */
+function checksOf(r: CheckRun): Array<{ title: string; clauses: string[]; outcome: string; reason?: string; warnings?: string[]; notes?: string[]; reproductions?: string[] }> {
+  const f = path.join(r.dir, 'summary.json');
+  return fs.existsSync(f) ? JSON.parse(fs.readFileSync(f, 'utf8')).checks : [];
+}
+/** Everything a run said about a clause: failure and skip reasons, WARN and NOTE reasons. */
+const saidAbout = (r: CheckRun, id: string) => checksOf(r).filter((c) => c.clauses.includes(id)).flatMap((c) => [c.reason ?? '', ...(c.warnings ?? []), ...(c.notes ?? [])]).join(' | ');
+
+/** Runs a reproduction as a user would paste it (CES_SECRET set, from the project folder); answers what it printed. Asynchronous: the fakes answer from this process. */
+function runReproduction(text: string, secret: string): Promise<string> {
+  return new Promise((resolve) => {
+    const child = spawn('bash', ['-c', text.replaceAll('npx ces ', `node ${path.join(ROOT, 'bin', 'ces.js')} `)], { cwd: ROOT, env: { ...process.env, CES_SECRET: secret, CES_REPORTS_DIR: path.join(work, 'reports') } });
+    let out = '';
+    const timer = setTimeout(() => child.kill(), 240_000);
+    child.stdout.on('data', (d) => (out += d));
+    child.stderr.on('data', (d) => (out += d));
+    child.on('close', () => { clearTimeout(timer); resolve(out); });
+  });
+}
+
+describe('partners in every variant (table): a correct one passes, each wrong one fails under the right clause with the right reason', { concurrency: PARALLEL_RUNS }, () => {
+  const script = JSON.stringify(REFERENCE_SCRIPT);
+  interface Row {
+    name: string; mode: Record<string, boolean>; args?: string[]; code: number;
+    /** clause → verdict, and a pattern its reasons must match. */
+    expect: Array<[string, string, RegExp?]>;
+    /** No clause but these may pass (nothing passes without evidence). */
+    onlyPass?: string[];
+    /** Each FAIL's reproduction, pasted into a shell, shows this. */
+    repro?: Array<[string, RegExp]>;
+  }
+  const ROWS: Row[] = [
+    {
+      name: 'a correct connector with its own conversation ids, Java dates and extra fields', mode: { ownIds: true, javaDates: true, extraFields: true }, code: 0,
+      expect: [
+        ['CONN-EP6-01', 'warn', /idConversation "conv-\d+" is the connector's own id and not a UUID/],
+        ['CONN-BOT-DATES-01', 'warn', /Java's zoned form/], ['CONN-CONV-DATES-01', 'warn', /Java's zoned form/],
+        ['CONN-EP2-01', 'note', /fields beyond those listed .*locale/], ['CONN-EP7-02', 'note', /fields beyond those listed .*_links/],
+        ['CONN-CONC-01', 'pass'], ['CONN-SCEN-01', 'pass'], ['CONN-LOOP-02', 'pass'],
+      ],
+    },
+    {
+      name: 'a connector that refuses every call', mode: { refuseAll: true }, code: 1,
+      expect: [
+        ['CONN-AUTH-02', 'fail', /refused the call: is --secret the connector's signing secret/],
+        ['CONN-AUTH-01', 'note', /refuses every call, so its refusal of bad signatures proves nothing/],
+        ['CONN-EP1-01', 'fail', /401/], ['CONN-CONC-01', 'not-judged', /already failed/],
+      ],
+      onlyPass: ['CONN-HTTPS-01'],
+      repro: [['CONN-AUTH-02', /status 401/], ['CONN-EP1-01', /status 401/]],
+    },
+    {
+      name: 'a connector sharing state across conversations', mode: { sharedState: true }, code: 1,
+      expect: [['CONN-CONC-01', 'fail', /held alone it was answered .* at once it was answered/], ['CONN-SCEN-01', 'pass'], ['CONN-EP7-02', 'pass']],
+      repro: [['CONN-CONC-01', /CONN-CONC-01\s+MUST\s+FAIL/]],
+    },
+    {
+      name: 'a connector answering the right shapes with another conversation\'s id', mode: { wrongConversation: true }, code: 1,
+      expect: [['CONN-CONC-01', 'fail', /carries idConversation "[0-9a-f-]{36}", another conversation's/], ['CONN-EP7-02', 'pass']],
+    },
+    {
+      name: 'a bot judged with --conversations 1', mode: { sharedState: true }, args: ['--conversations', '1'], code: 0,
+      expect: [['CONN-CONC-01', 'not-judged', /--conversations 1/]],
+    },
+  ];
+  for (const row of ROWS) {
+    test(row.name, async () => {
+      const fake = await startFakeConnector({ tls: tls.server, secret: CONNECTOR_SECRET });
+      try {
+        const res = await http({ method: 'POST', url: `${fake.controlUrl}/mode`, headers: { 'content-type': 'application/json', authorization: `Bearer ${fake.controlToken}` }, body: JSON.stringify(row.mode) }, agentFor(caFile));
+        assert.equal(res.status, 200, res.text);
+        const r = await runCheck(['connector', fake.url, '--secret', CONNECTOR_SECRET, '--ca-file', caFile, '--script', script, ...(row.args ?? [])], { workers: 2 });
+        assert.equal(r.code, row.code, `${row.name}: exit code\n${tail(r)}`);
+        for (const [id, verdict, why] of row.expect) {
+          assert.equal(r.verdicts.get(id), verdict, `${row.name}: ${id}\n${saidAbout(r, id)}\n${tail(r)}`);
+          if (why) assert.match(saidAbout(r, id), why, `${row.name}: the reason of ${id}`);
+        }
+        if (row.onlyPass) {
+          const passed = [...r.verdicts.entries()].filter(([id, v]) => id.startsWith('CONN-') && v === 'pass' && !row.onlyPass!.includes(id)).map(([id]) => id);
+          assert.deepEqual(passed, [], `${row.name}: nothing passes without evidence`);
+        }
+        if (row.code === 0) assert.deepEqual([...r.verdicts.entries()].filter(([, v]) => v === 'fail' || v === 'harness-error'), [], 'no FAIL, no HARNESS ERROR');
+        for (const [id, shows] of row.repro ?? []) {
+          const k = checksOf(r).find((c) => c.clauses.includes(id) && c.outcome === 'failed');
+          assert.ok(k?.reproductions?.length, `${row.name}: ${id} has a reproduction`);
+          assert.ok(!k!.reproductions![0]!.includes(CONNECTOR_SECRET), 'the secret is never in clear');
+          assert.match(k!.reproductions![0]!, /\$CES_SECRET/);
+          assert.match(await runReproduction(k!.reproductions![0]!, CONNECTOR_SECRET), shows, `${row.name}: the reproduction of ${id} shows the failure`);
+        }
+        assert.match(r.out, /idConnectorVersion [0-9a-f-]{36}/, 'one idConnectorVersion, printed');
+        const versions = new Set(fake.state.log.map((x) => x.query.idConnectorVersion).filter(Boolean));
+        assert.equal(versions.size, 1, `one idConnectorVersion per run (${[...versions].join(', ')})`);
       } finally { await fake.close(); }
     });
   }

@@ -35,6 +35,7 @@ const area: FastifyPluginAsync = async (app) => {
       projectsAsList: ces.deviations.has('graphql-projects-not-connection'),
       noDescriptions: ces.deviations.has('graphql-missing-descriptions'),
       noRoutingRule: ces.deviations.has('graphql-no-routing-rule'),
+      idScalarsAsID: ces.deviations.has('graphql-id-scalars-missing'),
     }),
     context: (req) => {
       const owner = owners.get(req.raw as object)!;

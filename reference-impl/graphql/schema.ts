@@ -1,7 +1,7 @@
 // The GraphQL schema of the service (code-first graphql-js, a description on every type and field), resolved from the store, scoped to the token's client.
 import {
   GraphQLBoolean, GraphQLError, GraphQLFloat, GraphQLID, GraphQLInputObjectType, GraphQLInt, GraphQLList, GraphQLNonNull,
-  GraphQLObjectType, GraphQLSchema, GraphQLString, type GraphQLFieldConfig, type GraphQLFieldConfigMap, type GraphQLOutputType,
+  GraphQLObjectType, GraphQLScalarType, GraphQLSchema, GraphQLString, Kind, type GraphQLFieldConfig, type GraphQLFieldConfigMap, type GraphQLOutputType,
 } from 'graphql';
 import type { ServiceContext } from '../context.js';
 import { list } from '../store/db.js';
@@ -18,7 +18,7 @@ export type GqlContext = {
 };
 
 /** Schema variants exist only so deviations can break the shape on purpose. */
-export interface SchemaVariant { projectsAsList?: boolean; noDescriptions?: boolean; noRoutingRule?: boolean }
+export interface SchemaVariant { projectsAsList?: boolean; noDescriptions?: boolean; noRoutingRule?: boolean; idScalarsAsID?: boolean }
 
 export const ERROR_CODES = {
   unauthenticated: 'UNAUTHENTICATED',
@@ -38,6 +38,22 @@ const nn = <T extends GraphQLOutputType>(t: T) => new GraphQLNonNull(t);
 const nnList = <T extends GraphQLOutputType>(t: T) => nn(new GraphQLList(nn(t)));
 
 interface Row { [k: string]: any }
+
+const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/** G27: conversation ids, as public clients declare them (`query ($id: UUID!)`). */
+export const UUIDScalar = new GraphQLScalarType<string, string>({
+  name: 'UUID', description: 'A UUID in its canonical text form (8-4-4-4-12 hexadecimal digits): the id of a conversation.',
+  serialize: (v) => String(v),
+  parseValue: (v) => { if (typeof v !== 'string' || !UUID_RE.test(v)) throw badInput(`UUID expects a UUID string (got ${JSON.stringify(v)}).`); return v; },
+  parseLiteral: (ast) => { if (ast.kind !== Kind.STRING || !UUID_RE.test(ast.value)) throw badInput('UUID expects a UUID string.'); return ast.value; },
+});
+/** G27: integer legacy ids (the REST id of a conversation); an Int or a string of digits is accepted. */
+export const LegacyIdScalar = new GraphQLScalarType<number, number>({
+  name: 'LegacyId', description: 'The integer id of a resource in REST API v2 (a conversation\'s `legacyId`).',
+  serialize: (v) => Number(v),
+  parseValue: (v) => { const n = typeof v === 'number' ? v : typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : NaN; if (!Number.isSafeInteger(n) || n < 0) throw badInput(`LegacyId expects a non-negative integer (got ${JSON.stringify(v)}).`); return n; },
+  parseLiteral: (ast) => { const raw = ast.kind === Kind.INT || ast.kind === Kind.STRING ? ast.value : ''; if (!/^\d+$/.test(raw)) throw badInput('LegacyId expects a non-negative integer.'); return Number(raw); },
+});
 interface Page<T> { rows: T[]; total: number; offset: number }
 
 /** Reads `first`/`after` (offset cursors, opaque to callers). */
@@ -72,6 +88,9 @@ function parseInstant(value: string, name: string): number {
 const idNum = (id: string): number | null => (/^\d+$/.test(id) ? Number(id) : null);
 
 export function buildCesSchema(variant: SchemaVariant = {}): GraphQLSchema {
+  // G27: conversation ids are UUID, legacy ids LegacyId (deviation graphql-id-scalars-missing: plain ID and Int).
+  const uuidType = variant.idScalarsAsID ? GraphQLID : UUIDScalar;
+  const legacyType = variant.idScalarsAsID ? GraphQLInt : LegacyIdScalar;
   const d = (text: string) => (variant.noDescriptions ? undefined : text);
   const f = <TSource = Row>(type: GraphQLOutputType, description: string, resolve?: GraphQLFieldConfig<TSource, GqlContext>['resolve'], args?: GraphQLFieldConfig<TSource, GqlContext>['args']): GraphQLFieldConfig<TSource, GqlContext> =>
     ({ type, description: d(description), resolve, args });
@@ -146,7 +165,7 @@ export function buildCesSchema(variant: SchemaVariant = {}): GraphQLSchema {
     name: 'SatisfactionSurvey', description: d('A visitor\'s answers to the satisfaction survey of one conversation (replaces the deprecated REST Satisfaction).'),
     fields: {
       id: f(nn(GraphQLID), 'Identifier of the response.', (s) => String(s.id)),
-      conversationId: f(nn(GraphQLID), 'The conversation the survey was about (its UUID).', (s, _a, ctx) =>
+      conversationId: f(nn(uuidType), 'The conversation the survey was about (its UUID).', (s, _a, ctx) =>
         (ctx.ces.db.prepare('SELECT uuid FROM conversations WHERE id = ?').get(s.conversation_id) as Row | undefined)?.uuid ?? String(s.conversation_id)),
       projectId: f(nn(GraphQLID), 'Project of the conversation.', (s) => String(s.website_id)),
       operatorId: f(nn(GraphQLInt), 'Operator who handled the conversation.', (s) => s.operator_id),
@@ -161,8 +180,8 @@ export function buildCesSchema(variant: SchemaVariant = {}): GraphQLSchema {
   const conversation = new GraphQLObjectType<Row, GqlContext>({
     name: 'Conversation', description: d('A conversation between a visitor and operators or bots.'),
     fields: {
-      id: f(nn(GraphQLID), 'UUID of the conversation (the id webhook v2 events carry).', (c) => c.uuid),
-      legacyId: f(nn(GraphQLInt), 'Integer id of the conversation in REST API v2.', (c) => c.id),
+      id: f(nn(uuidType), 'UUID of the conversation (the id webhook v2 events carry).', (c) => c.uuid),
+      legacyId: f(nn(legacyType), 'Integer id of the conversation in REST API v2.', (c) => c.id),
       channel: f(nn(GraphQLString), 'Channel: `chat`, `call`, `video`, `social_a`...`social_e`, `sms`.'),
       projectId: f(nn(GraphQLID), 'Project (website) where the conversation took place.', (c) => String(c.website_id)),
       visitorId: f(nn(GraphQLString), 'Unique id of the visitor.', (c) => c.visitor_uid),
@@ -269,10 +288,18 @@ export function buildCesSchema(variant: SchemaVariant = {}): GraphQLSchema {
       }, { id: { type: nn(GraphQLID), description: d('Identifier of the tag.') } }),
       conversationTags: f(nn(tagConnection), 'Conversation tags of the account.', (_s, args, ctx) =>
         paged(ctx.ces, 'SELECT * FROM tags WHERE client_id = ? ORDER BY id', [ctx.clientId], args), pageArgDefs),
-      conversation: f(conversation, 'One conversation by UUID (or REST integer id); null when the account has no such conversation.', (_s, args, ctx) => {
-        const n = idNum(args.id);
-        return ctx.ces.db.prepare(`SELECT * FROM conversations WHERE client_id = ? AND ${n == null ? 'uuid = ?' : 'id = ?'}`).get(ctx.clientId, n ?? args.id) ?? null;
-      }, { id: { type: nn(GraphQLID), description: d('UUID or REST integer id of the conversation.') } }),
+      conversation: variant.idScalarsAsID
+        ? f(conversation, 'One conversation by UUID (or REST integer id); null when the account has no such conversation.', (_s, args, ctx) => {
+          const n = idNum(args.id);
+          return ctx.ces.db.prepare(`SELECT * FROM conversations WHERE client_id = ? AND ${n == null ? 'uuid = ?' : 'id = ?'}`).get(ctx.clientId, n ?? args.id) ?? null;
+        }, { id: { type: nn(GraphQLID), description: d('UUID or REST integer id of the conversation.') } })
+        : f(conversation, 'One conversation by UUID (`id`) or by REST integer id (`legacyId`), exactly one of them; null when the account has no such conversation.', (_s, args, ctx) => {
+          if ((args.id == null) === (args.legacyId == null)) throw badInput('conversation needs exactly one of id (UUID) and legacyId (LegacyId).');
+          return ctx.ces.db.prepare(`SELECT * FROM conversations WHERE client_id = ? AND ${args.id != null ? 'uuid = ?' : 'id = ?'}`).get(ctx.clientId, args.id ?? args.legacyId) ?? null;
+        }, {
+          id: { type: UUIDScalar, description: d('UUID of the conversation (G27: declare it `$id: UUID!`).') },
+          legacyId: { type: LegacyIdScalar, description: d('REST integer id of the conversation.') },
+        }),
       searchClosedConversations: f(nn(conversationConnection), 'Closed conversations, newest closure first, optionally within `from`/`to` (closure time). Superseded by `closedConversations`, which requires an interval.', (_s, args, ctx) =>
         closed(ctx, args, args.from ? parseInstant(args.from, 'from') : null, args.to ? parseInstant(args.to, 'to') : null), {
         ...projectFilterArgs,

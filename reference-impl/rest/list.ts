@@ -2,6 +2,7 @@
 import type { FastifyRequest } from 'fastify';
 import { LIMITS } from '../../lib/limits.js';
 import { badRequest, success, type Pagination } from './envelope.js';
+import { foldLists } from './form-lists.js';
 
 export type Row = Record<string, any>;
 /** A filter over a row; `q` (optional) carries the list options, e.g. whether `*` is a wildcard. */
@@ -27,9 +28,17 @@ function positiveInt(name: string, raw: unknown, min: number): number {
   return Number(raw);
 }
 
+/** The query with list filters folded into the spec's comma lists (G26). */
+function filterLists(q: Record<string, unknown>): Record<string, unknown> {
+  const folded = foldLists(q, (name) => /^filters\[[a-z_]+\]$/.test(name));
+  return Object.fromEntries(Object.entries(folded).map(([k, v]) => (/^filters\[[a-z_]+\]\[\]$/.test(k) && Array.isArray(v) ? [k.slice(0, -2), v.map(String).join(',')] : [k, v])));
+}
+
 /** Parses and validates list options and filters; unknown filters or parameters are refused naming what is accepted. */
 export function parseList(req: FastifyRequest, filterNames: string[], extraParams: string[] = []): ListQuery {
-  const q = (req.query ?? {}) as Record<string, unknown>;
+  const raw = (req.query ?? {}) as Record<string, unknown>;
+  // G26: a list filter as `filters[x][0]=a&filters[x][1]=b` or `filters[x][]=a` is the spec's comma list `filters[x]=a,b`.
+  const q = req.server.ces.deviations.has('rest-filter-lists-refused') ? raw : filterLists(raw);
   const filters: Record<string, string> = {};
   for (const [k, v] of Object.entries(q)) {
     if (k.startsWith('filters')) {

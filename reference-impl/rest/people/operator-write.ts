@@ -1,6 +1,7 @@
 // POST/PUT /operator bodies (G12): JSON or form (bracket lists `language_list[]=fr`), validated field by field with fails naming the field.
 import type { FastifyRequest } from 'fastify';
 import { randomBytes } from 'node:crypto';
+import { foldLists } from '../form-lists.js';
 import { badRequest, RestFail } from '../envelope.js';
 import { ROLES, LANGUAGE_ADMIN_OPERATOR } from '../../store/seed.js';
 import { ISO_639_1 } from './iso639.js';
@@ -30,12 +31,14 @@ export function bodyObject(req: FastifyRequest): Record<string, unknown> {
   if (!form && !/^application\/json/i.test(type)) throw new RestFail(415, `Unsupported content type '${type}': send application/json or application/x-www-form-urlencoded.`);
   if (typeof b !== 'object' || Array.isArray(b)) throw badRequest('The request body must be a JSON object or a form.');
   const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(b as Record<string, unknown>)) {
+  // G26: `language_list[0]=fr` (PHP's http_build_query) is the list the spec's `language_list[]=fr` is.
+  const fields = form && !req.server.ces.deviations.has('rest-form-indexed-lists-refused') ? foldLists(b as Record<string, unknown>, () => true) : b as Record<string, unknown>;
+  for (const [k, v] of Object.entries(fields)) {
     if (form && k.endsWith('[]') && req.server.ces.deviations.has('rest-form-lists-ignored')) continue;
     const name = k.endsWith('[]') ? k.slice(0, -2) : k;
     if (name in out) throw badRequest(`Field '${name}' is given more than once.`);
     // In a form, a list comes as repeated `x[]` keys; a single `x[]=` with an empty value is the empty list.
-    out[name] = k.endsWith('[]') ? (Array.isArray(v) ? v : v === '' && form ? [] : [v]) : v;
+    out[name] = k.endsWith('[]') ? (Array.isArray(v) ? (form && v.length === 1 && v[0] === '' ? [] : v) : v === '' && form ? [] : [v]) : v;
   }
   return out;
 }
