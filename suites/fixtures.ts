@@ -7,6 +7,7 @@ import { controlAuthHeader } from '../lib/control-auth.js';
 import { clauseById } from '../lib/catalogue.js';
 import { check } from '../lib/schemas.js';
 import { httpBlocker } from '../check/settings.js';
+import { reproduceFailedRequest } from './verdicts.js';
 
 export { expect };
 
@@ -156,7 +157,9 @@ export function expectSchema(schemaId: string, data: unknown): void {
   expect(errors, `response does not match ${schemaId}: ${errors}`).toBeNull();
 }
 
-export const test = base.extend<{ target: Target; api: Api }>({
+export const test = base.extend<{ target: Target; api: Api; reproduce: void }>({
+  // A failed check gets the curl of its last request (suites/verdicts.ts), secrets as shell variables.
+  reproduce: [async ({}, use, info) => { await use(); reproduceFailedRequest(info, currentTarget().ca_file); }, { auto: true }],
   target: async ({}, use) => { await use(currentTarget()); },
   api: async ({ target }, use) => { await use(new Api(target)); },
 });

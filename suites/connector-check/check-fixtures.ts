@@ -92,8 +92,8 @@ function reproduceCheck(info: TestInfo): void {
   if (parts.length) reproduction(parts.join('\n'));
 }
 
-export const test = base.extend<{ connector: ConnectorCheckSettings; client: ConnectorClient; bot: BotSetup; reproduce: void }, { conversation: () => Promise<ConversationRun> }>({
-  reproduce: [async ({}, use, info) => { await use(); reproduceCheck(info); }, { auto: true }],
+export const test = base.extend<{ connector: ConnectorCheckSettings; client: ConnectorClient; bot: BotSetup; reproduceExchanges: void }, { conversation: () => Promise<ConversationRun> }>({
+  reproduceExchanges: [async ({}, use, info) => { await use(); reproduceCheck(info); }, { auto: true }],
   connector: async ({ target }, use) => {
     const s = checkedPartner(missingUrl(target, 'connector'), () => connectorSettings(target), 'CONN-HTTPS-01');
     stopIfPartnerDown();

@@ -37,8 +37,8 @@ function reproduceDeliveries(info: TestInfo): void {
   if (parts.length) reproduction(parts.join('\n'));
 }
 
-export const test = base.extend<{ receiver: ReceiverCheckSettings; deliver: Deliver; reproduce: void }>({
-  reproduce: [async ({}, use, info) => { await use(); reproduceDeliveries(info); }, { auto: true }],
+export const test = base.extend<{ receiver: ReceiverCheckSettings; deliver: Deliver; reproduceDeliveriesOf: void }>({
+  reproduceDeliveriesOf: [async ({}, use, info) => { await use(); reproduceDeliveries(info); }, { auto: true }],
   receiver: async ({ target }, use) => {
     await use(checkedPartner(missingUrl(target, 'receiver'), () => receiverSettings(target), 'RECV-HTTPS-01'));
   },
