@@ -68,7 +68,7 @@ export function finishRun(run: { id: string; dir: string }, kind: string, target
   const summary: RunSummary = {
     id: run.id, kind, date: new Date().toISOString(), target: mask(target.base_url), reference, deviations: target.deviations ?? [],
     exitCode: outcome.code, checks, verdicts: verdicts.map((v) => ({ id: v.clause.id, verdict: v.verdict, checks: v.checks.map((c) => c.title) })),
-    ...(opts.strict ? { strict: true } : {}), ...extra,
+    ...(opts.strict ? { strict: true } : {}), ...(opts.stopped ? { stopped: opts.stopped } : {}), ...extra,
   };
   // A selftest's outcome is its mutations (unless the caller states its exit code): a missed deviation is a failed run.
   if (extra.mutations && extra.exitCode === undefined) summary.exitCode = extra.mutations.every((m) => m.caught) ? outcome.code : 1;

@@ -17,6 +17,8 @@ export interface RunSummary {
   exitCode: number;
   /** `--strict`: WARN failed the run. */
   strict?: boolean;
+  /** The run stopped early (the partner stopped answering), and why. */
+  stopped?: string;
   checks: CheckResult[];
   verdicts: Array<{ id: string; verdict: string; checks: string[] }>;
   /** selftest only: deviation id → caught or not. */

@@ -10,7 +10,7 @@ export { HarnessError };
 /** Ends the check as NOT JUDGED: it ran but could not observe what it judges (never a pass, never a failure). */
 export function notJudged(reason: string): never {
   test.info().annotations.push({ type: ANNOTATION.notJudged, description: mask(reason) });
-  test.skip(true, NOT_JUDGED_PREFIX + mask(reason));
+  test.info().skip(true, NOT_JUDGED_PREFIX + mask(reason));
   throw new HarnessError('test.skip did not end the check'); // unreachable: test.skip throws
 }
 

@@ -83,7 +83,8 @@ function reproduceCheck(info: TestInfo): void {
   const clauseIds = info.tags.map((t) => t.replace(/^@/, ''));
   const timing = clauseIds.some((c) => RERUN_CLAUSES.includes(c));
   const parts: string[] = [];
-  if (timing) parts.push(`# re-run just this clause:\n${rerunCommand(clauseIds.find((c) => RERUN_CLAUSES.includes(c))!)}`);
+  // Where no call shows it (timing, concurrency, a check without calls such as the URL's scheme): the command that re-runs the clause.
+  if (timing || !exchanges.length) parts.push(`# re-run just this clause:\n${rerunCommand(clauseIds.find((c) => RERUN_CLAUSES.includes(c)) ?? clauseIds[0]!)}`);
   if (exchanges.length) {
     parts.push(`# the ${exchanges.length === 1 ? 'call' : `${exchanges.length} calls`} the check judged, as sent (set CES_SECRET to the connector's secret):`);
     parts.push(exchangesCurl(exchanges.map((ex) => ({ note: `${ex.method} ${ex.path}${ex.signature ? ` (${ex.signature} signature)` : ''}: answered ${ex.error ? `nothing (${ex.error.split('\n')[0]})` : ex.status} in ${Math.round(ex.ms)} ms during the check`, ex })),

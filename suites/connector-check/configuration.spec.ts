@@ -68,7 +68,7 @@ test('the Bot answered by PUT has the idOperator of the path and the idBot of th
 
 test('GET /bots/{idOperator} answers the Bot created', clauses('CONN-EP3-01'), async ({ bot, client }) => {
   const ex = await client.call(3, 'GET', `/bots/${encodeURIComponent(bot.idOperator)}`, { timeoutMs: CONFIG_TIMEOUT });
-  expect(is2xx(ex), judged(`GET /bots/${bot.idOperator} after PUT must answer 2xx with the Bot${is2xx(bot.put) ? '' : ' (PUT itself failed: the bot creation flow is not implemented)'}`, ex)).toBe(true);
+  expect(is2xx(ex), judged(`GET /bots/${bot.idOperator} after PUT must answer 2xx with the Bot${is2xx(bot.put) ? '' : ` (the bot was not created: ${describe(bot.put)})`}`, ex)).toBe(true);
   const errors = schemaErrors('connector/bot.json', ex.json, isDateError);
   expect(errors, `GET answer does not match connector/bot.json: ${errors}`).toBeNull();
 });

@@ -34,7 +34,8 @@ function reproduceDeliveries(info: TestInfo): void {
     parts.push(`# ${a.name}: answered ${e.response?.status ?? `nothing (${String(e.response?.error ?? '').split('\n')[0]})`} during the check`);
     parts.push(deliveryCurl(r.url, r.headers, r.body, { caFile: currentTarget().ca_file, signature: mode, maxTimeS: 35 }));
   }
-  if (parts.length) reproduction(parts.join('\n'));
+  if (!parts.length) parts.push(`# re-run just this clause:\n${rerunCommand(info.tags[0]?.replace(/^@/, '') ?? '')}`);
+  reproduction(parts.join('\n'));
 }
 
 export const test = base.extend<{ receiver: ReceiverCheckSettings; deliver: Deliver; reproduceDeliveriesOf: void }>({
