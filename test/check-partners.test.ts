@@ -16,6 +16,8 @@ import { conversationIdWarning, dateWarnings, unlistedFields } from '../check/ju
 import { exchangeCurl, deliveryCurl } from '../check/reproduce.js';
 import { deliveryHeaders } from '../check/webhook-samples.js';
 import { startWebhookSink } from '../webhook-sink/server.js';
+import { confirmPartnerDown, partnerDown } from '../check/partner.js';
+import { preflight } from '../check/preflight.js';
 
 const SECRET = 'partner-variants-secret-5e1d';
 let tls: TlsMaterial;
@@ -124,4 +126,32 @@ test('reproductions: a webhook delivery curl is signed over the raw body from $C
     assert.equal(got[0]!.verdicts.signature.ok, true, 'the shell computed the same signature');
     assert.equal(got[0]!.body, raw, 'the exact bytes');
   } finally { await sink.close(); }
+});
+
+test('a partner that stops answering: a failed call and a failed new connection record since when (first record kept); a live one is not marked', async () => {
+  const runDir = fs.mkdtempSync(path.join(dir, 'run-'));
+  const fake = await startFakeConnector({ tls: tls.server, secret: SECRET });
+  const url = fake.url;
+  assert.equal(await confirmPartnerDown(url, caFile, new Date(), 'ECONNRESET', runDir), false, 'still answering: a single failed call is the clause\'s failure, not a stop');
+  assert.equal(partnerDown(runDir), undefined);
+  await fake.close();
+  const at = new Date('2026-01-01T10:00:00Z');
+  assert.equal(await confirmPartnerDown(url, caFile, at, 'GET /external-bots: connection reset by the partner', runDir), true);
+  assert.equal(await confirmPartnerDown(url, caFile, new Date(), 'later', runDir), true);
+  const down = partnerDown(runDir)!;
+  assert.equal(down.since, at.toISOString(), 'since the first failure');
+  assert.match(down.cause, /connection reset by the partner; then 127\.0\.0\.1:\d+ is unreachable \(ECONNREFUSED\)/);
+});
+
+test('pre-flight: unreachable, untrusted certificate (naming --ca-file and NODE_EXTRA_CA_CERTS), trusted', async () => {
+  const fake = await startFakeConnector({ tls: tls.server, secret: SECRET });
+  try {
+    assert.deepEqual(await preflight(fake.url, caFile), { ok: true });
+    const untrusted = await preflight(fake.url);
+    assert.equal(untrusted.kind, 'untrusted');
+    assert.match(untrusted.message!, /not trusted .*--ca-file FILE, or set NODE_EXTRA_CA_CERTS=FILE/);
+  } finally { await fake.close(); }
+  const gone = await preflight(fake.url, caFile);
+  assert.equal(gone.kind, 'unreachable');
+  assert.match(gone.message!, /ECONNREFUSED/);
 });
