@@ -4,7 +4,7 @@ import path from 'node:path';
 import { spawn } from 'node:child_process';
 import { ROOT, REPORTS } from '../lib/paths.js';
 import { readPlaywrightResults, clauseVerdicts, checkVerdicts, scrubDir, findLeaks, type CheckResult, type ClauseVerdict } from '../lib/results.js';
-import { LABEL, verdictFor, countsLine, legendLines, runVerdict, wrapText, type Verdict } from '../lib/verdicts.js';
+import { COUNTED, LABEL, LEGEND, verdictFor, countsLine, runVerdict, wrapText, type Verdict } from '../lib/verdicts.js';
 import { junitXml } from '../lib/junit.js';
 import { addSecret, knownSecrets, mask } from '../lib/mask.js';
 import { targetSecrets, type Target } from '../lib/target.js';
@@ -110,19 +110,21 @@ const reasonsOf = (c: CheckResult, v: Verdict): string[] => {
 export function terminalReport(checks: CheckResult[], perCheck: Verdict[], verdicts: ClauseVerdict[], opts: { area?: string; reference?: boolean } = {}): string {
   const area = opts.area;
   const lines: string[] = [];
-  const inArea = verdicts.filter((v) => (area ? v.clause.area === area : v.verdict !== 'not-run'));
+  // The area checked: clauses with a check in this run (of the vendor area, for `ces check`).
+  const inArea = verdicts.filter((v) => v.verdict !== 'not-run' && (!area || v.clause.area === area));
   lines.push(`clauses${area ? ` of ${area}` : ' checked'} (${inArea.length}): ${countsLine(inArea.map((v) => v.verdict))}`);
   lines.push(`checks (${checks.length}): ${countsLine(perCheck)}`);
   if (area) {
     const head = ['clause', 'severity', 'verdict'];
     const w = [0, 1, 2].map((i) => Math.max(head[i]!.length, ...inArea.map((v) => [v.clause.id, v.clause.severity, LABEL[v.verdict]][i]!.length)));
-    const indent = ' '.repeat(w[0]! + w[1]! + w[2]! + 6);
     const row = (c: string[]) => c.map((x, i) => (i < 3 ? x.padEnd(w[i]!) : x)).join('  ');
+    const indent = ' '.repeat(row(['', '', '', '']).length);
     lines.push('', row([...head, 'reason']), row([...w.map((n) => '-'.repeat(n)), '------']));
     for (const v of inArea) {
       const k = v.checks.find((c) => verdictFor(c, v.clause.severity, opts.reference === true) === v.verdict) ?? v.checks[0];
       const reason = k && v.verdict !== 'pass' ? reasonsOf(k, v.verdict).join('; ') : '';
-      lines.push(wrapText(row([v.clause.id, v.clause.severity, LABEL[v.verdict], reason]), WIDTH, indent));
+      // The reason wraps under its own column, at word boundaries, whole.
+      lines.push(row([v.clause.id, v.clause.severity, LABEL[v.verdict], '']) + wrapText(reason, Math.max(40, WIDTH - indent.length), indent));
     }
   }
   const listed = (want: Verdict[]) => checks.map((c, i) => ({ c, v: perCheck[i]! })).filter(({ v }) => want.includes(v));
@@ -130,7 +132,7 @@ export function terminalReport(checks: CheckResult[], perCheck: Verdict[], verdi
     if (!rows.length) return;
     lines.push('', title);
     for (const { c, v } of rows) {
-      lines.push(wrapText(`  ${LABEL[v]} [${c.clauses.join(', ')}] ${c.title}`, WIDTH, '       '));
+      lines.push(`  ${wrapText(`${LABEL[v]} [${c.clauses.join(', ')}] ${c.title}`, WIDTH - 2, '       ')}`);
       for (const r of reasonsOf(c, v)) if (r) lines.push(`       ${wrapText(r, WIDTH - 7, '       ')}`);
     }
   };
@@ -139,6 +141,6 @@ export function terminalReport(checks: CheckResult[], perCheck: Verdict[], verdi
   const firstFail = listed(['fail']).find(({ c }) => c.reproductions?.length);
   if (firstFail) lines.push('', `reproduction of the first failure (${firstFail.c.clauses.join(', ')}: ${firstFail.c.title}):`, ...firstFail.c.reproductions![0]!.split('\n').map((l) => `  ${l}`));
   const present = [...new Set([...perCheck, ...inArea.map((v) => v.verdict)])];
-  lines.push('', 'legend:', ...legendLines(present));
+  lines.push('', 'legend:', ...COUNTED.filter((v) => present.includes(v)).map((v) => `  ${LABEL[v].padEnd(14)}${wrapText(LEGEND[v], WIDTH - 16, ' '.repeat(16))}`));
   return lines.join('\n');
 }

@@ -114,23 +114,17 @@ export function countsLine(vs: Verdict[]): string {
   return COUNTED.filter((v) => vs.includes(v)).map((v) => `${vs.filter((x) => x === v).length} ${LABEL[v]}`).join(', ') || 'nothing checked';
 }
 
-/** The legend as text lines (terminal), only for the verdicts present unless `all`. */
-export function legendLines(present: Verdict[] = [...COUNTED], all = false): string[] {
-  return COUNTED.filter((v) => all || present.includes(v)).map((v) => `  ${LABEL[v].padEnd(13)} ${LEGEND[v]}`);
-}
-
 /**
- * Wraps text at word boundaries to lines of at most `width` characters (a word longer than a line stays whole on its own
- * line: a reason is never cut mid-word), each line after the first indented by `indent`. Existing line breaks are kept.
+ * Wraps text at word boundaries to lines of at most `width` characters of text (a word longer than that stays whole on
+ * its own line: a reason is never cut mid-word); lines after the first are prefixed by `indent` (the column they continue).
+ * Existing line breaks are kept.
  */
 export function wrapText(text: string, width: number, indent = ''): string {
   const out: string[] = [];
   for (const para of text.split('\n')) {
-    const words = para.split(/\s+/).filter(Boolean);
     let line = '';
-    for (const w of words) {
-      const room = width - (out.length ? indent.length : 0);
-      if (line && line.length + 1 + w.length > room) { out.push(line); line = w; } else line = line ? `${line} ${w}` : w;
+    for (const w of para.split(/\s+/).filter(Boolean)) {
+      if (line && line.length + 1 + w.length > width) { out.push(line); line = w; } else line = line ? `${line} ${w}` : w;
     }
     out.push(line);
   }
