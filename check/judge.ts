@@ -36,8 +36,21 @@ export function dateProblems(obj: unknown, allowUpdateAt: boolean): string[] {
 /** Allowed date variants worth a WARN (G24): Java's zoned form, valid ISO 8601 plus a zone id the spec does not ask for. */
 export function dateWarnings(obj: unknown, allowUpdateAt: boolean): string[] {
   if (!obj || typeof obj !== 'object') return [];
-  return dateFields(obj as Record<string, unknown>, allowUpdateAt).filter(([, v]) => isoDateTimeKind(v) === 'java-zoned')
-    .map(([k, v]) => `${k} ${JSON.stringify(v)} is Java's zoned form (ZonedDateTime.toString()): accepted as ISO 8601 with a zone id, but plain ISO 8601 (e.g. ${JSON.stringify(String(v).replace(/\[.*\]$/, ''))}) is what the spec shows (G24)`);
+  return dateFields(obj as Record<string, unknown>, allowUpdateAt).filter(([, v]) => isoDateTimeKind(v) === 'java-zoned').map(([k, v]) => javaDateWarning(k, String(v)));
+}
+
+/** The WARN of one date field in Java's zoned form (one sentence per field, however many answers carry it). */
+export const javaDateWarning = (field: string, example: string): string =>
+  `${field} is in Java's zoned form (ZonedDateTime.toString(), e.g. ${JSON.stringify(example)}): accepted as ISO 8601 with a zone id, but plain ISO 8601 (${JSON.stringify(example.replace(/\[.*\]$/, ''))}) is what the spec shows (G24)`;
+
+/** Date WARNs of several answers, one per field (the first example kept). */
+export function dateWarningsOf(objs: unknown[], allowUpdateAt: boolean): string[] {
+  const byField = new Map<string, string>();
+  for (const o of objs) {
+    if (!o || typeof o !== 'object') continue;
+    for (const [k, v] of dateFields(o as Record<string, unknown>, allowUpdateAt)) if (isoDateTimeKind(v) === 'java-zoned' && !byField.has(k)) byField.set(k, String(v));
+  }
+  return [...byField].map(([k, v]) => javaDateWarning(k, v));
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

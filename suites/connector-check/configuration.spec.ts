@@ -2,7 +2,7 @@
 import { test, expect, clauses, attachExchanges, is2xx } from './check-fixtures.js';
 import { notJudgedIf } from '../verdicts.js';
 import { describe, type Exchange } from '../../check/connector-client.js';
-import { dateWarnings, unlistedFields } from '../../check/judge.js';
+import { dateWarningsOf, unlistedFields } from '../../check/judge.js';
 import { note, warn } from '../verdicts.js';
 import { dateProblems, isConditionalError, isDateError, schemaErrors, unknownRules } from '../../check/judge.js';
 import { abortAfter, LIMIT_OF, timingText, withinLimit } from '../../check/timing.js';
@@ -87,7 +87,7 @@ test('Bot createdAt and updatedAt are ISO 8601 date-times', clauses('CONN-BOT-DA
   notJudgedIf(judgeable.length === 0, 'neither PUT nor GET /bots/{idOperator} answered a Bot (see CONN-EP2-01, CONN-EP3-01)');
   const problems = judgeable.flatMap(([m, ex]) => dateProblems(ex.json, false).map((p) => `${m}: ${p}`));
   expect(problems, `Bot dates must be non-empty ISO 8601 date-times: ${problems.join('; ')}`).toEqual([]);
-  const variants = [...new Set(judgeable.flatMap(([m, ex]) => dateWarnings(ex.json, false).map((w) => `${m}: ${w}`)))];
+  const variants = dateWarningsOf(judgeable.map(([, ex]) => ex.json), false);
   if (variants.length) warn(variants.join('; '));
 });
 

@@ -6,7 +6,7 @@ import { LIMITS } from '../../lib/limits.js';
 import { mask } from '../../lib/mask.js';
 import { describe, type Exchange } from '../../check/connector-client.js';
 import { allReplies, exchangesOf, type ConversationRun } from '../../check/conversation.js';
-import { conversationIdWarning, dateWarnings, unlistedFields } from '../../check/judge.js';
+import { conversationIdWarning, dateWarningsOf, unlistedFields } from '../../check/judge.js';
 import { note, warn } from '../verdicts.js';
 import { bundleProblems, bundlesOf, dateProblems, imagesOf, isDateError, quickReplyCounts, replyProblems, schemaErrors, textsOf, transfersOf } from '../../check/judge.js';
 import { abortAfter, LIMIT_OF, timingText, withinLimit } from '../../check/timing.js';
@@ -63,7 +63,7 @@ test('Connector conversation createdAt and updatedAt are ISO 8601 date-times', c
   notJudgedIf(list.length === 0, 'no endpoint 6/7 answer was a JSON object (see CONN-EP6-01, CONN-EP7-02)');
   const problems = list.flatMap((ex) => dateProblems(ex.json, true).map((p) => `${ex.method} ${ex.path}: ${p}`));
   expect(problems, `createdAt/updatedAt must be non-empty ISO 8601 date-times: ${problems.join('; ')}`).toEqual([]);
-  const variants = [...new Set(list.flatMap((ex) => dateWarnings(ex.json, true)))];
+  const variants = dateWarningsOf(list.map((ex) => ex.json), true);
   if (variants.length) warn(variants.join('; '));
 });
 
