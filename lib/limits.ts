@@ -62,10 +62,11 @@ export const LIMITS = {
   graphqlPageMax: 100,
   /** GQL-RULE-02 / G16: routingRule availability fields resolved per query. */
   graphqlAvailabilityPerQuery: 1,
-  /** Issue 14 item 7: a GraphQL document is refused (before parsing) past this many tokens, nesting levels, aliases, fragments or spreads. */
+  /** Issue 14 item 7: a GraphQL document is refused (before parsing) past this many tokens, nesting levels, aliases, field selections, fragments or spreads. */
   graphqlMaxTokens: 10_000,
   graphqlMaxNesting: 40,
   graphqlMaxAliases: 100,
+  graphqlMaxSelections: 500,
   graphqlMaxFragments: 100,
   graphqlMaxFragmentSpreads: 200,
   /** Issue 14 item 1: a REST filter value longer than this is a 400 (a 1,000-character wildcard pattern is still matched). */
