@@ -10,6 +10,7 @@ import { guardRoutes, newControlToken } from '../lib/control-auth.js';
 import { check } from '../lib/schemas.js';
 import { LIMITS } from '../lib/limits.js';
 import { cardPng } from './image.js';
+import { installErrorHandling, plainShape } from '../lib/http-errors.js';
 
 export interface FakeConnectorOptions {
   tls: Pem; secret: string; port?: number; host?: string; scenariosDir?: string;
@@ -148,6 +149,8 @@ export async function startFakeConnector(opts: FakeConnectorOptions): Promise<Fa
   const state = new ConnectorState(opts.scenariosDir ?? path.join(FIXTURES, 'scenarios'));
   const png = cardPng();
   const app = Fastify({ https: { cert: opts.tls.cert, key: opts.tls.key }, bodyLimit: 1024 * 1024 });
+  // Errors in one documented shape ({error, message}), 405 + Allow on known paths, nothing internal in 5xx answers.
+  installErrorHandling(app, { shape: plainShape });
   // Signatures are over the raw bytes: keep them.
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => done(null, body));
   app.addContentTypeParser('*', { parseAs: 'string' }, (_req, body, done) => done(null, body));
