@@ -9,6 +9,8 @@ import { loadCommand } from './commands/load.js';
 import { reportCommand } from './commands/report.js';
 import { sinkCommand } from './commands/sink.js';
 import { fuzzCommand } from './commands/fuzz.js';
+import { recordCommand } from './commands/record.js';
+import { replayCommand } from './commands/replay.js';
 import { UsageError } from './usage.js';
 
 const cli = yargs(hideBin(process.argv))
@@ -23,6 +25,8 @@ const cli = yargs(hideBin(process.argv))
   .command(reportCommand)
   .command(sinkCommand)
   .command(fuzzCommand)
+  .command(recordCommand)
+  .command(replayCommand)
   .demandCommand(1, 'Name a command; `ces --help` lists them.')
   .strict()
   .recommendCommands()
