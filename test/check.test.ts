@@ -233,8 +233,10 @@ describe('partners in every variant (table): a correct one passes, each wrong on
         ['CONN-AUTH-02', 'fail', /refused the call: is --secret the connector's signing secret/],
         ['CONN-AUTH-01', 'note', /refuses every call, so its refusal of bad signatures proves nothing/],
         ['CONN-EP1-01', 'fail', /401/], ['CONN-CONC-01', 'not-judged', /already failed/],
+        ['CONN-TIME-01', 'not-judged', /answered no configuration call with 2xx/], ['CONN-EP7-01', 'not-judged', /answered no call with 2xx/],
       ],
-      onlyPass: ['CONN-HTTPS-01'],
+      // Its refusals are JSON: CONN-JSON-01 is judged on what it answered.
+      onlyPass: ['CONN-HTTPS-01', 'CONN-JSON-01'],
       repro: [['CONN-AUTH-02', /status 401/], ['CONN-EP1-01', /status 401/]],
     },
     {
