@@ -7,6 +7,11 @@ import { readPlaywrightResults, clauseVerdicts, exitCodeOf, scrubDir, findLeaks,
 import { addSecret, knownSecrets, mask } from '../lib/mask.js';
 import { targetSecrets, type Target } from '../lib/target.js';
 import { buildLanding, buildEvidence, writeRunSummary, type RunSummary } from '../lib/landing.js';
+import { coverageOf, coverageLines } from '../lib/coverage.js';
+import { baselineLines, compareWithBaseline, writeBaseline, type Baseline } from '../lib/baseline.js';
+
+/** Baseline options of a conformance run (`ces test --baseline F`, `--write-baseline F`). */
+export interface BaselineOptions { baseline?: { file: string; data: Baseline }; writeBaseline?: string }
 
 /** Registers a target's keys and passwords with lib/mask.ts in this process (the suites register them in theirs). */
 export function registerTargetSecrets(target: Partial<Target>): void {
@@ -47,15 +52,22 @@ export async function runPlaywright(opts: { targetFile: string; runDir: string; 
 }
 
 /** Writes the run's summary, refreshes reports/index.html, prints the terminal table; returns the exit code. */
-export function finishRun(run: { id: string; dir: string }, kind: string, target: Target, checks: CheckResult[], extra: Partial<RunSummary> = {}): 0 | 1 {
+export function finishRun(run: { id: string; dir: string }, kind: string, target: Target, checks: CheckResult[], extra: Partial<RunSummary> = {}, opts: BaselineOptions = {}): 0 | 1 {
   registerTargetSecrets(target);
   const reference = target.reference === true;
   const verdicts = clauseVerdicts(checks, { reference });
-  const code = exitCodeOf(checks, { reference });
+  let code = exitCodeOf(checks, { reference });
+  const failing = verdicts.filter((v) => v.verdict === 'fail');
+  const baseline = opts.baseline ? compareWithBaseline(opts.baseline.file, opts.baseline.data, failing.map((v) => v.clause.id), new Set(verdicts.filter((v) => ['pass', 'fail', 'warn'].includes(v.verdict)).map((v) => v.clause.id))) : undefined;
+  // With a baseline, known failures are reported but do not fail the run; new ones do, and so does a failed check naming no clause.
+  if (baseline) code = baseline.regressions.length || checks.some((k) => k.outcome === 'failed' && k.clauses.length === 0) ? 1 : 0;
+  if (opts.writeBaseline) writeBaseline(opts.writeBaseline, mask(target.base_url), failing.map((v) => ({ id: v.clause.id, severity: v.clause.severity, text: v.clause.text })));
   const summary: RunSummary = {
     id: run.id, kind, date: new Date().toISOString(), target: mask(target.base_url), reference, deviations: target.deviations ?? [],
     exitCode: code, checks, verdicts: verdicts.map((v) => ({ id: v.clause.id, verdict: v.verdict, checks: v.checks.map((c) => c.title) })), ...extra,
   };
+  if (checks.length) summary.coverage = coverageOf(checks, summary.verdicts);
+  if (baseline) summary.baseline = baseline;
   // A selftest's outcome is its mutations (unless the caller states its exit code): a missed deviation is a failed run.
   if (extra.mutations && extra.exitCode === undefined) summary.exitCode = extra.mutations.every((m) => m.caught) ? code : 1;
   writeRunSummary(run.dir, summary);
@@ -64,6 +76,9 @@ export function finishRun(run: { id: string; dir: string }, kind: string, target
   const evidence = buildEvidence(run.dir);
   const landing = buildLanding();
   printTable(checks, verdicts.map((v) => ({ id: v.clause.id, verdict: v.verdict })));
+  if (summary.coverage) console.log(coverageLines(summary.coverage).join('\n'));
+  if (baseline) console.log(baselineLines(baseline).join('\n'));
+  if (opts.writeBaseline) console.log(`baseline written: ${opts.writeBaseline} (${failing.length} failing clause(s))`);
   const leaks = findLeaks(run.dir, knownSecrets());
   if (leaks.length) console.error(`\nWARNING: a secret is still present under ${run.dir} in ${[...new Set(leaks.map((l) => path.relative(run.dir, l.file)))].join(', ')} (a report writer bypassed lib/mask.ts)`);
   console.log(`\nreport: ${landing}\nevidence: ${evidence}\nrun folder: ${run.dir}`);

@@ -5,6 +5,8 @@ import { REPORTS, REPORT_TEMPLATE, ROOT } from './paths.js';
 import { loadClauses, loadDeviations, type Clause, type Deviation, type Severity } from './catalogue.js';
 import { checkAnchor, maskAll, readPlaywrightEvidence, type CheckEvidence, type CheckResult, type EvidenceAttachment } from './results.js';
 import { evidenceSvg } from './svg.js';
+import type { Coverage } from './coverage.js';
+import type { BaselineOutcome } from './baseline.js';
 
 export interface RunSummary {
   id: string;
@@ -16,6 +18,10 @@ export interface RunSummary {
   exitCode: number;
   checks: CheckResult[];
   verdicts: Array<{ id: string; verdict: string; checks: string[] }>;
+  /** Conformance runs: clauses judged, skipped per part the target lacks (with what to expose), not run. */
+  coverage?: Coverage;
+  /** `ces test --baseline F`: known failures, new ones, fixed ones. */
+  baseline?: BaselineOutcome;
   /** selftest only: deviation id → caught or not. */
   mutations?: Array<{ deviation: string; clauses: string[]; caught: boolean; failedChecks: string[] }>;
 }

@@ -1,7 +1,8 @@
 // `ces test`: run the conformance suites against a target (or the embedded reference implementation) and write reports/.
 import type { CommandModule } from 'yargs';
 import { SUITES } from '../../suites/playwright.config.js';
-import { newRunDir, runPlaywright, finishRun } from '../run.js';
+import { newRunDir, runPlaywright, finishRun, type BaselineOptions } from '../run.js';
+import { readBaseline, BaselineError } from '../../lib/baseline.js';
 import { resolveTarget } from '../embedded.js';
 import { UsageError } from '../usage.js';
 import { generateAllure } from '../allure.js';
@@ -19,7 +20,7 @@ export async function preflightOrStop(target: Target, file: string): Promise<{ f
   return writeTokens(r.tokens);
 }
 
-interface Args { target?: string; suite?: string; grep?: string; deviate: string[]; workers?: number; allure: boolean; preflight: boolean }
+interface Args { target?: string; suite?: string; grep?: string; deviate: string[]; workers?: number; allure: boolean; preflight: boolean; baseline?: string; 'write-baseline'?: string }
 
 export const testCommand: CommandModule<{}, Args> = {
   command: 'test',
@@ -31,11 +32,15 @@ export const testCommand: CommandModule<{}, Args> = {
     .option('grep', { type: 'string', describe: 'Only checks whose title or clause tag matches this regular expression' })
     .option('deviate', { type: 'string', array: true, default: [] as string[], describe: 'Embedded target only: switch on a deviation (repeatable)' })
     .option('workers', { type: 'number', describe: 'Parallel Playwright workers (default 2)' })
+    .option('baseline', { type: 'string', describe: 'Baseline of known failures (written by --write-baseline): clauses failing in it are reported but do not fail the run; new failures do; fixed ones are listed' })
+    .option('write-baseline', { type: 'string', describe: 'Write the clauses failing in this run to this file, as a baseline for --baseline' })
     .option('allure', { type: 'boolean', default: true, describe: 'Generate the Allure HTML report' }),
   handler: async (a) => {
     const suites = a.suite ? a.suite.split(',').map((s) => s.trim()).filter(Boolean) : [];
     const unknown = suites.filter((s) => !SUITES.includes(s));
     if (unknown.length) throw new UsageError(`unknown suite(s) ${unknown.join(', ')}; accepted: ${SUITES.join(', ')}`);
+    let baseline: BaselineOptions['baseline'];
+    if (a.baseline) { try { baseline = { file: a.baseline, data: readBaseline(a.baseline) }; } catch (e) { if (e instanceof BaselineError) throw new UsageError(e.message); throw e; } }
     if (a.grep) { try { new RegExp(a.grep); } catch (e) { throw new UsageError(`--grep is not a valid regular expression: ${(e as Error).message}`); } }
     const resolved = await resolveTarget({ target: a.target, deviate: a.deviate });
     let tokens: { file: string; remove(): void } | undefined;
@@ -47,7 +52,7 @@ export const testCommand: CommandModule<{}, Args> = {
       const { checks } = await runPlaywright({ targetFile: resolved.file, runDir: run.dir, projects: suites, grep: a.grep, workers: a.workers, extraEnv: tokens ? { CES_TOKENS: tokens.file } : {} });
       if (checks.length === 0) throw new UsageError('no check ran: look at the Playwright output above (a suite failed to load, or --grep matched nothing)');
       if (a.allure) await generateAllure(run.dir);
-      code = finishRun(run, 'test', resolved.target, checks);
+      code = finishRun(run, 'test', resolved.target, checks, {}, { baseline, writeBaseline: a['write-baseline'] });
     } finally {
       tokens?.remove();
       await resolved.close();
