@@ -141,7 +141,7 @@ async function webhookRate(stack: Stack, dir: string, targetFile: string, plan: 
 
 /** Interval errors of each bot's consecutive endpoint-4 calls in the fake connector's log, for bots whose id passes `mine`. */
 async function pollErrors(stack: Stack, since: number, mine: (id: string) => boolean) {
-  const res = await http({ url: `${stack.ready.connector_url}/_control/requests?endpoint=availability&since=${since}` }, agentFor(stack.ready.ca_file));
+  const res = await http({ url: `${stack.ready.connector_url}/_control/requests?endpoint=availability&since=${since}`, headers: { authorization: `Bearer ${stack.ready.sim_token}` } }, agentFor(stack.ready.ca_file));
   const by = new Map<string, number[]>();
   for (const r of res.json.requests as Array<{ idOperator?: string; at: number }>) if (r.idOperator && mine(r.idOperator)) by.set(r.idOperator, [...(by.get(r.idOperator) ?? []), r.at]);
   const errors: number[] = [];
@@ -149,7 +149,7 @@ async function pollErrors(stack: Stack, since: number, mine: (id: string) => boo
   for (const ats of by.values()) for (let k = 1; k < ats.length; k++) { intervals.push(ats[k]! - ats[k - 1]!); errors.push(Math.abs(ats[k]! - ats[k - 1]! - LIMITS.availabilityPollMs)); }
   return { bots: by.size, polls: intervals.length + by.size, p99: quantile(errors, 0.99), p95: quantile(errors, 0.95), meanIntervalMs: intervals.length ? intervals.reduce((a, b) => a + b, 0) / intervals.length : NaN };
 }
-const lastSeq = async (stack: Stack) => (await http({ url: `${stack.ready.connector_url}/_control/requests?endpoint=availability&path=/none` }, agentFor(stack.ready.ca_file))).json.lastSeq as number;
+const lastSeq = async (stack: Stack) => (await http({ url: `${stack.ready.connector_url}/_control/requests?endpoint=availability&path=/none`, headers: { authorization: `Bearer ${stack.ready.sim_token}` } }, agentFor(stack.ready.ca_file))).json.lastSeq as number;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** 2. Bot operators polled at 1 Hz with p99 interval error under 100 ms: the reference implementation vs a bare Node poller, same connector. */
