@@ -52,11 +52,11 @@ export async function runPlaywright(opts: { targetFile: string; runDir: string; 
 }
 
 /** Writes the run's summary, refreshes reports/index.html, prints the terminal table; returns the exit code. */
-export function finishRun(run: { id: string; dir: string }, kind: string, target: Target, checks: CheckResult[], extra: Partial<RunSummary> = {}, opts: BaselineOptions = {}): 0 | 1 {
+export function finishRun(run: { id: string; dir: string }, kind: string, target: Target, checks: CheckResult[], extra: Partial<RunSummary> = {}, opts: BaselineOptions = {}): 0 | 1 | 2 {
   registerTargetSecrets(target);
   const reference = target.reference === true;
   const verdicts = clauseVerdicts(checks, { reference });
-  let code = exitCodeOf(checks, { reference });
+  let code: 0 | 1 | 2 = exitCodeOf(checks, { reference });
   const failing = verdicts.filter((v) => v.verdict === 'fail');
   const baseline = opts.baseline ? compareWithBaseline(opts.baseline.file, opts.baseline.data, failing.map((v) => v.clause.id), new Set(verdicts.filter((v) => ['pass', 'fail', 'warn'].includes(v.verdict)).map((v) => v.clause.id))) : undefined;
   // With a baseline, known failures are reported but do not fail the run; new ones do, and so does a failed check naming no clause.
@@ -68,6 +68,8 @@ export function finishRun(run: { id: string; dir: string }, kind: string, target
   };
   if (checks.length) summary.coverage = coverageOf(checks, summary.verdicts);
   if (baseline) summary.baseline = baseline;
+  // A target that stopped answering: the run could not judge it (exit 2), whatever the checks before said.
+  if (summary.targetLost) summary.exitCode = code = 2;
   // A selftest's outcome is its mutations (unless the caller states its exit code): a missed deviation is a failed run.
   if (extra.mutations && extra.exitCode === undefined) summary.exitCode = extra.mutations.every((m) => m.caught) ? code : 1;
   writeRunSummary(run.dir, summary);

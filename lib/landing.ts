@@ -18,6 +18,8 @@ export interface RunSummary {
   exitCode: number;
   checks: CheckResult[];
   verdicts: Array<{ id: string; verdict: string; checks: string[] }>;
+  /** The target stopped answering during the run: since when, why, how many checks were not judged (exit 2). */
+  targetLost?: { since: string; cause: string; check: string; notJudged: number };
   /** Conformance runs: clauses judged, skipped per part the target lacks (with what to expose), not run. */
   coverage?: Coverage;
   /** `ces test --baseline F`: known failures, new ones, fixed ones. */
@@ -126,6 +128,30 @@ function benchSection(reportsDir: string): string {
     + '</tbody></table></div>';
 }
 
+/** The verdict line of a run whose target stopped answering: the run could not judge it (not "N clauses failed"). */
+export const lostBanner = (lost: NonNullable<RunSummary['targetLost']>) =>
+  `<p class="verdict ko" id="verdict">NOT JUDGED — the run could not judge the target: it stopped answering at ${esc(lost.since)} (${esc(lost.cause)}). ${lost.notJudged} check(s) from then on are not judged; no clause failed because of it. Exit 2.</p>`;
+
+/**
+ * What a conformance run could judge, up front (issue 18): clauses judged / skipped per part the target lacks with what to expose / not run, and the baseline's outcome.
+ */
+export function runStateSection(run: RunSummary): string {
+  const out: string[] = [];
+  const c = run.coverage;
+  if (c) {
+    const rows = c.byPart.map((p) => `<tr data-part="${esc(p.part)}"><td data-label="target lacks">${esc(p.lacks)}</td><td data-label="clauses skipped">${p.clauses.length}</td><td data-label="to get them judged, expose">${esc(p.expose)}</td></tr>`).join('');
+    out.push(`<h2 id="coverage">Coverage</h2><p id="coverage-counts"><strong>${c.judged}</strong> of ${c.total} clauses judged; ${c.unjudged.length - c.notRun.length} skipped; ${c.notRun.length} not run.</p>`
+      + (rows ? `<div class="scroll"><table id="coverage-parts" class="cards"><thead><tr><th>target lacks</th><th>clauses skipped</th><th>to get them judged, expose</th></tr></thead><tbody>${rows}</tbody></table></div><p class="meta">A clause lacking several parts counts under each.</p>` : '')
+      + (c.unjudged.length ? `<details><summary>Every clause not judged, with its reason (${c.unjudged.length})</summary><ul>${c.unjudged.map((u) => `<li><a href="#clause-${esc(u.id)}"><code>${esc(u.id)}</code></a>: ${esc(u.why.split('\n')[0])}</li>`).join('')}</ul></details>` : ''));
+  }
+  const b = run.baseline;
+  if (b) {
+    const list = (ids: string[]) => ids.map((id) => `<a href="#clause-${esc(id)}"><code>${esc(id)}</code></a>`).join(', ') || 'none';
+    out.push(`<h2 id="baseline">Baseline <code>${esc(b.file)}</code></h2><dl class="facts"><dt>New failures (fail the run)</dt><dd>${list(b.regressions)}</dd><dt>Known failures (reported, do not fail the run)</dt><dd>${list(b.known)}</dd><dt>Now passing: remove from the baseline</dt><dd>${list(b.fixed)}</dd></dl>`);
+  }
+  return out.join('\n');
+}
+
 /** Rebuilds reports/index.html from every run summary under the reports folder; returns its path. */
 export function buildLanding(opts: BuildOptions = {}): string {
   const reportsDir = opts.reportsDir ?? REPORTS;
@@ -181,14 +207,15 @@ export function buildLanding(opts: BuildOptions = {}): string {
   const body = `<a class="skip" href="#matrix">Skip to the clause matrix</a>
 <header><h1>Conversational Engagement Service — conformance report</h1></header>
 <main>
-${latest ? `<p class="verdict ${latest.exitCode === 0 ? 'ok' : 'ko'}" id="verdict">${latest.exitCode === 0 ? 'PASS — every MUST check passed' : 'FAIL — a MUST check failed'}</p>
+${latest ? `${latest.targetLost ? lostBanner(latest.targetLost) : `<p class="verdict ${latest.exitCode === 0 ? 'ok' : 'ko'}" id="verdict">${latest.exitCode === 0 ? 'PASS — every MUST check passed' : 'FAIL — a MUST check failed'}</p>`}
 <dl class="facts">
 <dt>Target</dt><dd><code>${esc(latest.target)}</code>${latest.reference ? ' (embedded reference implementation)' : ''}</dd>
 <dt>Date</dt><dd>${esc(latest.date)}</dd>
 <dt>Tool version</dt><dd>ces ${esc(toolVersion())}</dd>
 <dt>Run</dt><dd><code>${esc(latest.id)}</code> (${esc(latest.kind)})${latest.deviations?.length ? ` — deviations switched on: <code>${esc(latest.deviations.join(', '))}</code> (failures are expected)` : ''}</dd>
 <dt>Checks</dt><dd>${outcomes.filter((o) => o === 'passed').length} passed, ${outcomes.filter((o) => o === 'failed').length} failed, ${outcomes.filter((o) => o === 'skipped').length} skipped</dd>
-</dl>` : '<p id="verdict">No run yet: run <code>npx ces test</code>.</p>'}
+</dl>
+${runStateSection(latest)}` : '<p id="verdict">No run yet: run <code>npx ces test</code>.</p>'}
 <h2 id="reports-h">Detailed reports (latest run of each kind)</h2>
 ${reportsTable}
 <h2 id="failures">Failing clauses (fail, and warn for SHOULD/MAY)</h2>

@@ -189,9 +189,18 @@ export function writeTokens(tokens: SessionToken[]): { file: string; remove(): v
   return { file, remove: () => fs.rmSync(dir, { recursive: true, force: true }) };
 }
 
-/** Probes whether a target still answers at all (one connection to base_url), for a run whose checks saw connection errors. */
-export async function stillAnswers(target: Pick<Target, 'base_url' | 'ca_file'>, timeoutMs = 3_000): Promise<boolean> {
+/** Probes whether a target still answers at all (one connection to base_url): undefined when it does, else what went wrong. */
+export async function stillAnswers(target: Pick<Target, 'base_url' | 'ca_file'>, timeoutMs = 3_000): Promise<string | undefined> {
   const ca = target.ca_file ? fs.readFileSync(target.ca_file, 'utf8') : undefined;
   const agent = new Agent({ connect: { ...(ca ? { ca: [ca] } : {}), timeout: timeoutMs } });
-  try { await http({ url: new URL(target.base_url).origin + '/', timeoutMs }, agent); return true; } catch { return false; } finally { await agent.close().catch(() => undefined); }
+  const url = new URL(target.base_url).origin + '/';
+  try { await http({ url, timeoutMs }, agent); return undefined; } catch (e) { return describeConnectionError(e, url, target); } finally { await agent.close().catch(() => undefined); }
 }
+
+/** A check's failure that may mean the target went away (a transport error, or the check's own time-out), not a wrong answer. */
+export const LOOKS_LIKE_LOSS = /ECONNREFUSED|ECONNRESET|ETIMEDOUT|EHOSTUNREACH|ENETUNREACH|EPIPE|UND_ERR_[A-Z_]+|socket hang up|other side closed|fetch failed|Test timeout of \d+ms exceeded/;
+
+/** What a run records when its target stopped answering (CES_RUN_DIR/target-lost.json): since when, and how the probe failed. */
+export interface TargetLost { since: string; cause: string; check: string }
+export const TARGET_LOST_FILE = 'target-lost.json';
+export const lostSentence = (l: TargetLost) => `the target stopped answering at ${l.since} (${l.cause}); checks from then on are not judged`;

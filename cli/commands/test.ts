@@ -6,7 +6,10 @@ import { readBaseline, BaselineError } from '../../lib/baseline.js';
 import { resolveTarget } from '../embedded.js';
 import { UsageError } from '../usage.js';
 import { generateAllure } from '../allure.js';
-import { preflight, writeTokens } from '../../lib/preflight.js';
+import fs from 'node:fs';
+import path from 'node:path';
+import { LOOKS_LIKE_LOSS, lostSentence, preflight, TARGET_LOST_FILE, writeTokens, type TargetLost } from '../../lib/preflight.js';
+import type { CheckResult } from '../../lib/results.js';
 import type { Target } from '../../lib/target.js';
 
 /** Pre-flight of a target file: any problem stops the run (exit 2) before a clause is judged; else the users' tokens for the run. */
@@ -19,6 +22,23 @@ export async function preflightOrStop(target: Target, file: string): Promise<{ f
   console.log(`ces: pre-flight of ${file} passed in ${(r.ms / 1000).toFixed(1)} s (${r.checked.length} checks: URLs, keys, users, capabilities)`);
   return writeTokens(r.tokens);
 }
+
+/**
+ * When a check found the target gone (suites/fixtures/target.ts wrote target-lost.json): the checks that failed on a transport
+ * error or a time-out are NOT JUDGED, like those skipped after it. Returns what the summary records, or undefined.
+ */
+function targetLost(runDir: string, checks: CheckResult[]): (TargetLost & { notJudged: number }) | undefined {
+  const f = path.join(runDir, TARGET_LOST_FILE);
+  if (!fs.existsSync(f)) return undefined;
+  const lost = JSON.parse(fs.readFileSync(f, 'utf8')) as TargetLost;
+  for (const c of checks) {
+    if (c.outcome !== 'failed' || !LOOKS_LIKE_LOSS.test(c.reason ?? '')) continue;
+    c.outcome = 'skipped';
+    c.reason = `${NOT_JUDGED_REASON}${lostSentence(lost)} (this check saw: ${(c.reason ?? '').split('\n')[0]})`;
+  }
+  return { ...lost, notJudged: checks.filter((c) => c.reason?.startsWith(NOT_JUDGED_REASON)).length };
+}
+const NOT_JUDGED_REASON = 'not judged: ';
 
 interface Args { target?: string; suite?: string; grep?: string; deviate: string[]; workers?: number; allure: boolean; preflight: boolean; baseline?: string; 'write-baseline'?: string }
 
@@ -52,7 +72,12 @@ export const testCommand: CommandModule<{}, Args> = {
       const { checks } = await runPlaywright({ targetFile: resolved.file, runDir: run.dir, projects: suites, grep: a.grep, workers: a.workers, extraEnv: tokens ? { CES_TOKENS: tokens.file } : {} });
       if (checks.length === 0) throw new UsageError('no check ran: look at the Playwright output above (a suite failed to load, or --grep matched nothing)');
       if (a.allure) await generateAllure(run.dir);
-      code = finishRun(run, 'test', resolved.target, checks, {}, { baseline, writeBaseline: a['write-baseline'] });
+      const lost = targetLost(run.dir, checks);
+      code = finishRun(run, 'test', resolved.target, checks, lost ? { targetLost: lost } : {}, { baseline, writeBaseline: a['write-baseline'] });
+      if (lost) {
+        // Same rule as the vendor checks: a target that went away is a run that could not judge it, not N failed clauses.
+        console.error(`\nces: ${lostSentence(lost)}: ${lost.notJudged} check(s) not judged; the run could not judge the target (exit ${code})`);
+      }
     } finally {
       tokens?.remove();
       await resolved.close();
