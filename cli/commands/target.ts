@@ -1,11 +1,10 @@
 // `ces target init`: writes a target file from flags, pre-flights it, and prints which clauses `ces test` will judge against it.
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { spawn } from 'node:child_process';
 import type { CommandModule } from 'yargs';
 import { ROOT } from '../../lib/paths.js';
 import { loadClauses } from '../../lib/catalogue.js';
+import { listChecks } from '../../lib/list-checks.js';
 import { CAPABILITIES, lackedParts, lacksReason, validateTarget, TargetError, type Target, type TargetPart } from '../../lib/target.js';
 import { coverageOf, coverageLines } from '../../lib/coverage.js';
 import { UsageError } from '../usage.js';
@@ -63,45 +62,12 @@ export function targetFromFlags(a: InitArgs): Target {
   }
 }
 
-interface ListedCheck { project: string; clauses: string[]; needs: string[] }
-
-/** The checks of the suites with their clauses and declared needs, listed by Playwright without running anything. */
-export async function listChecks(): Promise<ListedCheck[]> {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ces-list-'));
-  try {
-    const out = path.join(dir, 'list.json');
-    const cli = path.join(ROOT, 'node_modules', '@playwright', 'test', 'cli.js');
-    const code = await new Promise<number | null>((resolve) => {
-      const child = spawn(process.execPath, [cli, 'test', '-c', path.join(ROOT, 'suites', 'playwright.config.ts'), '--list', '--reporter=json'], {
-        cwd: ROOT, stdio: ['ignore', fs.openSync(out, 'w'), 'inherit'], env: { ...process.env, CES_RUN_DIR: dir },
-      });
-      child.on('exit', resolve);
-    });
-    if (code !== 0) throw new Error(`listing the checks failed (playwright --list exited ${code})`);
-    const report = JSON.parse(fs.readFileSync(out, 'utf8'));
-    const checks: ListedCheck[] = [];
-    const walk = (suite: any) => {
-      for (const spec of suite.specs ?? []) for (const t of spec.tests ?? []) {
-        const annotations: Array<{ type: string; description?: string }> = t.annotations ?? [];
-        checks.push({
-          project: t.projectName,
-          clauses: annotations.filter((a) => a.type === 'clause').map((a) => a.description ?? ''),
-          needs: annotations.filter((a) => a.type === 'needs').map((a) => a.description ?? ''),
-        });
-      }
-      for (const s of suite.suites ?? []) walk(s);
-    };
-    for (const s of report.suites ?? []) walk(s);
-    return checks;
-  } finally { fs.rmSync(dir, { recursive: true, force: true }); }
-}
-
 /** The vendor-check suites judge the target's fake partners: they need them though their checks declare nothing. */
 const SUITE_NEEDS: Record<string, TargetPart[]> = { 'connector-check': ['connector_url'], 'receiver-check': ['sink_url'] };
 
 /** What `ces test` will judge against a target, from the checks' declared needs (a check may still skip at run time on a condition of its own). */
 export async function predictCoverage(target: Target) {
-  const listed = await listChecks();
+  const listed = listChecks();
   const checks = listed.map((c) => {
     const lacked = lackedParts(target, [...c.needs, ...(SUITE_NEEDS[c.project] ?? [])]);
     return { clauses: c.clauses, outcome: lacked.length ? 'skipped' : 'passed', reason: lacked.length ? lacksReason(lacked) : undefined, project: c.project };
