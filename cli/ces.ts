@@ -9,6 +9,7 @@ import { loadCommand } from './commands/load.js';
 import { reportCommand } from './commands/report.js';
 import { sinkCommand } from './commands/sink.js';
 import { targetCommand } from './commands/target.js';
+import { fuzzCommand } from './commands/fuzz.js';
 import { UsageError } from './usage.js';
 
 const cli = yargs(hideBin(process.argv))
@@ -23,6 +24,7 @@ const cli = yargs(hideBin(process.argv))
   .command((await import('./commands/bench.js')).benchCommand)
   .command(reportCommand)
   .command(sinkCommand)
+  .command(fuzzCommand)
   .demandCommand(1, 'Name a command; `ces --help` lists them.')
   .strict()
   .recommendCommands()

@@ -64,7 +64,7 @@ export const VERDICTS = ['fail', 'warn', 'pass', 'skipped', 'not-run'] as const;
 const SEVERITIES: Severity[] = ['MUST', 'SHOULD', 'MAY', 'REF'];
 /** Allure's severity for a clause severity (issue 7): the strongest clause of a check decides. */
 export const ALLURE_SEVERITY: Record<Severity, string> = { MUST: 'critical', SHOULD: 'normal', MAY: 'minor', REF: 'trivial' };
-const KINDS = ['test', 'check', 'selftest', 'load', 'bench'];
+const KINDS = ['test', 'check', 'selftest', 'load', 'bench', 'fuzz'];
 const outcomeMark = (o: string) => (o === 'passed' ? '✓' : o === 'failed' ? '✗' : '–');
 
 /** The run whose verdicts the matrix shows: the latest conformance run (`test`, else `check`), else the latest run with verdicts. */
@@ -102,6 +102,8 @@ export function runLinks(run: RunSummary, reportsDir: string = REPORTS, prefix =
   for (const h of at('junit.xml')) out.push({ label: 'JUnit XML', href: h });
   for (const h of at('k6-dashboard.html')) out.push({ label: 'k6 dashboard', href: h });
   for (const h of at('k6-summary.json')) out.push({ label: 'k6 summary', href: h });
+  for (const h of at('fuzz.html')) out.push({ label: 'Fuzz report', href: h });
+  for (const h of at('fuzz.json')) out.push({ label: 'fuzz.json', href: h });
   for (const h of at('summary.json')) out.push({ label: 'summary.json', href: h });
   return out;
 }
