@@ -10,6 +10,8 @@ import { reportCommand } from './commands/report.js';
 import { sinkCommand } from './commands/sink.js';
 import { targetCommand } from './commands/target.js';
 import { fuzzCommand } from './commands/fuzz.js';
+import { recordCommand } from './commands/record.js';
+import { replayCommand } from './commands/replay.js';
 import { UsageError } from './usage.js';
 
 const cli = yargs(hideBin(process.argv))
@@ -25,6 +27,8 @@ const cli = yargs(hideBin(process.argv))
   .command(reportCommand)
   .command(sinkCommand)
   .command(fuzzCommand)
+  .command(recordCommand)
+  .command(replayCommand)
   .demandCommand(1, 'Name a command; `ces --help` lists them.')
   .strict()
   .recommendCommands()

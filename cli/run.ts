@@ -3,7 +3,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { spawn } from 'node:child_process';
 import { ROOT, REPORTS } from '../lib/paths.js';
-import { readPlaywrightResults, clauseVerdicts, exitCodeOf, scrubDir, findLeaks, type CheckResult } from '../lib/results.js';
+import { readPlaywrightResults, clauseVerdicts, checkVerdicts, scrubDir, findLeaks, type CheckResult, type ClauseVerdict } from '../lib/results.js';
+import { LABEL, verdictFor, countsLine, legendLines, runVerdict, wrapText, type Verdict } from '../lib/verdicts.js';
+import { junitXml } from '../lib/junit.js';
 import { addSecret, knownSecrets, mask } from '../lib/mask.js';
 import { targetSecrets, type Target } from '../lib/target.js';
 import { buildLanding, buildEvidence, writeRunSummary, type RunSummary } from '../lib/landing.js';
@@ -51,54 +53,114 @@ export async function runPlaywright(opts: { targetFile: string; runDir: string; 
   return { checks: readPlaywrightResults(resultsFile), code };
 }
 
-/** Writes the run's summary, refreshes reports/index.html, prints the terminal table; returns the exit code. */
-export function finishRun(run: { id: string; dir: string }, kind: string, target: Target, checks: CheckResult[], extra: Partial<RunSummary> = {}, opts: BaselineOptions = {}): 0 | 1 | 2 {
+/**
+ * Options of finishRun: `strict` makes WARN fail; `area` prints the table of that area's clauses (vendor checks);
+ * `baseline` forgives the failures it lists (`ces test --baseline F`); `writeBaseline` records this run's failures.
+ */
+export interface FinishOptions extends BaselineOptions { strict?: boolean; area?: string }
+
+/** Writes the run's summary, JUnit and evidence, refreshes reports/index.html, prints the terminal table and the verdict; returns the exit code. */
+export function finishRun(run: { id: string; dir: string }, kind: string, target: Target, checks: CheckResult[], extra: Partial<RunSummary> = {}, opts: FinishOptions = {}): 0 | 1 | 2 {
   registerTargetSecrets(target);
   const reference = target.reference === true;
   const verdicts = clauseVerdicts(checks, { reference });
-  let code: 0 | 1 | 2 = exitCodeOf(checks, { reference });
+  const perCheck = checkVerdicts(checks, { reference });
+  const outcome = runVerdict(perCheck, { strict: opts.strict });
   const failing = verdicts.filter((v) => v.verdict === 'fail');
-  const baseline = opts.baseline ? compareWithBaseline(opts.baseline.file, opts.baseline.data, failing.map((v) => v.clause.id), new Set(verdicts.filter((v) => ['pass', 'fail', 'warn'].includes(v.verdict)).map((v) => v.clause.id))) : undefined;
-  // With a baseline, known failures are reported but do not fail the run; new ones do, and so does a failed check naming no clause.
-  if (baseline) code = baseline.regressions.length || checks.some((k) => k.outcome === 'failed' && k.clauses.length === 0) ? 1 : 0;
+  const judged = new Set(verdicts.filter((v) => ['pass', 'fail', 'warn', 'note'].includes(v.verdict)).map((v) => v.clause.id));
+  const baseline = opts.baseline ? compareWithBaseline(opts.baseline.file, opts.baseline.data, failing.map((v) => v.clause.id), judged) : undefined;
+  let code = outcome.code;
+  // With a baseline, known failures are reported but do not fail the run; new ones do (and harness errors still exit 2).
+  if (baseline && code === 1) code = baseline.regressions.length || (opts.strict && perCheck.includes('warn')) ? 1 : 0;
+  // A target that stopped answering: the run could not judge it (exit 2), whatever the checks before it said.
+  if (extra.targetLost) code = 2;
   if (opts.writeBaseline) writeBaseline(opts.writeBaseline, mask(target.base_url), failing.map((v) => ({ id: v.clause.id, severity: v.clause.severity, text: v.clause.text })));
   const summary: RunSummary = {
     id: run.id, kind, date: new Date().toISOString(), target: mask(target.base_url), reference, deviations: target.deviations ?? [],
-    exitCode: code, checks, verdicts: verdicts.map((v) => ({ id: v.clause.id, verdict: v.verdict, checks: v.checks.map((c) => c.title) })), ...extra,
+    exitCode: code, checks, verdicts: verdicts.map((v) => ({ id: v.clause.id, verdict: v.verdict, checks: v.checks.map((c) => c.title) })),
+    ...(opts.strict ? { strict: true } : {}), ...extra,
   };
   if (checks.length) summary.coverage = coverageOf(checks, summary.verdicts);
   if (baseline) summary.baseline = baseline;
-  // A target that stopped answering: the run could not judge it (exit 2), whatever the checks before said.
-  if (summary.targetLost) summary.exitCode = code = 2;
   // A selftest's outcome is its mutations (unless the caller states its exit code): a missed deviation is a failed run.
   if (extra.mutations && extra.exitCode === undefined) summary.exitCode = extra.mutations.every((m) => m.caught) ? code : 1;
   writeRunSummary(run.dir, summary);
+  if (checks.length) fs.writeFileSync(path.join(run.dir, 'junit.xml'), junitXml(`CES ${kind} ${run.id}`, checks, perCheck));
   // The embedded target file and anything written since the suites ran (k6 summaries, sub-runs) get masked too.
   scrubDir(run.dir);
   const evidence = buildEvidence(run.dir);
   const landing = buildLanding();
-  printTable(checks, verdicts.map((v) => ({ id: v.clause.id, verdict: v.verdict })));
-  if (summary.coverage) console.log(coverageLines(summary.coverage).join('\n'));
-  if (baseline) console.log(baselineLines(baseline).join('\n'));
+  if (checks.length) console.log(`\n${terminalReport(checks, perCheck, verdicts, { area: opts.area, reference })}`);
+  if (summary.coverage) console.log(`\n${coverageLines(summary.coverage).join('\n')}`);
+  if (baseline) console.log(`\n${baselineLines(baseline).join('\n')}`);
   if (opts.writeBaseline) console.log(`baseline written: ${opts.writeBaseline} (${failing.length} failing clause(s))`);
   const leaks = findLeaks(run.dir, knownSecrets());
   if (leaks.length) console.error(`\nWARNING: a secret is still present under ${run.dir} in ${[...new Set(leaks.map((l) => path.relative(run.dir, l.file)))].join(', ')} (a report writer bypassed lib/mask.ts)`);
   console.log(`\nreport: ${landing}\nevidence: ${evidence}\nrun folder: ${run.dir}`);
-  return code;
+  // A run without checks of its own (selftest: its sub-runs have them) prints its own outcome instead.
+  if (checks.length) console.log(`\nverdict: ${runSentence(outcome.sentence, summary)} (exit ${summary.exitCode})`);
+  return summary.exitCode as 0 | 1 | 2;
 }
 
-function printTable(checks: CheckResult[], clauseVerdicts: Array<{ id: string; verdict: string }>) {
-  // A run without checks of its own (selftest: its sub-runs have them) prints its own outcome instead.
-  if (checks.length === 0) return;
-  const verdicts = clauseVerdicts.map((v) => v.verdict);
-  const byId = new Map(clauseVerdicts.map((v) => [v.id, v.verdict]));
-  const count = (xs: string[], v: string) => xs.filter((x) => x === v).length;
-  const outcomes = checks.map((c) => c.outcome);
-  console.log(`\nclauses: ${count(verdicts, 'pass')} pass, ${count(verdicts, 'fail')} fail, ${count(verdicts, 'warn')} warn, ${count(verdicts, 'skipped')} skipped, ${count(verdicts, 'not-run')} not run`);
-  for (const c of checks.filter((k) => k.outcome === 'failed')) {
-    // WARN: every clause of the check is one that does not fail a run (SHOULD/MAY, REF off the reference implementation).
-    const label = c.clauses.length === 0 || c.clauses.some((id) => byId.get(id) !== 'warn') ? 'FAIL' : 'WARN';
-    console.log(`  ${label} [${c.clauses.join(', ')}] ${c.title}\n       ${(c.reason ?? '').split('\n')[0]}`);
+/** The verdict sentence, said against the baseline or the lost target when the run had one. */
+function runSentence(sentence: string, s: RunSummary): string {
+  if (s.targetLost) return `NOT JUDGED: the run could not judge the target (it stopped answering at ${s.targetLost.since}); ${s.targetLost.notJudged} check(s) not judged`;
+  if (s.baseline && s.exitCode === 0 && s.baseline.known.length) return `PASS against the baseline: ${s.baseline.known.length} known failure(s), no new failure`;
+  return sentence;
+}
+
+/** Width of terminal lines; reasons wrap at word boundaries under it. */
+const WIDTH = Math.max(60, Math.min(process.stdout.columns || 120, 160));
+
+/** The text of a reason a reader needs: the message whole, without Playwright's matcher hint and received/expected dump. */
+export function reasonText(reason: string | undefined): string {
+  const r = (reason ?? '').replace(/\u001b\[[0-9;]*m/g, '').replace(/^Error:\s*/, '');
+  const cut = r.search(/\n\s*\n\s*(expect\(|Expected:|Received:|Call log:)/);
+  return mask((cut >= 0 ? r.slice(0, cut) : r).trim());
+}
+
+/** Reasons of a check for its verdict: the failure or skip reason, else its WARN/NOTE reasons. */
+const reasonsOf = (c: CheckResult, v: Verdict): string[] => {
+  if (c.outcome !== 'passed') return [reasonText(c.reason)];
+  return v === 'warn' ? c.warnings ?? [] : v === 'note' ? c.notes ?? [] : [];
+};
+
+/**
+ * The terminal report: counts over the area checked, the table of an area's clauses (vendor checks) or the checks that did
+ * not pass, harness errors apart, the reproduction of the first MUST failure, and the legend of the verdicts shown.
+ */
+export function terminalReport(checks: CheckResult[], perCheck: Verdict[], verdicts: ClauseVerdict[], opts: { area?: string; reference?: boolean } = {}): string {
+  const area = opts.area;
+  const lines: string[] = [];
+  const inArea = verdicts.filter((v) => (area ? v.clause.area === area : v.verdict !== 'not-run'));
+  lines.push(`clauses${area ? ` of ${area}` : ' checked'} (${inArea.length}): ${countsLine(inArea.map((v) => v.verdict))}`);
+  lines.push(`checks (${checks.length}): ${countsLine(perCheck)}`);
+  if (area) {
+    const head = ['clause', 'severity', 'verdict'];
+    const w = [0, 1, 2].map((i) => Math.max(head[i]!.length, ...inArea.map((v) => [v.clause.id, v.clause.severity, LABEL[v.verdict]][i]!.length)));
+    const indent = ' '.repeat(w[0]! + w[1]! + w[2]! + 6);
+    const row = (c: string[]) => c.map((x, i) => (i < 3 ? x.padEnd(w[i]!) : x)).join('  ');
+    lines.push('', row([...head, 'reason']), row([...w.map((n) => '-'.repeat(n)), '------']));
+    for (const v of inArea) {
+      const k = v.checks.find((c) => verdictFor(c, v.clause.severity, opts.reference === true) === v.verdict) ?? v.checks[0];
+      const reason = k && v.verdict !== 'pass' ? reasonsOf(k, v.verdict).join('; ') : '';
+      lines.push(wrapText(row([v.clause.id, v.clause.severity, LABEL[v.verdict], reason]), WIDTH, indent));
+    }
   }
-  console.log(`checks: ${count(outcomes, 'passed')} passed, ${count(outcomes, 'failed')} failed, ${count(outcomes, 'skipped')} skipped`);
+  const listed = (want: Verdict[]) => checks.map((c, i) => ({ c, v: perCheck[i]! })).filter(({ v }) => want.includes(v));
+  const show = (title: string, rows: Array<{ c: CheckResult; v: Verdict }>) => {
+    if (!rows.length) return;
+    lines.push('', title);
+    for (const { c, v } of rows) {
+      lines.push(wrapText(`  ${LABEL[v]} [${c.clauses.join(', ')}] ${c.title}`, WIDTH, '       '));
+      for (const r of reasonsOf(c, v)) if (r) lines.push(`       ${wrapText(r, WIDTH - 7, '       ')}`);
+    }
+  };
+  if (!area) show('checks that did not pass:', listed(['fail', 'warn', 'note']));
+  show('harness errors (the harness broke; these say nothing about the target):', listed(['harness-error']));
+  const firstFail = listed(['fail']).find(({ c }) => c.reproductions?.length);
+  if (firstFail) lines.push('', `reproduction of the first failure (${firstFail.c.clauses.join(', ')}: ${firstFail.c.title}):`, ...firstFail.c.reproductions![0]!.split('\n').map((l) => `  ${l}`));
+  const present = [...new Set([...perCheck, ...inArea.map((v) => v.verdict)])];
+  lines.push('', 'legend:', ...legendLines(present));
+  return lines.join('\n');
 }

@@ -11,7 +11,7 @@ export interface Coverage {
   judged: number;
   /** Per part the target lacks: the clauses skipped only for that lack (a clause lacking two parts counts under each). */
   byPart: Array<{ part: TargetPart; lacks: string; expose: string; clauses: string[] }>;
-  /** Skipped for another reason (a vendor URL not given, a check's own condition). */
+  /** Skipped for another reason (a check's own condition), NOT JUDGED, or broken by a harness error. */
   skippedOther: Unjudged[];
   /** No check of this run verifies them (load thresholds, vendor checks, a --grep or --suite that left them out). */
   notRun: Unjudged[];
@@ -20,8 +20,7 @@ export interface Coverage {
 }
 
 /** A clause is judged when at least one of its checks ran to a verdict (passed or failed: pass, fail, warn, note). */
-const JUDGED = new Set(['pass', 'fail', 'warn', 'note', 'PASS', 'FAIL', 'WARN', 'NOTE']);
-const NOT_RUN = new Set(['not-run', 'NOT RUN', 'not run']);
+const JUDGED = new Set(['pass', 'fail', 'warn', 'note']);
 
 export function coverageOf(checks: CoverageCheck[], verdicts: CoverageVerdict[]): Coverage {
   const byPart = new Map<TargetPart, string[]>();
@@ -41,9 +40,13 @@ export function coverageOf(checks: CoverageCheck[], verdicts: CoverageVerdict[])
     } else if (skipped.length) {
       u = { id: v.id, why: skipped.map((c) => c.reason).find((r) => r) ?? 'skipped', parts: [] };
       skippedOther.push(u);
+    } else if (mine.some((c) => c.outcome === 'not-judged' || c.outcome === 'harness-error')) {
+      const k = mine.find((c) => c.outcome === 'not-judged') ?? mine.find((c) => c.outcome === 'harness-error')!;
+      u = { id: v.id, why: `${k.outcome === 'not-judged' ? 'not judged' : 'harness error'}: ${k.reason ?? ''}`, parts: [] };
+      skippedOther.push(u);
     } else {
       const why = mine.length ? `its checks did not run (${[...new Set(mine.map((c) => c.outcome))].join(', ')})`
-        : NOT_RUN.has(v.verdict) ? 'no check of this run verifies it (judged by `ces load`, `ces check`, or left out by --suite/--grep)' : v.verdict;
+        : v.verdict === 'not-run' ? 'no check of this run verifies it (judged by `ces load`, `ces check`, or left out by --suite/--grep)' : v.verdict;
       u = { id: v.id, why, parts: [] };
       notRun.push(u);
     }
@@ -61,8 +64,8 @@ export function coverageOf(checks: CoverageCheck[], verdicts: CoverageVerdict[])
 
 /** The terminal lines of a coverage: judged, skipped per lacking part with what to expose, not run. */
 export function coverageLines(c: Coverage): string[] {
-  const out = [`coverage: ${c.judged} of ${c.total} clauses judged; ${c.unjudged.length - c.notRun.length} skipped; ${c.notRun.length} not run`];
+  const out = [`coverage: ${c.judged} of ${c.total} clauses judged; ${c.unjudged.length - c.notRun.length} skipped or not judged; ${c.notRun.length} not run (a clause lacking several parts counts under each):`];
   for (const p of c.byPart) out.push(`  ${p.clauses.length} skipped: target lacks ${p.lacks}. To get them judged, expose ${p.expose}.`);
-  if (c.skippedOther.length) out.push(`  ${c.skippedOther.length} skipped for other reasons (e.g. ${c.skippedOther[0]!.id}: ${c.skippedOther[0]!.why.split('\n')[0]})`);
+  if (c.skippedOther.length) out.push(`  ${c.skippedOther.length} skipped or not judged for other reasons (e.g. ${c.skippedOther[0]!.id}: ${c.skippedOther[0]!.why.split('\n')[0]})`);
   return out;
 }

@@ -33,14 +33,13 @@ function targetLost(runDir: string, checks: CheckResult[]): (TargetLost & { notJ
   const lost = JSON.parse(fs.readFileSync(f, 'utf8')) as TargetLost;
   for (const c of checks) {
     if (c.outcome !== 'failed' || !LOOKS_LIKE_LOSS.test(c.reason ?? '')) continue;
-    c.outcome = 'skipped';
-    c.reason = `${NOT_JUDGED_REASON}${lostSentence(lost)} (this check saw: ${(c.reason ?? '').split('\n')[0]})`;
+    c.outcome = 'not-judged';
+    c.reason = `${lostSentence(lost)} (this check saw: ${(c.reason ?? '').split('\n')[0]})`;
   }
-  return { ...lost, notJudged: checks.filter((c) => c.reason?.startsWith(NOT_JUDGED_REASON)).length };
+  return { ...lost, notJudged: checks.filter((c) => c.outcome === 'not-judged' && c.reason?.startsWith(lostSentence(lost))).length };
 }
-const NOT_JUDGED_REASON = 'not judged: ';
 
-interface Args { target?: string; suite?: string; grep?: string; deviate: string[]; workers?: number; allure: boolean; preflight: boolean; baseline?: string; 'write-baseline'?: string }
+interface Args { target?: string; suite?: string; grep?: string; deviate: string[]; workers?: number; allure: boolean; preflight: boolean; strict: boolean; baseline?: string; 'write-baseline'?: string }
 
 export const testCommand: CommandModule<{}, Args> = {
   command: 'test',
@@ -54,7 +53,8 @@ export const testCommand: CommandModule<{}, Args> = {
     .option('workers', { type: 'number', describe: 'Parallel Playwright workers (default 2)' })
     .option('baseline', { type: 'string', describe: 'Baseline of known failures (written by --write-baseline): clauses failing in it are reported but do not fail the run; new failures do; fixed ones are listed' })
     .option('write-baseline', { type: 'string', describe: 'Write the clauses failing in this run to this file, as a baseline for --baseline' })
-    .option('allure', { type: 'boolean', default: true, describe: 'Generate the Allure HTML report' }),
+    .option('allure', { type: 'boolean', default: true, describe: 'Generate the Allure HTML report' })
+    .option('strict', { type: 'boolean', default: false, describe: 'WARN fails the run (exit 1), as FAIL does' }),
   handler: async (a) => {
     const suites = a.suite ? a.suite.split(',').map((s) => s.trim()).filter(Boolean) : [];
     const unknown = suites.filter((s) => !SUITES.includes(s));
@@ -71,9 +71,9 @@ export const testCommand: CommandModule<{}, Args> = {
       console.log(`ces test: target ${resolved.target.base_url}${resolved.stack ? ' (embedded reference implementation)' : ''}; reports in ${run.dir}`);
       const { checks } = await runPlaywright({ targetFile: resolved.file, runDir: run.dir, projects: suites, grep: a.grep, workers: a.workers, extraEnv: tokens ? { CES_TOKENS: tokens.file } : {} });
       if (checks.length === 0) throw new UsageError('no check ran: look at the Playwright output above (a suite failed to load, or --grep matched nothing)');
-      if (a.allure) await generateAllure(run.dir);
       const lost = targetLost(run.dir, checks);
-      code = finishRun(run, 'test', resolved.target, checks, lost ? { targetLost: lost } : {}, { baseline, writeBaseline: a['write-baseline'] });
+      if (a.allure) await generateAllure(run.dir, undefined, { reference: resolved.target.reference === true });
+      code = finishRun(run, 'test', resolved.target, checks, lost ? { targetLost: lost } : {}, { strict: a.strict, baseline, writeBaseline: a['write-baseline'] });
       if (lost) {
         // Same rule as the vendor checks: a target that went away is a run that could not judge it, not N failed clauses.
         console.error(`\nces: ${lostSentence(lost)}: ${lost.notJudged} check(s) not judged; the run could not judge the target (exit ${code})`);
