@@ -131,15 +131,19 @@ export async function preflight(target: Target, opts: { deadlineMs?: number } = 
     await Promise.all(jobs.splice(0));
     if (problems.length) return { problems, tokens, ms: performance.now() - started, checked };
     const simAuth: Record<string, string> = target.sim_token ? { authorization: `Bearer ${target.sim_token}` } : {};
-    const refusedSim = (r: HttpAnswer, what: string) => (r.status === 401 || r.status === 403
-      ? `${what} refused ${target.sim_token ? '"sim_token"' : 'a call without "sim_token"'} with ${statusLine(r)}: ${target.sim_token ? 'check the token' : 'give the token of the simulation API as "sim_token"'}`
-      : undefined);
+    // A refused token is one problem however many control surfaces refuse it: the surfaces are gathered per answer.
+    const refusals = new Map<string, string[]>();
+    const refusedSim = (r: HttpAnswer, what: string) => {
+      if (r.status !== 401 && r.status !== 403) return undefined;
+      const why = `refused ${target.sim_token ? '"sim_token"' : 'a call without "sim_token"'} with ${statusLine(r)}: ${target.sim_token ? 'check the token' : 'give the token of the simulation API as "sim_token"'}`;
+      refusals.set(why, [...(refusals.get(why) ?? []), what]);
+      return why;
+    };
     if (target.capabilities.includes('sim')) {
       const url = `${target.sim_url}/conversations/${NO_CONVERSATION}`;
       const clockUrl = `${target.sim_url}/clock/advance`;
       jobs.push(send({ url, headers: simAuth }).then(async (r) => {
-        const p = refusedSim(r, 'the simulation API (capability sim)');
-        if (p) return void problems.push(p);
+        if (refusedSim(r, 'the simulation API (capability sim)')) return;
         if (r.status !== 404 && r.status !== 200) return void problems.push(`capability sim: GET {sim_url}/conversations/<unknown id> answered ${statusLine(r)}${said(r)} (expected 404): is "sim_url" ${target.sim_url} the simulation API of DESIGN.md?`);
         checked.push('capability sim answers');
         // The clock lives under the simulation API: asked only once that one answers, so a wrong sim_url is one message.
@@ -159,22 +163,21 @@ export async function preflight(target: Target, opts: { deadlineMs?: number } = 
     if (target.connector_url) {
       const url = `${target.connector_control_url ?? `${target.connector_url}/_control`}/requests?since=${Number.MAX_SAFE_INTEGER}`;
       jobs.push(send({ url, headers: simAuth }).then((r) => {
-        const p = refusedSim(r, 'the fake connector\'s control API');
-        if (p) problems.push(p);
-        else if (r.status !== 200) problems.push(`"connector_url" ${target.connector_url}: its control API (GET /_control/requests) answered ${statusLine(r)}: connector_url must be a fake connector (\`ces serve\` runs one) the harness can program`);
+        if (refusedSim(r, 'the fake connector\'s control API')) return;
+        if (r.status !== 200) problems.push(`"connector_url" ${target.connector_url}: its control API (GET /_control/requests) answered ${statusLine(r)}: connector_url must be a fake connector (\`ces serve\` runs one) the harness can program`);
         else checked.push('connector_url: the fake connector\'s control API answers');
       }, guard('"connector_url"', url)));
     }
     if (target.sink_url) {
       const url = `${target.sink_url}/_control/health`;
       jobs.push(send({ url, headers: simAuth }).then((r) => {
-        const p = refusedSim(r, 'the webhook sink\'s control API');
-        if (p) problems.push(p);
-        else if (r.status !== 200) problems.push(`"sink_url" ${target.sink_url}: its control API (GET /_control/health) answered ${statusLine(r)}: sink_url must be a webhook sink (\`ces sink\`) the harness can program`);
+        if (refusedSim(r, 'the webhook sink\'s control API')) return;
+        if (r.status !== 200) problems.push(`"sink_url" ${target.sink_url}: its control API (GET /_control/health) answered ${statusLine(r)}: sink_url must be a webhook sink (\`ces sink\`) the harness can program`);
         else checked.push('sink_url: the webhook sink\'s control API answers');
       }, guard('"sink_url"', url)));
     }
     await Promise.all(jobs);
+    for (const [why, whats] of refusals) problems.unshift(`${whats.length > 1 ? `${whats.slice(0, -1).join(', ')} and ${whats[whats.length - 1]}` : whats[0]} ${why}`);
     return { problems, tokens, ms: performance.now() - started, checked };
   } finally {
     await agent.close().catch(() => undefined);
