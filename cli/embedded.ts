@@ -7,28 +7,47 @@ import { startStack, type Stack } from '../reference-impl/stack.js';
 import { UnknownDeviationError } from '../reference-impl/deviations.js';
 import { UsageError } from './usage.js';
 
-export interface ResolvedTarget { target: Target; file: string; stack?: Stack; close(): Promise<void> }
+export interface ResolvedTarget {
+  target: Target; file: string; stack?: Stack;
+  /** Embedded only, with `stacks` > 1: one stack and target file per Playwright worker (the first is `stack` / `file`). */
+  stacks: Stack[]; files: string[];
+  close(): Promise<void>;
+}
 
-export async function resolveTarget(opts: { target?: string; deviate?: string[]; runDir: string; seed?: number }): Promise<ResolvedTarget> {
+/**
+ * A target file given by the user, or embedded reference stacks started in this process: `stacks` of them (default 1), each with
+ * its own database, clock, deviations, fake connector and sink, so checks of one worker never wait for another's clock moves.
+ */
+export async function resolveTarget(opts: { target?: string; deviate?: string[]; runDir: string; seed?: number; stacks?: number }): Promise<ResolvedTarget> {
   if (opts.target) {
     if (opts.deviate?.length) throw new UsageError('--deviate applies to the embedded reference implementation only (omit --target)');
     try {
       const target = loadTarget(opts.target);
-      return { target, file: path.resolve(opts.target), close: async () => {} };
+      const file = path.resolve(opts.target);
+      return { target, file, stacks: [], files: [file], close: async () => {} };
     } catch (e) {
       if (e instanceof TargetError) throw new UsageError(e.message);
       throw e;
     }
   }
-  let stack: Stack;
+  const stacks: Stack[] = [];
+  const files: string[] = [];
+  const close = async () => {
+    await Promise.all(stacks.map(async (s) => { await s.close(); fs.rmSync(path.dirname(s.ready.ca_file), { recursive: true, force: true }); }));
+  };
   try {
-    // The embedded target file holds live keys and passwords: it lives in a private temporary folder, never under reports/.
-    stack = await startStack({ deviate: opts.deviate ?? [], seed: opts.seed, workDir: fs.mkdtempSync(path.join(os.tmpdir(), 'ces-embedded-')) });
+    for (let k = 0; k < Math.max(1, opts.stacks ?? 1); k++) {
+      // The embedded target file holds live keys and passwords: it lives in a private temporary folder, never under reports/.
+      const stack = await startStack({ deviate: opts.deviate ?? [], seed: opts.seed, workDir: fs.mkdtempSync(path.join(os.tmpdir(), 'ces-embedded-')) });
+      stacks.push(stack);
+      const file = path.join(path.dirname(stack.ready.ca_file), 'target.json');
+      fs.writeFileSync(file, JSON.stringify(stack.ready, null, 2));
+      files.push(file);
+    }
   } catch (e) {
+    await close();
     if (e instanceof UnknownDeviationError) throw new UsageError(e.message);
     throw e;
   }
-  const file = path.join(path.dirname(stack.ready.ca_file), 'target.json');
-  fs.writeFileSync(file, JSON.stringify(stack.ready, null, 2));
-  return { target: stack.ready, file, stack, close: async () => { await stack.close(); fs.rmSync(path.dirname(file), { recursive: true, force: true }); } };
+  return { target: stacks[0]!.ready, file: files[0]!, stack: stacks[0], stacks, files, close };
 }

@@ -7,8 +7,7 @@ import { generateTls } from '../lib/tls.js';
 import type { Target } from '../lib/target.js';
 import { buildApp, type BuildOptions } from './app.js';
 import { seededPassword } from './store/seed.js';
-import { startFakeConnector } from '../fake-connector/server.js';
-import { startWebhookSink } from '../webhook-sink/server.js';
+import { startInThread } from '../lib/thread-server.js';
 
 export interface StackOptions extends BuildOptions {
   port?: number;
@@ -43,8 +42,11 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
   const seed = opts.seed ?? 42;
   const connectorSecret = opts.connectorSecret ?? 'connector-secret-' + seed;
   const sinkSecret = opts.sinkSecret ?? 'sink-secret-' + seed;
-  const connector = await startFakeConnector({ tls: tls.server, secret: connectorSecret, host });
-  const sink = await startWebhookSink({ tls: tls.server, secret: sinkSecret, host });
+  // The fake connector and the sink each run in their own worker thread, off the service's event loop (as a real partner would be).
+  const [connector, sink] = await Promise.all([
+    startInThread(new URL('../fake-connector/server.ts', import.meta.url), 'startFakeConnector', { tls: tls.server, secret: connectorSecret, host }),
+    startInThread(new URL('../webhook-sink/server.ts', import.meta.url), 'startWebhookSink', { tls: tls.server, secret: sinkSecret, host }),
+  ]);
   const app = await buildApp({
     ...opts,
     seed,

@@ -10,9 +10,14 @@ import { httpBlocker } from '../check/settings.js';
 export { expect };
 
 let cachedTarget: Target | undefined;
+/**
+ * The target of this worker: CES_TARGET, or with CES_TARGETS (a JSON list of target files, one embedded stack per worker) the
+ * file of this worker's parallel index, so no two workers share a service (nor its clock, nor its deviations).
+ */
 export function currentTarget(): Target {
   if (cachedTarget) return cachedTarget;
-  const file = process.env.CES_TARGET;
+  const files = process.env.CES_TARGETS ? (JSON.parse(process.env.CES_TARGETS) as string[]) : undefined;
+  const file = files?.length ? files[Number(process.env.TEST_PARALLEL_INDEX ?? 0) % files.length] : process.env.CES_TARGET;
   if (!file) throw new Error('CES_TARGET is not set: run the suites through `ces test` or set CES_TARGET to a target file');
   cachedTarget = loadTarget(file);
   for (const k of cachedTarget.api_keys) addSecret(k.key);
@@ -150,7 +155,23 @@ export function expectSchema(schemaId: string, data: unknown): void {
   expect(errors, `response does not match ${schemaId}: ${errors}`).toBeNull();
 }
 
-export const test = base.extend<{ target: Target; api: Api }>({
+/**
+ * `ces selftest` runs one project per deviation (metadata `deviation`, '' for the baseline): before each check, the deviation of the
+ * project is switched on in this worker's own reference stack through the simulation API, so one Playwright run proves every deviation.
+ */
+async function switchDeviation(target: Target, deviation: string | undefined): Promise<void> {
+  if (deviation === undefined) return;
+  const sim = target.sim_url ?? `${target.base_url}/sim`;
+  const token = (target as { sim_token?: string }).sim_token;
+  const res = await http({ method: 'POST', url: `${sim}/deviations`, headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) }, body: JSON.stringify({ ids: deviation ? [deviation] : [] }) }, agentFor(target.ca_file));
+  if (res.status >= 300) throw new Error(`harness: switching the deviation to "${deviation}" failed: ${res.status} ${res.text.slice(0, 200)}`);
+}
+
+export const test = base.extend<{ target: Target; api: Api; deviation: void }>({
   target: async ({}, use) => { await use(currentTarget()); },
   api: async ({ target }, use) => { await use(new Api(target)); },
+  deviation: [async ({ target }, use, testInfo) => {
+    await switchDeviation(target, (testInfo.project.metadata as { deviation?: string } | undefined)?.deviation);
+    await use();
+  }, { auto: true }],
 });

@@ -8,6 +8,12 @@ const runDir = process.env.CES_RUN_DIR ?? path.join(process.env.CES_REPORTS_DIR 
 export const SUITES = ['rest', 'auth', 'graphql', 'bot-runtime', 'webhooks', 'connector-check', 'receiver-check', 'browser'];
 const present = SUITES.filter((s) => fs.existsSync(path.join(here, s)) && fs.readdirSync(path.join(here, s)).some((f) => f.endsWith('.spec.ts')));
 const quiet = process.env.CES_QUIET === '1';
+/**
+ * `ces selftest` writes its plan here: one project per deviation (every suite, only the checks of the deviation's clauses), whose
+ * fixture switches the deviation on in the worker's own stack before each check (suites/fixtures.ts). '' is the baseline.
+ */
+interface SelftestProject { name: string; deviation: string; grep: string }
+const selftestPlan: SelftestProject[] | undefined = process.env.CES_SELFTEST_PLAN ? JSON.parse(fs.readFileSync(process.env.CES_SELFTEST_PLAN, 'utf8')) : undefined;
 
 export default defineConfig({
   testDir: here,
@@ -18,7 +24,7 @@ export default defineConfig({
   workers: Number(process.env.CES_WORKERS ?? 2),
   timeout: 120_000,
   reporter: [
-    [quiet ? 'dot' : 'list'],
+    selftestPlan ? [path.join(here, 'selftest-reporter.ts')] : [quiet ? 'dot' : 'list'],
     ['json', { outputFile: path.join(runDir, 'results.json') }],
     ['junit', { outputFile: path.join(runDir, 'junit.xml'), stripANSIControlSequences: true }],
     ['html', { outputFolder: path.join(runDir, 'playwright'), open: 'never', title: `CES conformance — ${path.basename(runDir)}`, noCopyPrompt: true }],
@@ -37,5 +43,7 @@ export default defineConfig({
     ignoreHTTPSErrors: true,
     screenshot: 'only-on-failure',
   },
-  projects: present.map((name) => ({ name, testDir: path.join(here, name) })),
+  projects: selftestPlan
+    ? selftestPlan.map((p) => ({ name: p.name, testDir: here, testMatch: present.map((s) => `${s}/**/*.spec.ts`), grep: new RegExp(p.grep), metadata: { deviation: p.deviation } }))
+    : present.map((name) => ({ name, testDir: path.join(here, name) })),
 });

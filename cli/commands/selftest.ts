@@ -1,5 +1,6 @@
 // `ces selftest`: proves every check can fail, by running the checks of each deviation's clauses against a deviant reference implementation.
 import type { CommandModule } from 'yargs';
+import fs from 'node:fs';
 import path from 'node:path';
 import { loadDeviations, type Deviation } from '../../lib/catalogue.js';
 import { newRunDir, runPlaywright, finishRun } from '../run.js';
@@ -20,7 +21,7 @@ export const selftestCommand: CommandModule<{}, Args> = {
     .option('only', { type: 'string', describe: 'Comma list of deviation ids to run' })
     .option('area', { type: 'string', describe: 'Only deviations of this area (file name in fixtures/deviations/)' })
     .option('baseline', { type: 'boolean', default: true, describe: 'First check that the same checks pass with no deviation' })
-    .option('parallel', { type: 'number', default: 1, describe: 'Deviations run at once, each on its own embedded stack (one Playwright worker each when > 1)' }),
+    .option('parallel', { type: 'number', default: 1, describe: 'Lanes: Playwright workers, each with its own embedded stack whose deviation it switches between checks' }),
   handler: async (a) => {
     let devs: Deviation[] = loadDeviations();
     if (a.list) {
@@ -38,42 +39,39 @@ export const selftestCommand: CommandModule<{}, Args> = {
       if (!devs.length) throw new UsageError(`no deviation in area "${a.area}"`);
     }
     const run = newRunDir('selftest');
-    const parallel = Math.max(1, Math.min(a.parallel, devs.length || 1));
-    // Each lane is its own embedded stack: a deviation is global to a stack, so lanes never see each other's deviations.
-    const lanes = await Promise.all(Array.from({ length: parallel }, () => resolveTarget({ runDir: run.dir })));
+    const lanes = Math.max(1, Math.min(a.parallel, devs.length || 1));
+    // One Playwright run: a project per deviation (the checks of its clauses), each worker on its own embedded stack whose
+    // deviation the project's fixture switches before every check (suites/fixtures.ts), so a deviation never reaches another lane.
+    const resolved = await resolveTarget({ runDir: run.dir, stacks: lanes });
+    const plan = [
+      ...(a.baseline ? [{ name: 'baseline', deviation: '', grep: clauseGrep([...new Set(devs.flatMap((d) => d.clauses))]) }] : []),
+      ...devs.map((d) => ({ name: d.id, deviation: d.id, grep: clauseGrep(d.clauses) })),
+    ];
+    const planFile = path.join(path.dirname(resolved.file), 'selftest-plan.json');
+    fs.writeFileSync(planFile, JSON.stringify(plan));
     const mutations: NonNullable<RunSummary['mutations']> = [];
     let baselineOk = true;
     try {
+      console.log(`selftest: ${devs.length} deviations on ${lanes} lane(s)${a.baseline ? ', with a baseline (no deviation) first' : ''}`);
+      const res = await runPlaywright({ targetFile: resolved.file, targetFiles: resolved.files, runDir: run.dir, quiet: true, progress: true, workers: lanes, extraEnv: { CES_SELFTEST_PLAN: planFile } });
+      const of = (project: string) => res.checks.filter((c) => c.project === project);
       if (a.baseline) {
-        console.log(`selftest: baseline (no deviation) over the checks of ${devs.length} deviations`);
-        const base = await runPlaywright({ targetFile: lanes[0]!.file, runDir: path.join(run.dir, 'baseline'), grep: clauseGrep([...new Set(devs.flatMap((d) => d.clauses))]), quiet: true });
-        const failed = base.checks.filter((c) => c.outcome === 'failed');
-        baselineOk = failed.length === 0 && base.checks.length > 0;
+        const base = of('baseline');
+        const failed = base.filter((c) => c.outcome === 'failed');
+        baselineOk = failed.length === 0 && base.length > 0;
         for (const f of failed) console.log(`  baseline FAIL ${f.title}: ${(f.reason ?? '').split('\n')[0]}`);
       }
-      console.log(`selftest: ${devs.length} deviations on ${parallel} lane(s)`);
-      let next = 0;
-      let done = 0;
-      await Promise.all(lanes.map(async (lane) => {
-        const ces = lane.stack!.app.ces;
-        for (let i = next++; i < devs.length; i = next++) {
-          const d = devs[i]!;
-          ces.deviations.set([d.id]);
-          const res = await runPlaywright({ targetFile: lane.file, runDir: path.join(run.dir, d.id), grep: clauseGrep(d.clauses), quiet: true, workers: parallel > 1 ? 1 : undefined });
-          ces.deviations.clear();
-          const failedChecks = res.checks.filter((c) => c.outcome === 'failed').map((c) => c.title);
-          const caught = failedChecks.length > 0;
-          mutations.push({ deviation: d.id, clauses: d.clauses, caught, failedChecks });
-          console.log(`[${++done}/${devs.length}] ${caught ? 'caught ' : 'MISSED '} ${d.id} (${d.clauses.join(', ')})${caught ? ` by ${failedChecks.length} check(s)` : `: ${res.checks.length} check(s) ran, none failed`}`);
-        }
-      }));
+      for (const d of devs) {
+        const failedChecks = of(d.id).filter((c) => c.outcome === 'failed').map((c) => c.title);
+        mutations.push({ deviation: d.id, clauses: d.clauses, caught: failedChecks.length > 0, failedChecks });
+      }
     } finally {
-      await Promise.all(lanes.map((l) => l.close()));
+      await resolved.close();
     }
     const order = new Map(devs.map((d, i) => [d.id, i]));
     mutations.sort((x, y) => order.get(x.deviation)! - order.get(y.deviation)!);
     const missed = mutations.filter((m) => !m.caught);
-    finishRun(run, 'selftest', lanes[0]!.target, [], { mutations, exitCode: missed.length || !baselineOk ? 1 : 0 });
+    finishRun(run, 'selftest', resolved.target, [], { mutations, exitCode: missed.length || !baselineOk ? 1 : 0 });
     console.log(`\nselftest: ${mutations.length - missed.length} passed, ${missed.length} failed${baselineOk ? '' : ' (baseline failed: the checks do not pass without deviations)'}`);
     process.exitCode = missed.length || !baselineOk ? 1 : 0;
   },
