@@ -9,6 +9,7 @@ import { verify, SIGNATURE_HEADER } from '../lib/signature.js';
 import { check } from '../lib/schemas.js';
 import { LIMITS } from '../lib/limits.js';
 import { cardPng } from './image.js';
+import { PollIntervals } from './intervals.js';
 
 export interface FakeConnectorOptions { tls: Pem; secret: string; port?: number; host?: string; scenariosDir?: string }
 export interface RunningServer { url: string; close(): Promise<void> }
@@ -55,6 +56,8 @@ export class ConnectorState {
   /** idConversation (the service's and ours) → idOperator and bound script. */
   conversations = new Map<string, { idOperator: string; script?: Script; createdAt: string }>();
   log: RequestRecord[] = [];
+  /** Endpoint-4 interval errors per bot, counted on arrival (the log above is capped). */
+  intervals = new PollIntervals(LIMITS.availabilityPollMs);
   private seq = 0;
   private waiters = new Set<{ match: (r: RequestRecord) => boolean; resolve: (r: RequestRecord) => void }>();
 
@@ -76,6 +79,7 @@ export class ConnectorState {
   record(r: Omit<RequestRecord, 'seq'>): RequestRecord {
     const rec = { ...r, seq: ++this.seq } as RequestRecord;
     this.log.push(rec);
+    if (rec.endpoint === 'availability' && rec.idOperator) this.intervals.note(rec.idOperator, rec.at);
     // Availability polls arrive every second per bot: keep the log bounded.
     if (this.log.length > 20_000) this.log.splice(0, this.log.length - 15_000);
     for (const w of [...this.waiters]) if (w.match(rec)) { this.waiters.delete(w); w.resolve(rec); }
@@ -306,6 +310,12 @@ export async function startFakeConnector(opts: FakeConnectorOptions): Promise<Fa
     return { request: r };
   });
   app.get('/_control/bots', async () => Object.fromEntries(state.bots));
+  // Endpoint-4 interval errors since the last reset (benchmarks): `prefix` keeps bots whose idOperator starts with it, `exclude` drops them.
+  app.post('/_control/intervals/reset', async () => { state.intervals.reset(); return { ok: true }; });
+  app.get<{ Querystring: Record<string, string> }>('/_control/intervals', async (req) => {
+    const { prefix, exclude } = req.query;
+    return state.intervals.summary((id) => (!prefix || id.startsWith(prefix)) && (!exclude || !id.startsWith(exclude)));
+  });
 
   await app.listen({ host: opts.host ?? '127.0.0.1', port: opts.port ?? 0 });
   const port = (app.server.address() as { port: number }).port;
