@@ -18,7 +18,7 @@ export interface ResolvedTarget {
  * A target file given by the user, or embedded reference stacks started in this process: `stacks` of them (default 1), each with
  * its own database, clock, deviations, fake connector and sink, so checks of one worker never wait for another's clock moves.
  */
-export async function resolveTarget(opts: { target?: string; deviate?: string[]; runDir: string; seed?: number; stacks?: number }): Promise<ResolvedTarget> {
+export async function resolveTarget(opts: { target?: string; deviate?: string[]; seed?: number; stacks?: number; /** Not used: the target file never goes under reports/. */ runDir?: string }): Promise<ResolvedTarget> {
   if (opts.target) {
     if (opts.deviate?.length) throw new UsageError('--deviate applies to the embedded reference implementation only (omit --target)');
     try {
