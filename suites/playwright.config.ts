@@ -8,6 +8,8 @@ const runDir = process.env.CES_RUN_DIR ?? path.join(process.env.CES_REPORTS_DIR 
 export const SUITES = ['rest', 'auth', 'graphql', 'bot-runtime', 'webhooks', 'connector-check', 'receiver-check', 'browser'];
 const present = SUITES.filter((s) => fs.existsSync(path.join(here, s)) && fs.readdirSync(path.join(here, s)).some((f) => f.endsWith('.spec.ts')));
 const quiet = process.env.CES_QUIET === '1';
+/** Spec files by their total time in a conformance run, longest first (measured: retry 128 s, lab bot 33 s serial, browser 30 s...). */
+const LONGEST_FIRST = ['webhooks/retry.spec.ts', 'bot-runtime/lab-bot.spec.ts', 'browser/inspector.spec.ts', 'browser/chat.spec.ts', 'bot-runtime/conversation.spec.ts', 'bot-runtime/timing.spec.ts'];
 /**
  * `ces selftest` writes its plan here: one project per deviation (every suite, only the checks of the deviation's clauses), whose
  * fixture switches the deviation on in the worker's own stack before each check (suites/fixtures.ts). '' is the baseline.
@@ -45,5 +47,16 @@ export default defineConfig({
   },
   projects: selftestPlan
     ? selftestPlan.map((p) => ({ name: p.name, testDir: here, testMatch: present.map((s) => `${s}/**/*.spec.ts`), grep: new RegExp(p.grep), metadata: { deviation: p.deviation } }))
-    : present.map((name) => ({ name, testDir: path.join(here, name) })),
+    : [
+      // Longest first: the files whose checks wait longest in real time (30 s timeouts, retries at +10 s and +20 s, a serial bot
+      // lab) start at once, as a project of the same suite name listed before the others; the rest of each suite follows.
+      ...present.flatMap((name) => {
+        const slow = LONGEST_FIRST.filter((f) => f.startsWith(name + '/')).map((f) => f.slice(name.length + 1));
+        return slow.length ? [{ name, testDir: path.join(here, name), testMatch: slow }] : [];
+      }).sort((a, b) => LONGEST_FIRST.findIndex((f) => f.startsWith(a.name + '/')) - LONGEST_FIRST.findIndex((f) => f.startsWith(b.name + '/'))),
+      ...present.map((name) => {
+        const slow = LONGEST_FIRST.filter((f) => f.startsWith(name + '/')).map((f) => f.slice(name.length + 1));
+        return { name, testDir: path.join(here, name), ...(slow.length ? { testIgnore: slow } : {}) };
+      }),
+    ],
 });

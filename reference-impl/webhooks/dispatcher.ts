@@ -85,17 +85,26 @@ export class WebhookDispatcher {
     return !p.deprecated || s.include_deprecated === 1 || this.ces.deviations.has('webhooks-deprecated-without-optin');
   }
 
-  /** After a restart: an attempt cut short by the crash counts as failed; every pending delivery is re-armed at its due time. */
+  /**
+   * After a restart (G29): an attempt cut short by the crash is not one of G4's attempts. Its row moves to webhook_interruptions
+   * and the delivery is repeated at once with the same attempt number (the receiver may see the event twice: at-least-once);
+   * an event whose answer was 20x is therefore never marked dead by a crash. Every other pending delivery is re-armed at its due time.
+   */
   resume(): void {
     const { db, clock } = this.ces;
-    const cut = db.prepare(`SELECT a.* FROM webhook_attempts a JOIN webhook_deliveries d ON d.id = a.delivery
-      WHERE d.state = 'pending' AND a.ended_at IS NULL`).all() as AttemptRow[];
-    for (const a of cut) {
-      const outcome: Outcome = { status: null, error: 'interrupted: the service stopped during this attempt', ok: false };
-      this.settle(a.delivery, a, outcome, a.started_at);
-    }
+    const now = clock.now();
+    db.transaction(() => {
+      const cut = db.prepare(`SELECT a.* FROM webhook_attempts a JOIN webhook_deliveries d ON d.id = a.delivery
+        WHERE d.state = 'pending' AND a.ended_at IS NULL`).all() as AttemptRow[];
+      for (const a of cut) {
+        db.prepare(`INSERT INTO webhook_interruptions (delivery, attempt, delivery_id, correlation_id, started_at, noted_at) VALUES (?, ?, ?, ?, ?, ?)`)
+          .run(a.delivery, a.attempt, a.delivery_id, a.correlation_id, a.started_at, now);
+        db.prepare('DELETE FROM webhook_attempts WHERE id = ?').run(a.id);
+        db.prepare('UPDATE webhook_deliveries SET next_attempt = ?, due_at = ? WHERE id = ?').run(a.attempt, now, a.delivery);
+      }
+    })();
     const pending = db.prepare(`SELECT id, due_at FROM webhook_deliveries WHERE state = 'pending'`).all() as Array<{ id: number; due_at: number | null }>;
-    for (const p of pending) this.arm(p.id, p.due_at ?? clock.now());
+    for (const p of pending) this.arm(p.id, p.due_at ?? now);
   }
 
   private arm(id: number, due: number): void {
@@ -190,6 +199,7 @@ export class WebhookDispatcher {
     if (delay === undefined || final) {
       if (deviations.has('webhooks-dead-vanishes')) {
         db.prepare('DELETE FROM webhook_attempts WHERE delivery = ?').run(id);
+        db.prepare('DELETE FROM webhook_interruptions WHERE delivery = ?').run(id);
         db.prepare('DELETE FROM webhook_deliveries WHERE id = ?').run(id);
         return;
       }
