@@ -7,7 +7,7 @@ import { nextOperatorId } from './people/operator-ids.js';
 import * as R from './people/resources.js';
 import { clientRow, clientRows } from './people/tenant.js';
 import { operatorWrite, bodyObject } from './people/operator-write.js';
-import { liveResource, liveRow, isAvailable, parseLiveBody, applyLive } from './people/live.js';
+import { liveResource, liveRow, liveRowsOf, isAvailable, parseLiveBody, applyLive } from './people/live.js';
 
 /** Route metadata for the OpenAPI document (format: see openapi.ts). */
 const doc = (openapi: OpenApiRoute) => ({ config: { openapi } });
@@ -75,7 +75,9 @@ export default function peopleRoutes(app: FastifyInstance): void {
     const q = parseList(req, names(OPERATOR_FILTERS), ['connected']);
     const connected = (req.query as Record<string, unknown>).connected;
     if (connected !== undefined && connected !== '0') throw badRequest(`'connected' accepts only 0 (got ${JSON.stringify(connected)}).`);
-    const rows = clientRows(req, 'operator').map((op) => ({ ...op, _live: liveRow(ces, op.id) }));
+    const ops = clientRows(req, 'operator');
+    const live = liveRowsOf(ces, ops.map((op) => op.id as number));
+    const rows = ops.map((op) => ({ ...op, _live: live.get(op.id) ?? null }));
     const wanted = rows.filter((r) => {
       if (connected === '0') return r._live !== null;
       return ces.deviations.has('rest-live-default-offline') ? r._live !== null : isAvailable(liveResource(r, r._live));

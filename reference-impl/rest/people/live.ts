@@ -12,6 +12,12 @@ export function liveRow(ces: ServiceContext, operatorId: number): Row | null {
   return (ces.db.prepare('SELECT * FROM operator_live WHERE operator_id = ?').get(operatorId) as Row | undefined) ?? null;
 }
 
+/** Live rows of many operators in one query (GET /operator/live reads every operator of a client: no query per operator). */
+export function liveRowsOf(ces: ServiceContext, operatorIds: number[]): Map<number, Row> {
+  const rows = ces.db.prepare('SELECT * FROM operator_live WHERE operator_id IN (SELECT value FROM json_each(?))').all(JSON.stringify(operatorIds)) as Row[];
+  return new Map(rows.map((r) => [r.operator_id as number, r]));
+}
+
 /** The live resource: a channel is available only when the operator is connected, the channel enabled and switched available. */
 export function liveResource(op: Row, live: Row | null): Row {
   const connected = !!live?.connected;
