@@ -144,13 +144,13 @@ export class WebhookDispatcher {
     }
     this.inFlight.add(id);
     try {
-      const first = db.prepare('SELECT delivery_id FROM webhook_attempts WHERE delivery = ? AND attempt = 1').get(id) as { delivery_id: string } | undefined;
-      const deliveryId = deviations.has('webhooks-delivery-id-reused') && first ? first.delivery_id : randomUUID();
+      const first = () => db.prepare('SELECT delivery_id FROM webhook_attempts WHERE delivery = ? AND attempt = 1').get(id) as { delivery_id: string } | undefined;
+      const deliveryId = (deviations.has('webhooks-delivery-id-reused') ? first()?.delivery_id : undefined) ?? randomUUID();
       const correlationId = deviations.has('webhooks-correlation-changes') && d.next_attempt > 1 ? randomUUID() : d.correlation_id;
       const started = clock.now();
       const r = db.prepare(`INSERT INTO webhook_attempts (delivery, attempt, delivery_id, correlation_id, due_at, started_at) VALUES (?, ?, ?, ?, ?, ?)`)
         .run(id, d.next_attempt, deliveryId, correlationId, d.due_at ?? started, started);
-      const attemptRow = db.prepare('SELECT * FROM webhook_attempts WHERE id = ?').get(Number(r.lastInsertRowid)) as AttemptRow;
+      const attemptRow: AttemptRow = { id: Number(r.lastInsertRowid), delivery: id, attempt: d.next_attempt, delivery_id: deliveryId, correlation_id: correlationId, due_at: d.due_at ?? started, started_at: started, ended_at: null, status: null, error: null };
       const outcome = await this.post(s, d.body, deliveryId, correlationId);
       if (this.closing) return; // the row stays open; resume() after restart counts it as interrupted
       this.settle(id, attemptRow, outcome, clock.now());
@@ -192,6 +192,11 @@ export class WebhookDispatcher {
 
   /** Records an attempt's outcome and decides: delivered, retry at +10 s / +20 s after the failure, or dead letter. */
   private settle(id: number, a: AttemptRow, outcome: Outcome, endedAt: number): void {
+    // The attempt's outcome and the delivery's next state in one commit.
+    this.ces.db.transaction(() => this.settleRows(id, a, outcome, endedAt))();
+  }
+
+  private settleRows(id: number, a: AttemptRow, outcome: Outcome, endedAt: number): void {
     const { db, deviations } = this.ces;
     db.prepare('UPDATE webhook_attempts SET ended_at = ?, status = ?, error = ? WHERE id = ?').run(endedAt, outcome.status, outcome.error, a.id);
     const retryOn20x = deviations.has('webhooks-retry-on-20x') && outcome.ok;
