@@ -2,11 +2,8 @@
 import { PNG } from 'pngjs';
 import { LIMITS } from '../lib/limits.js';
 
-let cached: Buffer | undefined;
-
-/** A 240x120 PNG (a two-colour gradient, so browsers and decoders show something real). */
+/** A 240x120 PNG (a two-colour gradient, so browsers and decoders show something real); built once per fake connector. */
 export function cardPng(): Buffer {
-  if (cached) return cached;
   const png = new PNG({ width: LIMITS.imageWidth, height: LIMITS.imageHeight });
   for (let y = 0; y < png.height; y++) {
     for (let x = 0; x < png.width; x++) {
@@ -17,6 +14,5 @@ export function cardPng(): Buffer {
       png.data[i + 3] = 255;
     }
   }
-  cached = PNG.sync.write(png);
-  return cached;
+  return PNG.sync.write(png);
 }

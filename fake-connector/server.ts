@@ -6,14 +6,19 @@ import Fastify, { type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Pem } from '../lib/tls.js';
 import { FIXTURES } from '../lib/paths.js';
 import { verify, SIGNATURE_HEADER } from '../lib/signature.js';
+import { guardRoutes, newControlToken } from '../lib/control-auth.js';
 import { check } from '../lib/schemas.js';
 import { LIMITS } from '../lib/limits.js';
 import { cardPng } from './image.js';
 import { PollIntervals } from './intervals.js';
 
-export interface FakeConnectorOptions { tls: Pem; secret: string; port?: number; host?: string; scenariosDir?: string }
+export interface FakeConnectorOptions {
+  tls: Pem; secret: string; port?: number; host?: string; scenariosDir?: string;
+  /** Bearer token every /_control route requires (the stack's sim_token); a random one when absent. */
+  controlToken?: string;
+}
 export interface RunningServer { url: string; close(): Promise<void> }
-export interface FakeConnector extends RunningServer { controlUrl: string; state: ConnectorState }
+export interface FakeConnector extends RunningServer { controlUrl: string; controlToken: string; state: ConnectorState }
 
 /** The connector endpoints of the spec, by the name the control API uses. */
 export const ENDPOINTS = ['external-bots', 'bot-put', 'bot-get', 'availability', 'first-messages', 'conversation-create', 'messages'] as const;
@@ -151,6 +156,9 @@ export async function startFakeConnector(opts: FakeConnectorOptions): Promise<Fa
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => done(null, body));
   app.addContentTypeParser('*', { parseAs: 'string' }, (_req, body, done) => done(null, body));
   let url = '';
+  // Nobody but the harness may reprogram the judge: every control route requires the token.
+  const controlToken = opts.controlToken ?? newControlToken();
+  guardRoutes(app, '/_control', controlToken, 'the fake connector control API');
 
   const nowIso = () => new Date().toISOString();
 
@@ -321,5 +329,5 @@ export async function startFakeConnector(opts: FakeConnectorOptions): Promise<Fa
   const port = (app.server.address() as { port: number }).port;
   const host = opts.host && opts.host !== '127.0.0.1' ? (opts.host.includes(':') ? `[${opts.host}]` : opts.host) : '127.0.0.1';
   url = `https://${host}:${port}`;
-  return { url, controlUrl: `${url}/_control`, state, close: async () => { await app.close(); } };
+  return { url, controlUrl: `${url}/_control`, controlToken, state, close: async () => { await app.close(); } };
 }

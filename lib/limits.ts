@@ -62,4 +62,6 @@ export const LIMITS = {
   graphqlPageMax: 100,
   /** GQL-RULE-02 / G16: routingRule availability fields resolved per query. */
   graphqlAvailabilityPerQuery: 1,
+  /** Simulation API (DESIGN.md, not the spec): the most one POST /sim/clock/advance may move the clock, 400 days (longer than any spec duration: 7 days, 3 months). */
+  simClockAdvanceMaxMs: 400 * 86_400_000,
 } as const;

@@ -193,7 +193,7 @@ function filesUnder(dir: string): string[] {
 }
 
 /** Names of fields whose values are secrets whatever they are (a signing secret a check invented is not registered anywhere). */
-const SECRET_FIELDS = 'secret|password|passwd|api_key|apiKey|client_secret|clientSecret|access_token|accessToken|refresh_token|refreshToken|webhook_secret|webhookSecret|signing_secret|signingSecret';
+const SECRET_FIELDS = 'secret|password|passwd|api_key|apiKey|sim_token|simToken|control_token|controlToken|client_secret|clientSecret|access_token|accessToken|refresh_token|refreshToken|webhook_secret|webhookSecret|signing_secret|signingSecret';
 // `"secret": "v"` in JSON, also inside JSON-in-a-string (`\"secret\":\"v\"`), and `password=v` in form bodies and URLs.
 const SECRET_JSON = new RegExp(String.raw`(\\*"(?:${SECRET_FIELDS})\\*"\s*:\s*\\*")([^"\\]{4,})(?=\\*")`, 'g');
 const SECRET_FORM = new RegExp(String.raw`(\b(?:${SECRET_FIELDS})=)([^&\s"'\\]{4,})`, 'g');

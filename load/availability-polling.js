@@ -4,7 +4,7 @@ import crypto from 'k6/crypto';
 import exec from 'k6/execution';
 import { check, sleep } from 'k6';
 import { Trend, Rate, Counter } from 'k6/metrics';
-import { target, baseOptions, envInt, envDuration, tags, json, summary, LIMITS } from './lib/ces.js';
+import { target, baseOptions, envInt, envDuration, tags, json, summary, simAuth, LIMITS } from './lib/ces.js';
 
 /** Bot operators: polled by the service (service side) and impersonated by k6 (connector side), N of each. */
 const BOTS = envInt('CES_VUS', 20);
@@ -53,7 +53,7 @@ const platform = (path, body) => {
   return json(res);
 };
 const control = (path) => {
-  const res = http.get(`${target.connector_url}/_control${path}`, { tags: tags('connector-control', 'observer') });
+  const res = http.get(`${target.connector_url}/_control${path}`, { headers: simAuth(), tags: tags('connector-control', 'observer') });
   if (res.status !== 200) throw new Error(`GET ${target.connector_url}/_control${path}: ${res.status} (the service side needs the fake connector's control API)`);
   return json(res);
 };

@@ -3,7 +3,7 @@ import http from 'k6/http';
 import { check, sleep } from 'k6';
 import exec from 'k6/execution';
 import { Trend, Rate } from 'k6/metrics';
-import { target, baseOptions, envInt, envDuration, tags, json, summary, BUDGETS, LIMITS } from './lib/ces.js';
+import { target, baseOptions, envInt, envDuration, tags, json, summary, simAuth, BUDGETS, LIMITS } from './lib/ces.js';
 
 /** Concurrent conversations (one per VU at any time). */
 const VUS = envInt('CES_VUS', 10);
@@ -37,9 +37,9 @@ export const options = {
 };
 
 const sim = (method, path, body, endpoint) => http.request(method, `${target.sim_url}${path}`, body === undefined ? null : JSON.stringify(body), {
-  headers: { 'Content-Type': 'application/json', 'X-API-Key': target.api_key }, tags: tags(endpoint, 'LOAD-MSG-01'),
+  headers: { 'Content-Type': 'application/json', 'X-API-Key': target.api_key, ...simAuth() }, tags: tags(endpoint, 'LOAD-MSG-01'),
 });
-const fakeControl = (path, body) => http.post(`${target.connector_url}/_control${path}`, JSON.stringify(body), { headers: { 'Content-Type': 'application/json' }, tags: tags('connector-control', 'setup') });
+const fakeControl = (path, body) => http.post(`${target.connector_url}/_control${path}`, JSON.stringify(body), { headers: { 'Content-Type': 'application/json', ...simAuth() }, tags: tags('connector-control', 'setup') });
 
 /** Waits until a bot is ready and available (conversations would go to humans otherwise); applies the optional connector delay. */
 export function setup() {

@@ -3,7 +3,7 @@ import http from 'k6/http';
 import { check, sleep } from 'k6';
 import exec from 'k6/execution';
 import { Trend, Counter, Rate } from 'k6/metrics';
-import { target, baseOptions, envInt, envDuration, tags, json, summary, BUDGETS, LIMITS } from './lib/ces.js';
+import { target, baseOptions, envInt, envDuration, tags, json, summary, simAuth, BUDGETS, LIMITS } from './lib/ces.js';
 
 const rate = envInt('CES_RATE', 10);
 /** Every `RETRY_EVERY`-th visitor's events get 503 first (then 200 on the first retry, G4): the 503/200 mix. */
@@ -40,7 +40,8 @@ export const options = {
   },
 };
 
-const keyed = (extra = {}) => ({ headers: { 'X-API-Key': target.api_key, 'Content-Type': 'application/json', ...extra } });
+// The key names the client (REST, platform, sim visitors); the sim token opens the simulation and sink control APIs.
+const keyed = (extra = {}) => ({ headers: { 'X-API-Key': target.api_key, 'Content-Type': 'application/json', ...simAuth(), ...extra } });
 const call = (method, url, body, endpoint) => {
   const res = http.request(method, url, body === undefined ? null : JSON.stringify(body), { ...keyed(), tags: tags(endpoint, 'setup') });
   if (res.status >= 300) throw new Error(`${method} ${url}: ${res.status} ${String(res.body).slice(0, 300)}`);

@@ -1,4 +1,4 @@
-// buildApp(opts): the whole reference service as one Fastify instance that does not listen (tests use inject()).
+// buildApp(opts): the whole reference service as one Fastify instance that does not listen (tests use inject()). The one place where services are created and surfaces registered.
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import formbody from '@fastify/formbody';
 import qs from 'node:querystring';
@@ -10,7 +10,15 @@ import { seed } from './store/seed.js';
 import { Deviations } from './deviations.js';
 import { DomainEvents } from './events.js';
 import type { ServiceContext, ServiceSettings } from './context.js';
-import { AREAS } from './areas.js';
+import { newControlToken } from '../lib/control-auth.js';
+import { createBots, startBots } from './bots/index.js';
+import { startWebhooks } from './webhooks/index.js';
+import rest from './rest/index.js';
+import auth from './auth/index.js';
+import graphql from './graphql/index.js';
+import platform from './platform/index.js';
+import sim from './sim/index.js';
+import consolePages from './console/index.js';
 
 export interface BuildOptions extends Partial<ServiceSettings> {
   db?: Db | string;
@@ -28,7 +36,7 @@ export async function buildApp(opts: BuildOptions = {}): Promise<FastifyInstance
   }
   // The clock offset is stored so a restarted service keeps the time it had been advanced to.
   const clock = new Clock(Number(getMeta(db, 'clock_offset') ?? 0));
-  const ctx: ServiceContext = {
+  const ctx = {
     db,
     clock,
     deviations: new Deviations(opts.deviate ?? []),
@@ -41,9 +49,11 @@ export async function buildApp(opts: BuildOptions = {}): Promise<FastifyInstance
       insecure: opts.insecure ?? false,
       outboundCa: opts.outboundCa,
       seed: seedValue,
+      simToken: opts.simToken ?? newControlToken(),
     },
     onClose: [],
-  };
+  } as Omit<ServiceContext, 'bots'> as ServiceContext;
+  ctx.bots = createBots(ctx);
 
   const app = Fastify({
     logger: opts.logger ? { redact: ['req.headers.authorization', 'req.headers["x-api-key"]', 'req.query.key'] } : false,
@@ -54,7 +64,15 @@ export async function buildApp(opts: BuildOptions = {}): Promise<FastifyInstance
   } as FastifyServerOptions) as unknown as FastifyInstance;
   app.decorate('ces', ctx);
   await app.register(formbody, { parser: (s: string) => qs.parse(s) });
-  for (const area of AREAS) await app.register(area);
+  // Services first (bots, webhooks), so every surface finds them; each surface is one encapsulated plugin with its own authentication.
+  startBots(ctx);
+  startWebhooks(ctx);
+  await app.register(rest);
+  await app.register(auth);
+  await app.register(graphql);
+  await app.register(platform, { prefix: '/platform' });
+  await app.register(sim, { prefix: '/sim' });
+  await app.register(consolePages);
   app.addHook('onClose', async () => {
     for (const fn of ctx.onClose.reverse()) await fn();
     clock.stop();

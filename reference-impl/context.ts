@@ -1,8 +1,9 @@
-// What every area of the reference implementation shares: store, clock, deviations, domain events, settings.
+// The services of one stack, reached through `app.ces`: store, clock, deviations, domain events, settings, bot services. Nothing stateful lives at module level.
 import type { Db } from './store/db.js';
 import type { Clock } from '../lib/clock.js';
 import type { Deviations } from './deviations.js';
 import type { DomainEvents } from './events.js';
+import type { BotServices } from './bots/index.js';
 
 export interface ServiceSettings {
   /** Base URL of the connector the seeded bot uses (fake connector by default; `--connector-url`). */
@@ -17,6 +18,8 @@ export interface ServiceSettings {
   /** Outbound TLS trust for connector and webhook calls (PEM), in addition to Node's defaults. */
   outboundCa?: string[];
   seed: number;
+  /** Bearer token of the simulation API (and of the fakes' control APIs): `sim_token` of the ready file. */
+  simToken: string;
 }
 
 export interface ServiceContext {
@@ -25,6 +28,8 @@ export interface ServiceContext {
   deviations: Deviations;
   events: DomainEvents;
   settings: ServiceSettings;
+  /** Connector calls and their exchange log, availability poller, conversation runtime. */
+  bots: BotServices;
   /** Functions run on close (timers, pollers, outbound agents). */
   onClose: Array<() => void | Promise<void>>;
 }

@@ -6,7 +6,8 @@ import type { FastifyInstance } from 'fastify';
 import { generateTls } from '../lib/tls.js';
 import type { Target } from '../lib/target.js';
 import { buildApp, type BuildOptions } from './app.js';
-import { seededPassword } from './store/seed.js';
+import { randomizeCredentials, seededPassword } from './store/seed.js';
+import { newControlToken } from '../lib/control-auth.js';
 import { startInThread } from '../lib/thread-server.js';
 
 export interface StackOptions extends BuildOptions {
@@ -19,6 +20,8 @@ export interface StackOptions extends BuildOptions {
 
 export interface ReadyInfo extends Target {
   connector_url: string;
+  /** Bearer token of the simulation API and of the fakes' control APIs. */
+  sim_token: string;
   /** Control API of the embedded fake connector (scenarios, faults, request log); absent when --connector-url points elsewhere. */
   connector_control_url?: string;
   sink_url: string;
@@ -27,6 +30,11 @@ export interface ReadyInfo extends Target {
   ca_file: string;
   /** JSON file {connector_secret, sink_secret} in a private temp folder (never in the ready info, output or reports), for the connector-check and receiver-check suites. */
   secrets_file?: string;
+}
+
+/** Loopback addresses, where seeded credentials are allowed. */
+export function isLoopback(host: string): boolean {
+  return host === 'localhost' || host === '::1' || /^127\.\d+\.\d+\.\d+$/.test(host) || /^::ffff:127\./.test(host);
 }
 
 export interface Stack { ready: ReadyInfo; app: FastifyInstance; close(): Promise<void> }
@@ -40,16 +48,21 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
   fs.writeFileSync(caFile, tls.ca.cert);
 
   const seed = opts.seed ?? 42;
-  const connectorSecret = opts.connectorSecret ?? 'connector-secret-' + seed;
-  const sinkSecret = opts.sinkSecret ?? 'sink-secret-' + seed;
+  // Seeded, deterministic credentials are for loopback only: anywhere else every key, password, secret and token is random for this start.
+  const loopback = isLoopback(host);
+  const secret = (seeded: string) => (loopback ? seeded : newControlToken());
+  const connectorSecret = opts.connectorSecret ?? secret('connector-secret-' + seed);
+  const sinkSecret = opts.sinkSecret ?? secret('sink-secret-' + seed);
+  const simToken = opts.simToken ?? newControlToken();
   // The fake connector and the sink each run in their own worker thread, off the service's event loop (as a real partner would be).
   const [connector, sink] = await Promise.all([
-    startInThread(new URL('../fake-connector/server.ts', import.meta.url), 'startFakeConnector', { tls: tls.server, secret: connectorSecret, host }),
-    startInThread(new URL('../webhook-sink/server.ts', import.meta.url), 'startWebhookSink', { tls: tls.server, secret: sinkSecret, host }),
+    startInThread(new URL('../fake-connector/server.ts', import.meta.url), 'startFakeConnector', { tls: tls.server, secret: connectorSecret, host, controlToken: simToken }),
+    startInThread(new URL('../webhook-sink/server.ts', import.meta.url), 'startWebhookSink', { tls: tls.server, secret: sinkSecret, host, controlToken: simToken }),
   ]);
   const app = await buildApp({
     ...opts,
     seed,
+    simToken,
     connectorSecret,
     connectorUrl: opts.connectorUrl ?? connector.url,
     outboundCa: [tls.ca.cert, ...(opts.outboundCa ?? [])],
@@ -63,8 +76,9 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
   const secretsDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ces-secrets-'));
   const secretsFile = path.join(secretsDir, 'secrets.json');
   fs.writeFileSync(secretsFile, JSON.stringify({ connector_secret: connectorSecret, sink_secret: sinkSecret }), { mode: 0o600 });
+  const randomized = loopback ? null : randomizeCredentials(app.ces.db);
   const clients = app.ces.db.prepare('SELECT id, api_key FROM clients ORDER BY id').all() as Array<{ id: number; api_key: string }>;
-  const users = clients.map((c, i) => ({ client_id: c.id, username: `admin@client${i + 1}.example`, password: seededPassword(seed, c.id) }));
+  const users = clients.map((c, i) => ({ client_id: c.id, username: `admin@client${i + 1}.example`, password: randomized?.get(c.id)?.adminPassword ?? seededPassword(seed, c.id) }));
   const ready: ReadyInfo = {
     base_url: base,
     graphql_url: `${base}/graphql`,
@@ -74,6 +88,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     ...(opts.connectorUrl ? {} : { connector_control_url: connector.controlUrl }),
     sink_url: sink.url,
     sim_url: `${base}/sim`,
+    sim_token: simToken,
     platform_url: `${base}/platform`,
     chat_url: `${base}/console/chat`,
     inspector_url: `${base}/console/inspector`,

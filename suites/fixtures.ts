@@ -3,6 +3,7 @@ import { test as base, expect } from '@playwright/test';
 import { loadTarget, type Capability, type Target } from '../lib/target.js';
 import { agentFor, http, type HttpAnswer, type HttpRequest } from '../lib/http.js';
 import { addSecret, mask } from '../lib/mask.js';
+import { controlAuthHeader } from '../lib/control-auth.js';
 import { clauseById } from '../lib/catalogue.js';
 import { check } from '../lib/schemas.js';
 import { httpBlocker } from '../check/settings.js';
@@ -24,6 +25,7 @@ export function currentTarget(): Target {
   addSecret(cachedTarget.api_key);
   addSecret(cachedTarget.user.password);
   for (const u of cachedTarget.users ?? []) addSecret(u.password);
+  addSecret(cachedTarget.sim_token);
   return cachedTarget;
 }
 
@@ -81,7 +83,8 @@ export function checkedPartner<S extends { url: string; allowHttp: boolean }>(mi
 /** Skips, with the reason in the report, when the target lacks a capability. Never a silent pass. */
 export function needs(...caps: Capability[]): void {
   const t = currentTarget();
-  const missing = caps.filter((c) => !t.capabilities.includes(c));
+  // The simulation API (and the clock it moves) answers only with the sim token: a target without it lacks them.
+  const missing = caps.filter((c) => !t.capabilities.includes(c) || ((c === 'sim' || c === 'clock') && !t.sim_token));
   base.skip(missing.length > 0, `target lacks ${missing.join(', ')}`);
 }
 
@@ -105,6 +108,9 @@ export class Api {
 
   /** Any HTTP request, recorded as a report step with the masked request and answer attached. */
   async request(req: HttpRequest, label?: string): Promise<HttpAnswer> {
+    // Calls of the simulation and control APIs carry the sim token unless the check sets its own Authorization.
+    const auth = controlAuthHeader(this.target, req.url);
+    if (auth.authorization && !Object.keys(req.headers ?? {}).some((h) => h.toLowerCase() === 'authorization')) req = { ...req, headers: { ...req.headers, ...auth } };
     const title = label ?? `${req.method ?? 'GET'} ${mask(req.url)}`;
     return base.step(title, async () => {
       let res: HttpAnswer | undefined;

@@ -74,13 +74,13 @@ test('per IP: 100 logins then 429, other addresses unaffected; the sim reset cle
   }
   assert.equal((await login({ ...ADMIN, grant_type: 'password' }, '10.9.9.9')).statusCode, 429);
   assert.equal((await login({ ...ADMIN, grant_type: 'password' }, '10.9.9.10')).statusCode, 200);
-  const reset = await app.inject({ method: 'POST', url: '/sim/throttle/reset', headers: { 'content-type': 'application/json' }, payload: JSON.stringify({ ip: '10.9.9.9' }) });
+  const reset = await app.inject({ method: 'POST', url: '/sim/throttle/reset', headers: { 'content-type': 'application/json', authorization: `Bearer ${app.ces.settings.simToken}` }, payload: JSON.stringify({ ip: '10.9.9.9' }) });
   assert.equal(reset.json().removed, LIMITS.loginsPerIpPerMinute);
   assert.equal((await login({ ...ADMIN, grant_type: 'password' }, '10.9.9.9')).statusCode, 200);
 });
 
 test('sim users are real logins of the asked client', async () => {
-  const res = await app.inject({ method: 'POST', url: '/sim/users', headers: { 'content-type': 'application/json' }, payload: JSON.stringify({ client_id: 2001 }) });
+  const res = await app.inject({ method: 'POST', url: '/sim/users', headers: { 'content-type': 'application/json', authorization: `Bearer ${app.ces.settings.simToken}` }, payload: JSON.stringify({ client_id: 2001 }) });
   assert.equal(res.statusCode, 201);
   const u = res.json();
   const tok = await login({ username: u.username, password: u.password, grant_type: 'password' });

@@ -8,7 +8,7 @@ import type { FastifyInstance } from 'fastify';
 import { generateTls } from '../lib/tls.js';
 import { buildApp } from '../reference-impl/app.js';
 import { startFakeConnector } from '../fake-connector/server.js';
-import { zonedDateTime } from '../reference-impl/bots/runtime.js';
+import { zonedDateTime } from '../reference-impl/bots/connector-calls.js';
 import { routingRuleAvailability } from '../reference-impl/bots/availability.js';
 import { getAjv } from '../lib/schemas.js';
 
@@ -30,7 +30,8 @@ async function until<T>(what: string, fn: () => Promise<T | undefined | null | f
     await new Promise((r) => setTimeout(r, 50));
   }
 }
-const get = async (app: FastifyInstance, url: string) => (await app.inject({ url })).json();
+const sim = (app: FastifyInstance) => ({ authorization: `Bearer ${app.ces.settings.simToken}` });
+const get = async (app: FastifyInstance, url: string) => (await app.inject({ url, headers: sim(app) })).json();
 
 test('zonedDateTime gives <timestamp>[<zone_id>] with the zone offset', () => {
   const ms = Date.UTC(2026, 0, 15, 12, 0, 0);
@@ -53,7 +54,7 @@ test('seeded bots are created on the connector, polled, and a scheduled message 
   assert.equal(routingRuleAvailability(app.ces, bots[0].clientId, 'no-such-rule'), null);
   assert.equal(routingRuleAvailability(app.ces, bots[0].clientId + 1, rule.id), null, 'another client never sees the rule');
 
-  const created = await app.inject({ method: 'POST', url: '/sim/conversations', payload: { channel: 'chat', text: 'schedule a minute' } });
+  const created = await app.inject({ method: 'POST', url: '/sim/conversations', headers: sim(app), payload: { channel: 'chat', text: 'schedule a minute' } });
   assert.equal(created.statusCode, 201);
   const id = created.json().conversationId;
   await until('the message before the await', async () => (await get(app, `/sim/conversations/${id}`)).transcript.some((e: any) => e.payload.value === 'I will write again in a minute.'));
@@ -65,9 +66,9 @@ test('seeded bots are created on the connector, polled, and a scheduled message 
   const again = await get(app, `/sim/conversations/${id}`);
   assert.equal(again.state, 'started');
   assert.deepEqual(again.pendingTimers, before.pendingTimers, 'timers persisted');
-  await app.inject({ method: 'POST', url: '/sim/clock/advance', payload: { ms: 61_000 } });
+  await app.inject({ method: 'POST', url: '/sim/clock/advance', headers: sim(app), payload: { ms: 61_000 } });
   await until('the scheduled message after the restart', async () => (await get(app, `/sim/conversations/${id}`)).transcript.some((e: any) => e.payload.value === 'A minute has passed.'));
-  await app.inject({ method: 'POST', url: '/sim/clock/advance', payload: { ms: 5 * 60_000 } });
+  await app.inject({ method: 'POST', url: '/sim/clock/advance', headers: sim(app), payload: { ms: 5 * 60_000 } });
   const closed = await get(app, `/sim/conversations/${id}`);
   assert.equal(closed.state, 'closed');
   assert.equal(closed.closeReason, 'inactivity');
@@ -78,14 +79,14 @@ test('platform API refuses requests without the API key', async () => {
   const app = await build();
   const res = await app.inject({ url: '/platform/bots' });
   assert.equal(res.statusCode, 403);
-  assert.deepEqual(res.json(), { error: 'forbidden' });
+  assert.deepEqual(res.json(), { meta: { status: 'error', message: 'Forbidden' } });
   await app.close();
 });
 
 test('a waiting transfer is performed as soon as an operator of the rule becomes available', async () => {
   const app = await build();
   await until('the seeded bot available', async () => (await get(app, '/sim/bots')).bots.find((b: any) => b.websiteId === 1 && b.available));
-  const created = await app.inject({ method: 'POST', url: '/sim/conversations', payload: { channel: 'chat', text: 'example transfer' } });
+  const created = await app.inject({ method: 'POST', url: '/sim/conversations', headers: sim(app), payload: { channel: 'chat', text: 'example transfer' } });
   const id = created.json().conversationId;
   await until('the transfer waits', async () => (await get(app, `/sim/conversations/${id}`)).phase === 'transferring');
   const night = (await get(app, '/sim/bots')).bots[0].distributionRules.find((r: any) => r.label.startsWith('Night shift'));

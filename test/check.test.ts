@@ -149,7 +149,7 @@ describe('ces check connector against the fake connector (control API faults)', 
   const start = async (faults: object[]) => {
     const fake = await startFakeConnector({ tls: tls.server, secret: CONNECTOR_SECRET });
     for (const f of faults) {
-      const res = await http({ method: 'POST', url: `${fake.controlUrl}/faults`, headers: { 'content-type': 'application/json' }, body: JSON.stringify(f) }, agentFor(caFile));
+      const res = await http({ method: 'POST', url: `${fake.controlUrl}/faults`, headers: { 'content-type': 'application/json', authorization: `Bearer ${fake.controlToken}` }, body: JSON.stringify(f) }, agentFor(caFile));
       assert.equal(res.status, 200, `fault accepted: ${res.text}`);
     }
     return fake;
@@ -217,7 +217,7 @@ describe('ces check webhook-receiver', { concurrency: PARALLEL_RUNS }, () => {
     test(`webhook sink plan "${p.name}" is reported under ${[...(p.fail ?? []), ...(p.warn ?? [])].join(', ')}`, async () => {
       const sink = await startWebhookSink({ tls: tls.server, secret: RECEIVER_SECRET });
       try {
-        const res = await http({ method: 'POST', url: `${sink.controlUrl}/plan`, headers: { 'content-type': 'application/json' }, body: JSON.stringify(p.plan) }, agentFor(caFile));
+        const res = await http({ method: 'POST', url: `${sink.controlUrl}/plan`, headers: { 'content-type': 'application/json', authorization: `Bearer ${sink.controlToken}` }, body: JSON.stringify(p.plan) }, agentFor(caFile));
         assert.equal(res.status, 201, `plan accepted: ${res.text}`);
         const r = await runCheck(['webhook-receiver', `${sink.url}/hooks`, '--secret', RECEIVER_SECRET, '--ca-file', caFile], { workers: 2 });
         for (const id of p.fail ?? []) assert.equal(r.verdicts.get(id), 'fail', `${id}\n${tail(r)}`);

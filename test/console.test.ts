@@ -76,7 +76,7 @@ test('pages, assets and views are served; no view carries a secret', async () =>
     assert.equal((await app.inject({ url: '/console/chat', remoteAddress: '::1' })).statusCode, 200);
     for (const a of ['chat.js', 'inspector.js', 'common.js', 'markdown.js', 'style.css']) assert.equal((await app.inject({ url: `/console/assets/${a}` })).statusCode, 200, a);
     assert.equal((await app.inject({ url: '/console/assets/../index.ts' })).statusCode, 404, 'only the public folder is served');
-    const created = await app.inject({ method: 'POST', url: '/sim/conversations', payload: { channel: 'chat', text: 'hello' } });
+    const created = await app.inject({ method: 'POST', url: '/sim/conversations', headers: { authorization: `Bearer ${app.ces.settings.simToken}` }, payload: { channel: 'chat', text: 'hello' } });
     const id = created.json().conversationId as string;
     const secrets = knownSecrets(app.ces);
     assert.ok(secrets.includes('vendor-secret-123') && secrets.includes(app.ces.settings.connectorSecret));
@@ -110,7 +110,7 @@ test('the live feed streams events and an open stream never holds up close', asy
   const reader = res.body[Symbol.asyncIterator]();
   let text = '';
   while (!text.includes('event: hello')) text += String((await reader.next()).value ?? '');
-  const created = await app.inject({ method: 'POST', url: '/sim/conversations', payload: { channel: 'chat', text: 'hello' } });
+  const created = await app.inject({ method: 'POST', url: '/sim/conversations', headers: { authorization: `Bearer ${app.ces.settings.simToken}` }, payload: { channel: 'chat', text: 'hello' } });
   assert.equal(created.statusCode, 201);
   const started = Date.now();
   await app.close();

@@ -89,8 +89,8 @@ test('wait resolves on arrival, or at its deadline with what it has; reset clear
   assert.equal(got.deliveries.length, 1);
   const none = await sink.waitFor({ path: '/hooks/wait' }, 2, 50);
   assert.equal(none.timedOut, true);
-  const viaApi = await http({ url: `${sink.controlUrl}/deliveries?path=/hooks/wait&body.userId=7` }, agent);
+  const viaApi = await http({ url: `${sink.controlUrl}/deliveries?path=/hooks/wait&body.userId=7`, headers: { authorization: `Bearer ${sink.controlToken}` } }, agent);
   assert.equal(viaApi.json.deliveries.length, 1);
-  await http({ method: 'POST', url: `${sink.controlUrl}/reset`, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ path: '/hooks/wait' }) }, agent);
+  await http({ method: 'POST', url: `${sink.controlUrl}/reset`, headers: { 'content-type': 'application/json', authorization: `Bearer ${sink.controlToken}` }, body: JSON.stringify({ path: '/hooks/wait' }) }, agent);
   assert.equal(sink.deliveries({ path: '/hooks/wait' }).length, 0);
 });

@@ -65,7 +65,8 @@ test('pre-flight: a wrong key, a wrong password, an untrusted certificate, an un
     ['wrong password', { ...t(), user: { username: stack.ready.user.username, password: 'nope' }, users: [] }, /^the login of "user" admin@client1\.example is refused with 400/],
     ['untrusted certificate', { ...t(), ca_file: undefined }, /"connector_url", "connector_control_url" https:\/\/127\.0\.0\.1:\d+; "sink_url" .*: the certificate is not trusted \(SELF_SIGNED_CERT_IN_CHAIN.*"ca_file".*NODE_EXTRA_CA_CERTS/],
     ['unreachable', { ...t(), base_url: 'https://127.0.0.1:9', rest_base_url: 'https://127.0.0.1:9/api/2', rest_ha_base_url: undefined, graphql_url: 'https://127.0.0.1:9/graphql' }, /"base_url", "rest_base_url", "graphql_url" https:\/\/127\.0\.0\.1:9: connection refused/],
-    ['sim that refuses', { ...t(), sim_url: `${stack.ready.base_url}/api/2` }, /^the simulation API \(capability sim\) refused a call without "sim_token" with 403 Forbidden: give the token of the simulation API as "sim_token"$/],
+    ['sim without its token', { ...t(), sim_token: undefined, connector_url: undefined, connector_control_url: undefined, sink_url: undefined } as Target, /^the simulation API \(capability sim\) refused a call without "sim_token" with 401 Unauthorized: give the token of the simulation API as "sim_token"$/],
+    ['sim with a wrong token', { ...t(), sim_token: 'not-the-sim-token', connector_url: undefined, connector_control_url: undefined, sink_url: undefined } as Target, /^the simulation API \(capability sim\) refused "sim_token" with 401 Unauthorized: check the token$/],
   ];
   for (const [what, target, re] of cases) {
     const r = await preflight(target);

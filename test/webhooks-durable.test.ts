@@ -24,11 +24,11 @@ if (process.env.CES_WH_DURABLE_CHILD) {
   await app.ready();
   if (cfg.trigger) {
     const key = (app.ces.db.prepare('SELECT api_key FROM clients ORDER BY id LIMIT 1').get() as { api_key: string }).api_key;
-    const sub = await app.inject({ method: 'POST', url: '/platform/webhooks', headers: { 'x-api-key': key }, payload: { url: cfg.hookUrl, secret: SECRET, events: ['visitor.updated'] } });
+    const sub = await app.inject({ method: 'POST', url: '/platform/webhooks', headers: { 'x-api-key': key, authorization: `Bearer ${app.ces.settings.simToken}` }, payload: { url: cfg.hookUrl, secret: SECRET, events: ['visitor.updated'] } });
     if (sub.statusCode !== 201) throw new Error('subscribe failed: ' + sub.body);
-    const v = await app.inject({ method: 'GET', url: '/sim/visitors?limit=1', headers: { 'x-api-key': key } });
+    const v = await app.inject({ method: 'GET', url: '/sim/visitors?limit=1', headers: { 'x-api-key': key, authorization: `Bearer ${app.ces.settings.simToken}` } });
     const uid = v.json().visitors[0].uniqueId as string;
-    const up = await app.inject({ method: 'POST', url: `/sim/visitors/${uid}`, headers: { 'x-api-key': key }, payload: { city: 'Lyon' } });
+    const up = await app.inject({ method: 'POST', url: `/sim/visitors/${uid}`, headers: { 'x-api-key': key, authorization: `Bearer ${app.ces.settings.simToken}` }, payload: { city: 'Lyon' } });
     if (up.statusCode !== 200) throw new Error('visitor update failed: ' + up.body);
   }
   console.log('ready');

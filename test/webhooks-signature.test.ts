@@ -13,10 +13,10 @@ test('the reference implementation\'s X-Service-Signature verifies with @octokit
   const app = await buildApp({ outboundCa: [tls.ca.cert] });
   try {
     const key = (app.ces.db.prepare('SELECT api_key FROM clients ORDER BY id LIMIT 1').get() as { api_key: string }).api_key;
-    const sub = await app.inject({ method: 'POST', url: '/platform/webhooks', headers: { 'x-api-key': key }, payload: { url: `${sink.url}/hooks/octokit`, secret, events: ['visitor.updated'] } });
+    const sub = await app.inject({ method: 'POST', url: '/platform/webhooks', headers: { 'x-api-key': key, authorization: `Bearer ${app.ces.settings.simToken}` }, payload: { url: `${sink.url}/hooks/octokit`, secret, events: ['visitor.updated'] } });
     assert.equal(sub.statusCode, 201, sub.body);
-    const uid = (await app.inject({ method: 'GET', url: '/sim/visitors?limit=1', headers: { 'x-api-key': key } })).json().visitors[0].uniqueId;
-    const up = await app.inject({ method: 'POST', url: `/sim/visitors/${uid}`, headers: { 'x-api-key': key }, payload: { city: 'Nantes — été' } });
+    const uid = (await app.inject({ method: 'GET', url: '/sim/visitors?limit=1', headers: { 'x-api-key': key, authorization: `Bearer ${app.ces.settings.simToken}` } })).json().visitors[0].uniqueId;
+    const up = await app.inject({ method: 'POST', url: `/sim/visitors/${uid}`, headers: { 'x-api-key': key, authorization: `Bearer ${app.ces.settings.simToken}` }, payload: { city: 'Nantes — été' } });
     assert.equal(up.statusCode, 200, up.body);
     const { deliveries } = await sink.waitFor({ path: '/hooks/octokit' }, 1, 10_000);
     assert.equal(deliveries.length, 1, 'the delivery arrives');

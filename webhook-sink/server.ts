@@ -4,10 +4,15 @@ import net from 'node:net';
 import Fastify, { type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Pem } from '../lib/tls.js';
 import { verify, type SignatureVerdict } from '../lib/signature.js';
+import { guardRoutes, newControlToken } from '../lib/control-auth.js';
 import { check } from '../lib/schemas.js';
 import { allSchemas } from '../lib/schemas.js';
 
-export interface WebhookSinkOptions { tls: Pem; secret: string; port?: number; host?: string }
+export interface WebhookSinkOptions {
+  tls: Pem; secret: string; port?: number; host?: string;
+  /** Bearer token every /_control route requires (the stack's sim_token); a random one when absent. */
+  controlToken?: string;
+}
 export interface RunningServer { url: string; close(): Promise<void> }
 
 /** One planned answer: a status, optionally after a delay (a slow subscriber). */
@@ -47,6 +52,8 @@ export interface SinkDelivery {
 }
 
 export interface RunningSink extends RunningServer {
+  /** Bearer token the control API requires. */
+  controlToken: string;
   /** The control API base, `<url>/_control`. */
   controlUrl: string;
   deliveries(filter?: DeliveryFilter): SinkDelivery[];
@@ -128,6 +135,9 @@ function filterFromQuery(q: Record<string, unknown>): DeliveryFilter {
 
 export async function startWebhookSink(opts: WebhookSinkOptions): Promise<RunningSink> {
   const app = Fastify({ https: { cert: opts.tls.cert, key: opts.tls.key }, bodyLimit: 1024 * 1024 });
+  // Nobody but the harness may reprogram the judge: every control route requires the token.
+  const controlToken = opts.controlToken ?? newControlToken();
+  guardRoutes(app, '/_control', controlToken, 'the webhook sink control API');
   const recorded: SinkDelivery[] = [];
   let plans: Plan[] = [];
   /** n-th delivery of an event under a plan: `${planId} ${correlationId}` → deliveries answered so far (no scan of the record). */
@@ -145,7 +155,7 @@ export async function startWebhookSink(opts: WebhookSinkOptions): Promise<Runnin
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'buffer' }, (_req, body, done) => done(null, body));
 
-  const sink: Omit<RunningSink, 'url' | 'controlUrl' | 'close'> = {
+  const sink: Omit<RunningSink, 'url' | 'controlUrl' | 'controlToken' | 'close'> = {
     stall,
     waitForStall,
     deliveries: (filter = {}) => recorded.filter((d) => matches(d, filter)),
@@ -334,6 +344,7 @@ export async function startWebhookSink(opts: WebhookSinkOptions): Promise<Runnin
     ...sink,
     url,
     controlUrl: `${url}/_control`,
+    controlToken,
     close: async () => {
       for (const release of [...held.values()]) release();
       for (const s of stalls.values()) { for (const sock of s.sockets) sock.destroy(); s.server.close(); }

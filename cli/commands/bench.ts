@@ -12,6 +12,7 @@ import { newRunDir } from '../run.js';
 import { writeRunSummary, buildLanding } from '../../lib/landing.js';
 import { mask } from '../../lib/mask.js';
 import { UsageError } from '../usage.js';
+import { controlAuthHeader } from '../../lib/control-auth.js';
 import { findK6, runK6, LOAD_DIR, type K6Summary } from './load.js';
 import { Sampler, spread, round, median, SATURATED_CORE_SHARE, type Usage } from '../../load/bench/measure.js';
 import { writeBenchDocs, TARGETS } from './bench-docs.js';
@@ -108,7 +109,7 @@ function stopChild(child: ChildProcess): Promise<void> {
 
 /** A control or API call of the bench; fails loudly (a broken set-up is not a figure). */
 async function call(svc: Service, method: string, url: string, body?: unknown, ok = (s: number) => s < 300): Promise<HttpAnswer> {
-  const headers: Record<string, string> = { 'X-API-Key': svc.ready.api_key, ...(svc.ready.sim_token ? { Authorization: `Bearer ${svc.ready.sim_token}` } : {}) };
+  const headers: Record<string, string> = { 'X-API-Key': svc.ready.api_key, ...controlAuthHeader(svc.ready, url) };
   if (body !== undefined) headers['Content-Type'] = 'application/json';
   const r = await http({ method, url, headers, body: body === undefined ? undefined : JSON.stringify(body) }, agentFor(svc.ready.ca_file));
   if (!ok(r.status)) throw new Error(`${method} ${mask(url)}: ${r.status} ${r.text.slice(0, 200)}`);

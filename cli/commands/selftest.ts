@@ -8,7 +8,7 @@ import { resolveTarget } from '../embedded.js';
 import { UsageError } from '../usage.js';
 import type { RunSummary } from '../../lib/landing.js';
 
-interface Args { list: boolean; only?: string; area?: string; baseline: boolean; parallel: number }
+interface Args { list: boolean; only?: string; area?: string; baseline: boolean; parallel: number; matrix?: string }
 
 /** A grep matching the clause tags exactly (REST-PAGE-01 must not match REST-PAGE-010). */
 export const clauseGrep = (ids: string[]) => `(${ids.map((id) => '@' + id.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|')})(?![\\w-])`;
@@ -21,7 +21,8 @@ export const selftestCommand: CommandModule<{}, Args> = {
     .option('only', { type: 'string', describe: 'Comma list of deviation ids to run' })
     .option('area', { type: 'string', describe: 'Only deviations of this area (file name in fixtures/deviations/)' })
     .option('baseline', { type: 'boolean', default: true, describe: 'First check that the same checks pass with no deviation' })
-    .option('parallel', { type: 'number', default: 1, describe: 'Lanes: Playwright workers, each with its own embedded stack whose deviation it switches between checks' }),
+    .option('parallel', { type: 'number', default: 1, describe: 'Lanes: Playwright workers, each with its own embedded stack whose deviation it switches between checks' })
+    .option('matrix', { type: 'string', describe: 'Also write FILE: {deviation: [titles of the checks that caught it]} (compare two with scripts/compare-matrix.ts)' }),
   handler: async (a) => {
     let devs: Deviation[] = loadDeviations();
     if (a.list) {
@@ -71,6 +72,7 @@ export const selftestCommand: CommandModule<{}, Args> = {
     const order = new Map(devs.map((d, i) => [d.id, i]));
     mutations.sort((x, y) => order.get(x.deviation)! - order.get(y.deviation)!);
     const missed = mutations.filter((m) => !m.caught);
+    if (a.matrix) fs.writeFileSync(a.matrix, JSON.stringify(Object.fromEntries(mutations.map((m) => [m.deviation, [...m.failedChecks].sort()])), null, 1) + '\n');
     finishRun(run, 'selftest', resolved.target, [], { mutations, exitCode: missed.length || !baselineOk ? 1 : 0 });
     console.log(`\nselftest: ${mutations.length - missed.length} passed, ${missed.length} failed${baselineOk ? '' : ' (baseline failed: the checks do not pass without deviations)'}`);
     process.exitCode = missed.length || !baselineOk ? 1 : 0;

@@ -43,7 +43,11 @@ export const serveCommand: CommandModule<{}, Args> = {
       throw e;
     }
     const json = JSON.stringify(stack.ready);
-    if (a['ready-file']) fs.writeFileSync(a['ready-file'], JSON.stringify(stack.ready, null, 2));
+    // The ready file holds every credential: readable by its owner only.
+    if (a['ready-file']) {
+      fs.writeFileSync(a['ready-file'], JSON.stringify(stack.ready, null, 2), { mode: 0o600 });
+      fs.chmodSync(a['ready-file'], 0o600);
+    }
     console.log(`ready ${json}`);
     if (stack.ready.chat_url) console.error(`chat window: ${stack.ready.chat_url}\ninspector:   ${stack.ready.inspector_url}`);
     const stop = async () => { await stack.close(); process.exit(0); };

@@ -16,10 +16,10 @@ export const sinkCommand: CommandModule<{}, Args> = {
     .option('port', { type: 'number', default: 0, describe: 'Port to listen on (0: a free port)' })
     .option('host', { type: 'string', default: '127.0.0.1', describe: 'Address to listen on' })
     .option('secret', { type: 'string', describe: 'Secret the sender signs deliveries with (HMAC-SHA256, G1); required' })
-    .option('ready-file', { type: 'string', describe: 'Write {sink_url, control_url, ca_file} here when ready' })
+    .option('ready-file', { type: 'string', describe: 'Write {sink_url, control_url, control_token, ca_file} here when ready (mode 0600)' })
     .option('work-dir', { type: 'string', describe: 'Folder for the generated CA certificate (a temporary folder by default)' })
     .epilogue([
-      'Control API (JSON):',
+      'Control API (JSON; every call needs Authorization: Bearer <control_token> from the ready line):',
       '  GET  /_control/deliveries?path=&correlationId=&eventType=&eventId=&body.<field>=',
       '  GET  /_control/wait?<same filters>&count=1&timeoutMs=10000',
       '  POST /_control/plan {"match": {"path"?, "eventType"?, "correlationId"?, "body"?}, "answers": [503, 503, 200], "then"?: 200}',
@@ -44,8 +44,12 @@ export const sinkCommand: CommandModule<{}, Args> = {
     } catch (e) {
       throw new UsageError(`cannot start the sink on ${a.host}:${a.port}: ${(e as Error).message}`);
     }
-    const ready = { sink_url: sink.url, control_url: sink.controlUrl, ca_file: caFile };
-    if (a['ready-file']) fs.writeFileSync(a['ready-file'], JSON.stringify(ready, null, 2));
+    // The control API answers only with this token (Authorization: Bearer <control_token>); the ready file is the owner's only.
+    const ready = { sink_url: sink.url, control_url: sink.controlUrl, control_token: sink.controlToken, ca_file: caFile };
+    if (a['ready-file']) {
+      fs.writeFileSync(a['ready-file'], JSON.stringify(ready, null, 2), { mode: 0o600 });
+      fs.chmodSync(a['ready-file'], 0o600);
+    }
     console.log(`ready ${JSON.stringify(ready)}`);
     const stop = async () => { await sink.close(); process.exit(0); };
     process.once('SIGINT', stop);

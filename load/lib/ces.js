@@ -24,6 +24,11 @@ export const BUDGETS = {
 /** The target description (a `ces serve` ready file is one); `ces load` sets CES_TARGET. */
 export const target = JSON.parse(open(requiredEnv('CES_TARGET')));
 
+/** Headers of a simulation or fake-control call: `Authorization: Bearer <sim_token>` (targets without the token lack those APIs). */
+export function simAuth() {
+  return target.sim_token ? { Authorization: `Bearer ${target.sim_token}` } : {};
+}
+
 export function requiredEnv(name) {
   const v = __ENV[name];
   if (!v) throw new Error(`${name} is not set: run through \`ces load\`, or give -e ${name}=... to k6 run (see docs/load.md)`);

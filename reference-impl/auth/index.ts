@@ -1,9 +1,7 @@
-// Area "auth": POST /oauth2/token (password grant, G5/G6), GET /_authenticated, the login throttle (G7), and its simulation routes.
+// The token surface: POST /oauth2/token (password grant, G5/G6, login throttle G7) and GET /_authenticated.
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
-import { randomBytes } from 'node:crypto';
 import { bearerOf, issueToken, verifyCredentials, verifyToken, type UserRow } from './tokens.js';
-import { recordAttempt, resetThrottle, throttled } from './throttle.js';
-import { hashPassword } from '../store/seed.js';
+import { recordAttempt, throttled } from './throttle.js';
 
 /** RFC 6749 §5.2 error answer (G6); tokens and credentials are never echoed. */
 function oauthError(reply: FastifyReply, status: number, error: string, description: string) {
@@ -76,30 +74,6 @@ const area: FastifyPluginAsync = async (app) => {
     const body = ces.deviations.has('auth-invalid-token-body') ? { error: 'invalid_token', error_description: 'token expired' } : INVALID_TOKEN_BODY;
     // The spec gives no status; RFC 6750 §3.1 answers an invalid token with 401 and a WWW-Authenticate challenge.
     return reply.code(401).header('www-authenticate', 'Bearer error="invalid_token"').send(body);
-  });
-
-  // Simulation API: a fresh login per check (so per-user throttle checks disturb nobody) and a scoped throttle reset.
-  app.post<{ Body: { client_id?: unknown } }>('/sim/users', async (req, reply) => {
-    const clients = ces.db.prepare('SELECT id FROM clients ORDER BY id').all() as Array<{ id: number }>;
-    const wanted = req.body?.client_id ?? clients[0]?.id;
-    if (typeof wanted !== 'number' || !clients.some((c) => c.id === wanted)) {
-      return reply.code(400).send({ error: 'invalid_request', message: `client_id must be one of ${clients.map((c) => c.id).join(', ')}` });
-    }
-    const username = `check-${randomBytes(6).toString('hex')}@client${wanted}.example`;
-    const password = randomBytes(12).toString('base64url');
-    const salt = randomBytes(8).toString('hex');
-    ces.db.prepare('INSERT INTO users (client_id, email, password_hash, operator_id) VALUES (?, ?, ?, NULL)').run(wanted, username, hashPassword(password, salt));
-    return reply.code(201).send({ client_id: wanted, username, password });
-  });
-
-  app.post<{ Body: { ip?: unknown; username?: unknown; callerIp?: unknown } }>('/sim/throttle/reset', async (req, reply) => {
-    const b = req.body ?? {};
-    if ((b.ip !== undefined && typeof b.ip !== 'string') || (b.username !== undefined && typeof b.username !== 'string') || (b.callerIp !== undefined && typeof b.callerIp !== 'boolean')) {
-      return reply.code(400).send({ error: 'invalid_request', message: 'body: {"ip": "<address>"} | {"username": "<e-mail>"} | {"callerIp": true} | {} (everything)' });
-    }
-    const ip = b.callerIp ? req.ip : (b.ip as string | undefined);
-    const removed = resetThrottle(ces, { ip, username: b.username as string | undefined });
-    return { removed, ip: ip ?? null, username: b.username ?? null };
   });
 };
 export default area;

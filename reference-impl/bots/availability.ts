@@ -137,11 +137,6 @@ export function evaluateStrategies(ces: ServiceContext, operatorId: number, stra
   });
 }
 
-let current: AvailabilityPoller | undefined;
-/** The bots area registers its poller here so GraphQL's routingRule.availability reads the same state. */
-export function setPoller(p: AvailabilityPoller | undefined): void { current = p; }
-export function poller(): AvailabilityPoller | undefined { return current; }
-
 const liveOf = (ces: ServiceContext, id: number) => ces.db.prepare('SELECT * FROM operator_live WHERE operator_id = ?').get(id) as
   { connected: number; chat_available: number; call_available: number; video_available: number } | undefined;
 
@@ -156,7 +151,7 @@ export function routingRuleAvailability(ces: ServiceContext, clientId: number, r
     if (!op) continue;
     if (op.type === 'bot') {
       // Bots chat only.
-      if (channels.has('chat') && botOperator(ces, id)?.status === 'ready' && current?.isAvailable(id)) out.chat = true;
+      if (channels.has('chat') && botOperator(ces, id)?.status === 'ready' && ces.bots.poller.isAvailable(id)) out.chat = true;
       continue;
     }
     const live = liveOf(ces, id);

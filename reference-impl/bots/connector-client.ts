@@ -1,10 +1,10 @@
 // Every service→connector call: query idConnectorVersion/idWebsite, G2 signature, outbound TLS trust, time limit by abort, G20 judgement, exchange log.
-import { EventEmitter } from 'node:events';
 import { Agent, request } from 'undici';
 import { sign, SIGNATURE_HEADER } from '../../lib/signature.js';
 import { check } from '../../lib/schemas.js';
 import { outboundSecureContext } from '../../lib/outbound.js';
 import type { ServiceContext } from '../context.js';
+import type { ExchangeLog } from './exchanges.js';
 
 export type EndpointName = 'external-bots' | 'bot-put' | 'bot-get' | 'availability' | 'first-messages' | 'conversation-create' | 'messages';
 
@@ -34,28 +34,9 @@ export interface Exchange {
   requestBody: string | null; status: number | null; responseBody: string | null; ms: number; failure: string | null; at: number;
 }
 
-/** Live feed of exchanges (the inspector subscribes): event 'exchange' with an Exchange. */
-export const exchangeEvents = new EventEmitter();
-exchangeEvents.setMaxListeners(100);
-
-const recent: Exchange[] = [];
-/** Exchanges kept in the store (the oldest are dropped beyond this). */
-const EXCHANGES_KEPT = 50_000;
-
-/** The exchange log of one conversation, oldest first. */
-export function conversationExchanges(ces: ServiceContext, conversationId: number): Exchange[] {
-  return (ces.db.prepare('SELECT * FROM connector_exchanges WHERE conversation_id = ? ORDER BY id').all(conversationId) as any[]).map((r) => ({
-    id: r.id, conversationId: r.conversation_id, operatorId: r.operator_id, endpoint: r.endpoint, method: r.method, url: r.url,
-    requestBody: r.request_body, status: r.status, responseBody: r.response_body, ms: r.ms, failure: r.failure, at: r.at,
-  }));
-}
-
-/** Recent exchanges outside conversations (bot creation flow, availability polls), newest last. */
-export function recentExchanges(): Exchange[] { return [...recent]; }
-
 export class ConnectorClient {
   private agent: Agent;
-  constructor(private ces: ServiceContext) {
+  constructor(private ces: ServiceContext, private exchanges: ExchangeLog) {
     // Node's default roots plus the configured CA (the harness CA, NODE_EXTRA_CA_CERTS), as one shared secure context:
     // building it per connection stalled the 1 Hz polling under load. Connections outlive the polling period, so polls reuse them.
     this.agent = new Agent({ connect: { secureContext: outboundSecureContext(ces.settings.outboundCa) }, keepAliveTimeout: 30_000, connections: 64 });
@@ -114,23 +95,7 @@ export class ConnectorClient {
       conversationId: c.conversationId ?? null, operatorId: c.operatorId ?? null, endpoint: c.endpoint, method: c.method, url,
       requestBody: body ?? null, status, responseBody: text === null ? null : text.slice(0, 20_000), ms: Math.round(result.ms), failure: result.ok ? null : result.reason, at,
     };
-    this.log(ex);
+    this.exchanges.add(ex);
     return result;
-  }
-
-  private log(ex: Exchange) {
-    if (ex.conversationId !== null) {
-      try {
-        const r = this.ces.db.prepare(`INSERT INTO connector_exchanges (conversation_id, operator_id, endpoint, method, url, request_body, status, response_body, ms, failure, at)
-          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`).run(ex.conversationId, ex.operatorId, ex.endpoint, ex.method, ex.url, ex.requestBody, ex.status, ex.responseBody, ex.ms, ex.failure, ex.at);
-        ex.id = Number(r.lastInsertRowid);
-        // Bounded store (load runs post many messages): keep the latest exchanges only.
-        if (ex.id % 1_000 === 0) this.ces.db.prepare('DELETE FROM connector_exchanges WHERE id <= ?').run(ex.id - EXCHANGES_KEPT);
-      } catch { /* the store is closed during shutdown: the exchange is dropped, never the process */ }
-    } else {
-      recent.push(ex);
-      if (recent.length > 500) recent.splice(0, recent.length - 500);
-    }
-    exchangeEvents.emit('exchange', ex);
   }
 }

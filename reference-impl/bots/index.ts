@@ -1,35 +1,44 @@
-// Area "bots": connector apps and bots (G17 platform API), the bot creation flow, availability polling, the conversation runtime and its simulation routes.
-import type { FastifyPluginAsync } from 'fastify';
+// The bot services of one stack: connector calls and their exchange log, availability polling, the conversation runtime, and the bot creation flow run at start.
 import { LIMITS } from '../../lib/limits.js';
+import type { ServiceContext } from '../context.js';
 import { ConnectorClient } from './connector-client.js';
-import { AvailabilityPoller, setPoller } from './availability.js';
-import { ConversationRuntime, runtimes } from './runtime.js';
+import { ExchangeLog } from './exchanges.js';
+import { AvailabilityPoller } from './availability.js';
+import { ConversationRuntime } from './runtime.js';
 import { createBotOnConnector, seedBots } from './setup.js';
-import { registerPlatform } from './platform.js';
-import { registerSimConversations } from '../sim/conversations.js';
 
-const area: FastifyPluginAsync = async (app) => {
-  const ces = app.ces;
-  const client = new ConnectorClient(ces);
-  const poller = new AvailabilityPoller(ces, client);
-  setPoller(poller);
-  const runtime = new ConversationRuntime(ces, client, poller);
-  runtimes.set(ces, runtime);
+export interface BotServices {
+  connector: ConnectorClient;
+  exchanges: ExchangeLog;
+  poller: AvailabilityPoller;
+  runtime: ConversationRuntime;
+  /** Starts polling a bot whose creation flow succeeded. */
+  ready(operatorId: number): void;
+}
+
+/** Creates the bot services of `ces` (nothing runs yet). */
+export function createBots(ces: ServiceContext): BotServices {
+  const exchanges = new ExchangeLog(ces);
+  const connector = new ConnectorClient(ces, exchanges);
+  const poller = new AvailabilityPoller(ces, connector);
+  const runtime = new ConversationRuntime(ces, connector, poller);
+  return { connector, exchanges, poller, runtime, ready: (operatorId) => poller.start(operatorId) };
+}
+
+/** Seeds the bots, re-arms stored timers, and runs the bot creation flow in the background (retried until it succeeds). */
+export function startBots(ces: ServiceContext): void {
+  const { connector, poller, runtime, ready } = ces.bots;
   seedBots(ces);
   runtime.rearm();
 
   let stopped = false;
   const retries = new Set<NodeJS.Timeout>();
-  const ready = (operatorId: number) => poller.start(operatorId);
-  registerPlatform(app, client, poller, ready);
-  registerSimConversations(app, runtime, poller);
-
-  // The bot creation flow runs in the background (a connector that is down never blocks start-up) and is retried until it succeeds.
+  // A connector that is down never blocks start-up.
   const pending = (ces.db.prepare(`SELECT operator_id, status FROM bot_operators ORDER BY operator_id`).all() as Array<{ operator_id: number; status: string }>);
   const setUp = async (ids: number[]) => {
     for (const id of ids) {
       if (stopped) return;
-      const res = await createBotOnConnector(ces, client, id).catch((e) => ({ ok: false, error: String(e) }));
+      const res = await createBotOnConnector(ces, connector, id).catch((e) => ({ ok: false, error: String(e) }));
       if (stopped) return;
       if (res.ok) ready(id);
       else {
@@ -48,8 +57,6 @@ const area: FastifyPluginAsync = async (app) => {
     for (const t of retries) clearTimeout(t);
     poller.stop();
     runtime.stop();
-    setPoller(undefined);
-    await client.close();
+    await connector.close();
   });
-};
-export default area;
+}

@@ -1,44 +1,24 @@
-// The conversation engine: routing to bots or humans, endpoints 5/6/7, replies in order (await, message, transfer, close), persisted timers, closes and events.
+// The conversation state machine: routing to bots or humans, the opening (endpoints 5/6/7), replies in order (await, message, transfer, close), transfers and closes.
 import { randomUUID } from 'node:crypto';
-import { EventEmitter } from 'node:events';
 import { LIMITS } from '../../lib/limits.js';
-import type { TimerHandle } from '../../lib/clock.js';
 import { list } from '../store/db.js';
 import type { ServiceContext } from '../context.js';
-import type { ConnectorClient, CallResult } from './connector-client.js';
+import type { ConnectorClient } from './connector-client.js';
 import type { AvailabilityPoller } from './availability.js';
 import { botOperator, distributionRule, availableOperatorsOfRule, installation } from './setup.js';
+import { ConversationStore, type ConvRow } from './conversation-store.js';
+import { ConversationTimers, type DueTimer } from './timers.js';
+import { ConversationCalls } from './connector-calls.js';
 
 export const OFFSITE = new Set(['social_a', 'social_b', 'social_c', 'social_d', 'social_e', 'sms']);
 export const SIM_CHANNELS = ['chat', 'call', 'video', 'social_a', 'social_b', 'social_c', 'social_d', 'social_e', 'sms'];
 
-export type Phase = 'opening' | 'bot' | 'transferring' | 'human' | 'closed';
 export interface Reply { type: string; [k: string]: any }
-export interface ConvRow {
-  id: number; uuid: string; client_id: number; website_id: number; channel: string; visitor_uid: string; operator_id: number | null;
-  operator_ids: string; created_at: number; closed_at: number | null; last_activity_at: number; history: string;
-}
-interface StateRow { conversation_id: number; bot_operator_id: number | null; install_id: number | null; connector_conversation_id: string | null; phase: Phase; variables: string; close_reason: string | null; pending_transfer: string | null }
 
 export class RuntimeError extends Error { constructor(public status: number, public code: string, message: string) { super(message); } }
 
-const restDate = (ms: number) => new Date(ms).toISOString().slice(0, 19).replace('T', ' ');
 const unitMs = { millis: 1, seconds: 1_000, minutes: 60_000 } as Record<string, number>;
 const durationMs = (d: { unit: string; value: number } | undefined) => (d ? d.value * (unitMs[d.unit] ?? 1) : 0);
-
-/** `<timestamp>[<zone_id>]`: the instant with the zone's offset, then the zone id in brackets. */
-export function zonedDateTime(ms: number, zone: string): string {
-  try {
-    const parts = new Intl.DateTimeFormat('en-US', { timeZone: zone, timeZoneName: 'longOffset' }).formatToParts(new Date(ms));
-    const name = parts.find((p) => p.type === 'timeZoneName')?.value ?? 'GMT';
-    const offset = name === 'GMT' ? '+00:00' : name.replace('GMT', '');
-    const offMin = (offset.startsWith('-') ? -1 : 1) * (Number(offset.slice(1, 3)) * 60 + Number(offset.slice(4, 6)));
-    const local = new Date(ms + offMin * 60_000).toISOString().slice(0, 23);
-    return `${local}${offMin === 0 ? 'Z' : offset}[${zone}]`;
-  } catch {
-    return `${new Date(ms).toISOString()}[UTC]`;
-  }
-}
 
 /** Text values the 450-character limit applies to. */
 function textValues(payload: any): string[] {
@@ -49,110 +29,50 @@ function textValues(payload: any): string[] {
   for (const c of payload.cards ?? []) out.push(...textValues(c));
   return out;
 }
-/** The URL a rich-content history entry (code 6) points at. */
-function richUrl(payload: any): string {
-  return payload?.url ?? payload?.image?.url ?? payload?.actions?.[0]?.url ?? payload?.cards?.[0]?.image?.url ?? payload?.offers?.[0]?.image?.url ?? `about:${payload?.contentType ?? 'content'}`;
-}
 
 export class ConversationRuntime {
-  /** 'changed' (conversation id) whenever a transcript, failure or state changes: the inspector and waiters listen. */
-  readonly events = new EventEmitter();
-  private handles = new Map<number, TimerHandle>();
+  readonly store: ConversationStore;
+  private timers: ConversationTimers;
+  private calls: ConversationCalls;
   private opening = new Map<number, Promise<void>>();
   private loopDepth = new Map<number, number>();
   private closed = false;
-  /** Only used by deviation bots-ep7-serialized: every endpoint 7 call waits for the previous one. */
-  private serial: Promise<unknown> = Promise.resolve();
 
-  constructor(private ces: ServiceContext, private client: ConnectorClient, private poller: AvailabilityPoller) { this.events.setMaxListeners(100); }
-
-  // ---------- store helpers ----------
-  conv(id: number): ConvRow | undefined { return this.ces.db.prepare('SELECT * FROM conversations WHERE id = ?').get(id) as ConvRow | undefined; }
-  convByUuid(uuid: string): ConvRow | undefined { return this.ces.db.prepare('SELECT * FROM conversations WHERE uuid = ?').get(uuid) as ConvRow | undefined; }
-  state(id: number): StateRow | undefined { return this.ces.db.prepare('SELECT * FROM conversation_state WHERE conversation_id = ?').get(id) as StateRow | undefined; }
-  private setPhase(id: number, phase: Phase) { this.ces.db.prepare('UPDATE conversation_state SET phase = ? WHERE conversation_id = ?').run(phase, id); }
-  private now() { return this.ces.clock.now(); }
-  private changed(id: number) { this.events.emit('changed', id); }
-
-  private appendHistory(id: number, entry: unknown[]) {
-    const row = this.conv(id);
-    if (!row) return;
-    const h = JSON.parse(row.history) as unknown[];
-    h.push(entry);
-    this.ces.db.prepare('UPDATE conversations SET history = ? WHERE id = ?').run(JSON.stringify(h), id);
+  constructor(private ces: ServiceContext, client: ConnectorClient, private poller: AvailabilityPoller) {
+    this.store = new ConversationStore(ces);
+    this.timers = new ConversationTimers(ces, (t) => this.onTimer(t));
+    this.calls = new ConversationCalls(ces, client);
   }
 
-  private touch(id: number) { this.ces.db.prepare('UPDATE conversations SET last_activity_at = ? WHERE id = ?').run(this.now(), id); }
-
-  private addTranscript(id: number, role: 'visitor' | 'bot' | 'operator' | 'system', payload: any, opts: { operatorId?: number | null; quickReplies?: unknown; at?: number } = {}) {
-    const at = opts.at ?? this.now();
-    const messageId = randomUUID();
-    this.ces.db.prepare('INSERT INTO conversation_transcript (conversation_id, role, operator_id, message_id, payload, quick_replies, at) VALUES (?, ?, ?, ?, ?, ?, ?)')
-      .run(id, role, opts.operatorId ?? null, messageId, JSON.stringify(payload), opts.quickReplies ? JSON.stringify(opts.quickReplies) : null, at);
-    // REST history codes: visitor text 2, operator/bot text 1, system 3, operator rich content 6.
-    if (role === 'visitor') this.appendHistory(id, [2, restDate(at), String(payload?.value ?? ''), at]);
-    else if (role === 'system') this.appendHistory(id, [3, restDate(at), String(payload?.value ?? '')]);
-    else if (payload?.contentType === 'text') this.appendHistory(id, [1, restDate(at), String(payload.value), at]);
-    else this.appendHistory(id, [6, restDate(at), richUrl(payload)]);
-    if (role === 'bot' || role === 'operator') this.ces.db.prepare('UPDATE conversations SET operator_answer = 1 WHERE id = ?').run(id);
-    this.changed(id);
-    return { messageId, at };
-  }
-
-  recordFailure(id: number, endpoint: string, kind: string, reason: string) {
-    this.ces.db.prepare('INSERT INTO conversation_failures (conversation_id, endpoint, kind, reason, at) VALUES (?, ?, ?, ?, ?)').run(id, endpoint, kind, reason, this.now());
-    this.changed(id);
-  }
-
-  // ---------- timers (persisted, re-armed at start) ----------
-  private addTimer(id: number, kind: string, due: number, data: unknown = {}) {
-    const rowId = Number(this.ces.db.prepare('INSERT INTO conversation_timers (conversation_id, kind, due, data) VALUES (?, ?, ?, ?)').run(id, kind, due, JSON.stringify(data)).lastInsertRowid);
-    this.arm(rowId, due);
-  }
-  private arm(rowId: number, due: number) {
-    this.handles.set(rowId, this.ces.clock.at(due, () => { this.handles.delete(rowId); void this.fire(rowId); }));
-  }
-  private cancelTimers(id: number, kinds?: string[]) {
-    const rows = this.ces.db.prepare('SELECT id, kind FROM conversation_timers WHERE conversation_id = ?').all(id) as Array<{ id: number; kind: string }>;
-    for (const r of rows) {
-      if (kinds && !kinds.includes(r.kind)) continue;
-      this.ces.db.prepare('DELETE FROM conversation_timers WHERE id = ?').run(r.id);
-      this.handles.get(r.id)?.cancel();
-      this.handles.delete(r.id);
-    }
-  }
-  pendingTimers(id: number) {
-    return (this.ces.db.prepare('SELECT kind, due FROM conversation_timers WHERE conversation_id = ? ORDER BY due').all(id) as Array<{ kind: string; due: number }>)
-      .map((t) => ({ kind: t.kind, due: new Date(t.due).toISOString() }));
-  }
+  /** 'changed' (conversation id) events: the inspector and waiters listen. */
+  get events() { return this.store.events; }
+  conv(id: number): ConvRow | undefined { return this.store.conv(id); }
+  convByUuid(uuid: string): ConvRow | undefined { return this.store.convByUuid(uuid); }
+  view(id: number) { return this.store.view(id, this.timers.pending(id)); }
 
   /** After a restart: every pending timer is armed again; conversations caught opening continue as bot conversations. */
   rearm() {
-    for (const t of this.ces.db.prepare('SELECT id, due FROM conversation_timers').all() as Array<{ id: number; due: number }>) this.arm(t.id, t.due);
+    this.timers.rearm();
     this.ces.db.prepare(`UPDATE conversation_state SET phase = 'bot' WHERE phase = 'opening'`).run();
   }
 
   stop() {
     this.closed = true;
-    for (const h of this.handles.values()) h.cancel();
-    this.handles.clear();
+    this.timers.stop();
   }
 
-  private async fire(rowId: number) {
+  private async onTimer(t: DueTimer) {
     if (this.closed) return;
-    const t = this.ces.db.prepare('SELECT * FROM conversation_timers WHERE id = ?').get(rowId) as { conversation_id: number; kind: string; data: string } | undefined;
-    if (!t) return;
-    this.ces.db.prepare('DELETE FROM conversation_timers WHERE id = ?').run(rowId);
-    const id = t.conversation_id;
-    const data = JSON.parse(t.data);
-    const conv = this.conv(id);
+    const id = t.conversationId;
+    const data = t.data;
+    const conv = this.store.conv(id);
     if (!conv || conv.closed_at) return;
     switch (t.kind) {
       case 'replies': await this.runReplies(id, data.replies ?? []); break;
       case 'transfer-timeout': {
-        if (this.state(id)?.phase !== 'transferring') return;
+        if (this.store.state(id)?.phase !== 'transferring') return;
         this.ces.db.prepare(`UPDATE conversation_state SET phase = 'bot', pending_transfer = NULL WHERE conversation_id = ?`).run(id);
-        this.addTranscript(id, 'system', { contentType: 'event', value: 'TRANSFER_TIMEOUT' });
+        this.store.addTranscript(id, 'system', { contentType: 'event', value: 'TRANSFER_TIMEOUT' });
         // Timeout reached without transfer: the scenario continues.
         if (!this.ces.deviations.has('bots-transfer-timeout-stops')) await this.runReplies(id, data.replies ?? []);
         break;
@@ -161,11 +81,11 @@ export class ConversationRuntime {
       case 'offsite-inactivity': {
         const limit = t.kind === 'inactivity' ? LIMITS.botInactivityMs : LIMITS.offsiteInactivityMs;
         const idleUntil = conv.last_activity_at + limit;
-        const stillBot = t.kind === 'offsite-inactivity' || ['bot', 'opening', 'transferring'].includes(this.state(id)?.phase ?? '');
+        const stillBot = t.kind === 'offsite-inactivity' || ['bot', 'opening', 'transferring'].includes(this.store.state(id)?.phase ?? '');
         if (!stillBot) return;
         const off = t.kind === 'inactivity' ? this.ces.deviations.has('bots-no-inactivity-close') : this.ces.deviations.has('bots-offsite-no-close');
-        if (idleUntil > this.now() || off) {
-          this.addTimer(id, t.kind, Math.max(idleUntil, this.now() + 1_000));
+        if (idleUntil > this.ces.clock.now() || off) {
+          this.timers.add(id, t.kind, Math.max(idleUntil, this.ces.clock.now() + 1_000));
           return;
         }
         this.close(id, t.kind === 'inactivity' ? 'inactivity' : 'offsite-inactivity');
@@ -203,7 +123,7 @@ export class ConversationRuntime {
     const { clientId, websiteId, channel, text } = input;
     const bot = this.routeToBot(clientId, websiteId, channel);
     const operatorId = bot ?? this.pickHuman(clientId, websiteId, channel);
-    const now = this.now();
+    const now = this.ces.clock.now();
     const uuid = randomUUID();
     const visitor = input.visitorId ?? `visitor-${uuid.slice(0, 8)}`;
     const id = Number(this.ces.db.prepare(`INSERT INTO conversations (uuid, client_id, website_id, channel, visitor_uid, visitor_external_id, operator_id, operator_ids, page_type,
@@ -215,33 +135,27 @@ export class ConversationRuntime {
     if (channel === 'chat' || channel === 'video') this.ces.events.emit({ kind: 'conversation.pushed', clientId, conversationId: id, viaTransfer: false, at: now });
     else if (channel === 'call') this.ces.events.emit({ kind: 'conversation.started', clientId, conversationId: id, at: now });
     if (bot) {
-      this.addTimer(id, 'inactivity', now + LIMITS.botInactivityMs);
-      const p = this.openWithBot(id, bot, text).catch((e) => this.recordFailure(id, 'internal', 'error', String(e))).finally(() => this.opening.delete(id));
+      this.timers.add(id, 'inactivity', now + LIMITS.botInactivityMs);
+      const p = this.openWithBot(id, bot, text).catch((e) => this.store.recordFailure(id, 'internal', 'error', String(e))).finally(() => this.opening.delete(id));
       this.opening.set(id, p);
     } else {
-      this.addTranscript(id, 'visitor', { contentType: 'text', value: text });
-      if (OFFSITE.has(channel)) this.addTimer(id, 'offsite-inactivity', now + LIMITS.offsiteInactivityMs);
+      this.store.addTranscript(id, 'visitor', { contentType: 'text', value: text });
+      if (OFFSITE.has(channel)) this.timers.add(id, 'offsite-inactivity', now + LIMITS.offsiteInactivityMs);
     }
-    return this.conv(id)!;
+    return this.store.conv(id)!;
   }
-
-  private firstMessagesLimit() { return this.ces.deviations.has('bots-first-messages-not-cut') ? 3 * LIMITS.firstMessagesTimeoutMs : LIMITS.firstMessagesTimeoutMs; }
-  private messageLimit() { return this.ces.deviations.has('bots-late-answer-shown') ? 3 * LIMITS.messageTimeoutMs : LIMITS.messageTimeoutMs; }
 
   /** Endpoint 5 (2 s), the first visitor message, endpoint 6 then immediately endpoint 7. */
   private async openWithBot(id: number, botId: number, text: string) {
     const bot = botOperator(this.ces, botId)!;
     const inst = installation(this.ces, bot.install_id)!;
-    const conv = this.conv(id)!;
+    const conv = this.store.conv(id)!;
     const history: unknown[] = [];
-    let visitorMsg = this.ces.deviations.has('bots-first-messages-after-visitor') ? this.addTranscript(id, 'visitor', { contentType: 'text', value: text }) : undefined;
-    const first = await this.client.call(inst, {
-      endpoint: 'first-messages', method: 'GET', path: `/bots/${encodeURIComponent(String(botId))}/conversation-first-messages`,
-      timeoutMs: this.firstMessagesLimit(), schema: 'connector/first-messages.json', conversationId: id, operatorId: botId,
-    });
-    if (!first.ok) this.recordFailure(id, 'first-messages', first.kind, `endpoint 5: ${first.reason}; first messages not displayed`);
+    let visitorMsg = this.ces.deviations.has('bots-first-messages-after-visitor') ? this.store.addTranscript(id, 'visitor', { contentType: 'text', value: text }) : undefined;
+    const first = await this.calls.firstMessages(inst, botId, id);
+    if (!first.ok) this.store.recordFailure(id, 'first-messages', first.kind, `endpoint 5: ${first.reason}; first messages not displayed`);
     else if (this.ces.deviations.has('bots-first-messages-all-types')) {
-      this.setPhase(id, 'bot');
+      this.store.setPhase(id, 'bot');
       await this.runReplies(id, first.json.replies, { fromFirstMessages: true });
     } else {
       // Only replies of type message are used; other types are ignored.
@@ -251,29 +165,26 @@ export class ConversationRuntime {
         if (shown) history.push({ idMessage: shown.messageId, author: { role: 'operator' }, payload: r.payload, createdAt: new Date(shown.at).toISOString() });
       }
     }
-    if (this.conv(id)?.closed_at) return;
-    visitorMsg ??= this.addTranscript(id, 'visitor', { contentType: 'text', value: text });
-    this.touch(id);
+    if (this.store.conv(id)?.closed_at) return;
+    visitorMsg ??= this.store.addTranscript(id, 'visitor', { contentType: 'text', value: text });
+    this.store.touch(id);
     if (this.ces.deviations.has('bots-no-conversation-create')) {
       this.ces.db.prepare(`UPDATE conversation_state SET connector_conversation_id = ?, phase = 'bot' WHERE conversation_id = ?`).run(conv.uuid, id);
       await this.postMessage(id, 'visitor', { contentType: 'text', value: text }, visitorMsg);
       return;
     }
-    const created = await this.client.call(inst, {
-      endpoint: 'conversation-create', method: 'POST', path: '/conversations', body: { idOperator: String(botId), idConversation: conv.uuid, history },
-      timeoutMs: LIMITS.configEndpointTimeoutMs, schema: 'connector/conversation.json', conversationId: id, operatorId: botId,
-    });
+    const created = await this.calls.create(inst, botId, id, conv.uuid, history);
     if (!created.ok) {
-      this.recordFailure(id, 'conversation-create', created.kind, `endpoint 6: ${created.reason}; the bot cannot answer this conversation`);
-      this.setPhase(id, 'bot');
+      this.store.recordFailure(id, 'conversation-create', created.kind, `endpoint 6: ${created.reason}; the bot cannot answer this conversation`);
+      this.store.setPhase(id, 'bot');
       return;
     }
     this.ces.db.prepare('UPDATE conversation_state SET connector_conversation_id = ? WHERE conversation_id = ?').run(created.json.idConversation, id);
     this.storeVariables(id, created.json.variables);
     if (this.ces.deviations.has('bots-unprompted-message')) this.showBotMessage(id, botId, { type: 'message', payload: { contentType: 'text', value: 'Welcome! (written by the service)' } });
-    if ((created.json.replies ?? []).length) this.recordFailure(id, 'conversation-create', 'replies-not-empty', 'endpoint 6 answered non-empty replies (they must be empty); ignored');
-    if (this.state(id)?.phase === 'opening') this.setPhase(id, 'bot');
-    if (this.conv(id)?.closed_at) return;
+    if ((created.json.replies ?? []).length) this.store.recordFailure(id, 'conversation-create', 'replies-not-empty', 'endpoint 6 answered non-empty replies (they must be empty); ignored');
+    if (this.store.state(id)?.phase === 'opening') this.store.setPhase(id, 'bot');
+    if (this.store.conv(id)?.closed_at) return;
     if (this.ces.deviations.has('bots-ep7-delayed')) await new Promise((r) => setTimeout(r, 3_000));
     await this.postMessage(id, 'visitor', { contentType: 'text', value: text }, visitorMsg);
   }
@@ -281,38 +192,21 @@ export class ConversationRuntime {
   private storeVariables(id: number, vars: unknown) {
     if (!Array.isArray(vars) || !vars.length) return;
     if (this.ces.deviations.has('bots-variables-dropped')) return;
-    const st = this.state(id);
-    const cur = new Map(list<{ key: string; value: string }>(st?.variables).map((v) => [v.key, v.value]));
-    for (const v of vars as Array<{ key: string; value: string }>) cur.set(v.key, v.value);
-    this.ces.db.prepare('UPDATE conversation_state SET variables = ? WHERE conversation_id = ?').run(JSON.stringify([...cur].map(([key, value]) => ({ key, value }))), id);
-    this.changed(id);
+    this.store.mergeVariables(id, vars as Array<{ key: string; value: string }>);
   }
 
   /** Endpoint 7 for one message of the conversation; runs the replies of visitor messages, refuses those of operator messages. */
   private async postMessage(id: number, role: 'visitor' | 'operator', payload: unknown, msg: { messageId: string; at: number }) {
-    const st = this.state(id);
-    const conv = this.conv(id);
+    const st = this.store.state(id);
+    const conv = this.store.conv(id);
     if (!st?.bot_operator_id || !conv || !st.connector_conversation_id) return;
     const inst = installation(this.ces, st.install_id!);
     if (!inst) return;
     const zone = (this.ces.db.prepare('SELECT timezone FROM websites WHERE id = ?').get(conv.website_id) as { timezone: string } | undefined)?.timezone ?? 'UTC';
-    const createdAt = this.ces.deviations.has('bots-createdat-iso') ? new Date(msg.at).toISOString() : zonedDateTime(msg.at, zone);
-    const botId = st.bot_operator_id;
-    const connectorId = st.connector_conversation_id;
-    const call = () => this.client.call(inst, {
-      endpoint: 'messages', method: 'POST', path: `/conversations/${encodeURIComponent(connectorId)}/messages`,
-      body: { idOperator: String(botId), message: { ...(this.ces.deviations.has('bots-message-without-id') ? {} : { idMessage: msg.messageId }), author: { role }, payload, createdAt } },
-      timeoutMs: this.messageLimit(), schema: 'connector/conversation.json', conversationId: id, operatorId: botId,
-    });
-    let res: CallResult;
-    if (this.ces.deviations.has('bots-ep7-serialized')) {
-      const p = this.serial.then(call);
-      this.serial = p.catch(() => undefined);
-      res = await p;
-    } else res = await call();
+    const res = await this.calls.message(inst, { botId: st.bot_operator_id, conversationId: id, connectorId: st.connector_conversation_id, role, payload, shown: msg, zone });
     if (!res.ok) {
       if (this.ces.deviations.has('bots-failure-not-recorded')) return;
-      this.recordFailure(id, 'messages', res.kind, `endpoint 7 (${role} message): ${res.reason}${role === 'visitor' ? '; the bot answer is not displayed' : ''}`);
+      this.store.recordFailure(id, 'messages', res.kind, `endpoint 7 (${role} message): ${res.reason}${role === 'visitor' ? '; the bot answer is not displayed' : ''}`);
       return;
     }
     this.storeVariables(id, res.json.variables);
@@ -323,7 +217,7 @@ export class ConversationRuntime {
       // Loop safety: a connector must ignore operator messages; replies to them are never run.
       const depth = (this.loopDepth.get(id) ?? 0) + 1;
       if (!this.ces.deviations.has('bots-reply-to-operator') || depth > 5) {
-        this.recordFailure(id, 'messages', 'reply-to-operator', 'endpoint 7 answered replies to an operator message; ignored (the connector must reply to visitor messages only)');
+        this.store.recordFailure(id, 'messages', 'reply-to-operator', 'endpoint 7 answered replies to an operator message; ignored (the connector must reply to visitor messages only)');
         return;
       }
       this.loopDepth.set(id, depth);
@@ -334,15 +228,15 @@ export class ConversationRuntime {
   /** Replies run in order; await schedules the rest, transfer may pause it, close ends it. */
   async runReplies(id: number, replies: Reply[], opts: { force?: boolean; fromFirstMessages?: boolean } = {}) {
     for (let i = 0; i < replies.length; i++) {
-      const conv = this.conv(id);
-      const st = this.state(id);
+      const conv = this.store.conv(id);
+      const st = this.store.state(id);
       if (!conv || conv.closed_at || !st) return;
       if (!opts.force && st.phase !== 'bot' && st.phase !== 'opening') return;
       const r = replies[i]!;
       const rest = replies.slice(i + 1);
       switch (r.type) {
         case 'await':
-          this.addTimer(id, 'replies', this.now() + (this.ces.deviations.has('bots-await-ignored') ? 0 : durationMs(r.duration)), { replies: rest });
+          this.timers.add(id, 'replies', this.ces.clock.now() + (this.ces.deviations.has('bots-await-ignored') ? 0 : durationMs(r.duration)), { replies: rest });
           return;
         case 'message': {
           const shown = this.showBotMessage(id, st.bot_operator_id!, r);
@@ -361,7 +255,7 @@ export class ConversationRuntime {
           this.close(id, 'bot');
           return;
         default:
-          this.recordFailure(id, 'messages', 'unknown-reply', `unknown reply type ${JSON.stringify(r.type)}; ignored`);
+          this.store.recordFailure(id, 'messages', 'unknown-reply', `unknown reply type ${JSON.stringify(r.type)}; ignored`);
       }
     }
   }
@@ -371,39 +265,39 @@ export class ConversationRuntime {
     const max = this.ces.deviations.has('bots-450-refused') ? LIMITS.botTextMax - 1 : LIMITS.botTextMax;
     const tooLong = textValues(r.payload).find((t) => t.length > max);
     if (tooLong !== undefined && !this.ces.deviations.has('bots-451-sent')) {
-      this.recordFailure(id, 'messages', 'text-too-long', `bot message of ${tooLong.length} characters not sent (limit ${LIMITS.botTextMax})`);
+      this.store.recordFailure(id, 'messages', 'text-too-long', `bot message of ${tooLong.length} characters not sent (limit ${LIMITS.botTextMax})`);
       return null;
     }
     const quickReplies = this.ces.deviations.has('bots-quick-replies-dropped') ? undefined : r.quickReplies;
-    const shown = this.addTranscript(id, 'bot', r.payload, { operatorId: botId, quickReplies });
-    this.touch(id);
+    const shown = this.store.addTranscript(id, 'bot', r.payload, { operatorId: botId, quickReplies });
+    this.store.touch(id);
     return shown;
   }
 
   /** A transfer reply: the rule must be asynchronous; an available operator takes the conversation now, else it waits until the timeout. */
   private requestTransfer(id: number, r: Reply, rest: Reply[]): 'continue' | 'done' | 'pending' {
-    const conv = this.conv(id)!;
-    const st = this.state(id)!;
+    const conv = this.store.conv(id)!;
+    const st = this.store.state(id)!;
     const bot = botOperator(this.ces, st.bot_operator_id!);
     const ruleId = String(r.distributionRule ?? '');
     const rule = bot && list<string>(bot.distribution_rule_ids).includes(ruleId) ? distributionRule(this.ces, conv.client_id, ruleId) : undefined;
-    if (!rule) { this.recordFailure(id, 'transfer', 'unknown-rule', `transfer to distribution rule ${ruleId}: not a rule of this bot; the transfer does not operate`); return 'continue'; }
+    if (!rule) { this.store.recordFailure(id, 'transfer', 'unknown-rule', `transfer to distribution rule ${ruleId}: not a rule of this bot; the transfer does not operate`); return 'continue'; }
     if (rule.queue_slots <= 0 && !this.ces.deviations.has('bots-transfer-sync-rule')) {
-      this.recordFailure(id, 'transfer', 'not-asynchronous', `transfer to "${rule.label}": the rule is not asynchronous (queue slots ${rule.queue_slots}); the transfer does not operate`);
+      this.store.recordFailure(id, 'transfer', 'not-asynchronous', `transfer to "${rule.label}": the rule is not asynchronous (queue slots ${rule.queue_slots}); the transfer does not operate`);
       return 'continue';
     }
     let timeoutMs = r.transferOptions ? durationMs(r.transferOptions.timeout) : LIMITS.transferTimeoutDefaultMs;
     if (timeoutMs < LIMITS.transferTimeoutMinMs || timeoutMs > LIMITS.transferTimeoutMaxMs) {
       const clamped = Math.min(LIMITS.transferTimeoutMaxMs, Math.max(LIMITS.transferTimeoutMinMs, timeoutMs));
-      this.recordFailure(id, 'transfer', 'timeout-out-of-range', `transfer timeout ${timeoutMs} ms is outside 5-60 s; ${clamped} ms used`);
+      this.store.recordFailure(id, 'transfer', 'timeout-out-of-range', `transfer timeout ${timeoutMs} ms is outside 5-60 s; ${clamped} ms used`);
       timeoutMs = clamped;
     }
     const target = this.ces.deviations.has('bots-transfer-never-performed') ? undefined : availableOperatorsOfRule(this.ces, rule)[0];
     if (target !== undefined) { this.transfer(id, target); return 'done'; }
     this.ces.db.prepare(`UPDATE conversation_state SET phase = 'transferring', pending_transfer = ? WHERE conversation_id = ?`)
-      .run(JSON.stringify({ ruleId, due: this.now() + timeoutMs }), id);
-    this.addTranscript(id, 'system', { contentType: 'event', value: 'TRANSFER_REQUESTED' });
-    this.addTimer(id, 'transfer-timeout', this.now() + timeoutMs, { replies: rest });
+      .run(JSON.stringify({ ruleId, due: this.ces.clock.now() + timeoutMs }), id);
+    this.store.addTranscript(id, 'system', { contentType: 'event', value: 'TRANSFER_REQUESTED' });
+    this.timers.add(id, 'transfer-timeout', this.ces.clock.now() + timeoutMs, { replies: rest });
     this.watchTransfer(id, rule);
     return 'pending';
   }
@@ -411,7 +305,7 @@ export class ConversationRuntime {
   /** While a transfer waits, an operator of the rule who becomes available takes the conversation (checked once a second). */
   private watchTransfer(id: number, rule: ReturnType<typeof distributionRule> & object) {
     const t = setInterval(() => {
-      if (this.closed || this.state(id)?.phase !== 'transferring') { clearInterval(t); return; }
+      if (this.closed || this.store.state(id)?.phase !== 'transferring') { clearInterval(t); return; }
       if (this.ces.deviations.has('bots-transfer-never-performed')) return;
       const target = availableOperatorsOfRule(this.ces, rule)[0];
       if (target !== undefined) { clearInterval(t); this.transfer(id, target); }
@@ -422,78 +316,56 @@ export class ConversationRuntime {
   // ---------- actions of visitors and operators ----------
   async visitorMessage(id: number, text: string) {
     await this.opening.get(id);
-    const conv = this.conv(id);
+    const conv = this.store.conv(id);
     if (!conv) throw new RuntimeError(404, 'not_found', 'no such conversation');
     if (conv.closed_at) throw new RuntimeError(409, 'closed', 'the conversation is closed');
     // A visitor message drops the pending scheduled messages.
-    if (!this.ces.deviations.has('bots-await-not-dropped')) this.cancelTimers(id, ['replies']);
-    const msg = this.addTranscript(id, 'visitor', { contentType: 'text', value: text });
-    this.touch(id);
-    const st = this.state(id);
+    if (!this.ces.deviations.has('bots-await-not-dropped')) this.timers.cancel(id, ['replies']);
+    const msg = this.store.addTranscript(id, 'visitor', { contentType: 'text', value: text });
+    this.store.touch(id);
+    const st = this.store.state(id);
     const shared = st?.phase === 'human' && this.ces.deviations.has('bots-share-after-transfer');
     if (this.ces.deviations.has('bots-visitor-not-posted')) return;
     if (st && (st.phase === 'bot' || st.phase === 'transferring' || shared)) void this.postMessage(id, 'visitor', { contentType: 'text', value: text }, msg);
   }
 
   operatorMessage(id: number, operatorId: number, text: string) {
-    const conv = this.conv(id);
+    const conv = this.store.conv(id);
     if (!conv) throw new RuntimeError(404, 'not_found', 'no such conversation');
     if (conv.closed_at) throw new RuntimeError(409, 'closed', 'the conversation is closed');
-    const st = this.state(id);
+    const st = this.store.state(id);
     if (st && st.phase !== 'human') throw new RuntimeError(409, 'bot_conversation', 'a bot handles this conversation: a bot never shares a conversation with another agent, and never writes unprompted');
     if (conv.operator_id !== operatorId) throw new RuntimeError(409, 'not_assigned', `operator ${operatorId} is not the operator of this conversation (${conv.operator_id})`);
-    this.addTranscript(id, 'operator', { contentType: 'text', value: text }, { operatorId });
-    this.touch(id);
+    this.store.addTranscript(id, 'operator', { contentType: 'text', value: text }, { operatorId });
+    this.store.touch(id);
   }
 
   /** The conversation arrives at another (human) operator by transfer; the bot, if any, leaves it. */
   transfer(id: number, operatorId: number) {
-    const conv = this.conv(id);
+    const conv = this.store.conv(id);
     if (!conv) throw new RuntimeError(404, 'not_found', 'no such conversation');
     if (conv.closed_at) throw new RuntimeError(409, 'closed', 'the conversation is closed');
     const op = this.ces.db.prepare(`SELECT id FROM operators WHERE id = ? AND client_id = ? AND type = 'human'`).get(operatorId, conv.client_id);
     if (!op) throw new RuntimeError(400, 'invalid_operator', `operator ${operatorId} is not a human operator of this client`);
     // Following scheduled messages are not published.
-    this.cancelTimers(id, ['replies', 'transfer-timeout', 'inactivity']);
+    this.timers.cancel(id, ['replies', 'transfer-timeout', 'inactivity']);
     const ids = [...new Set([...list<number>(conv.operator_ids), operatorId])];
     this.ces.db.prepare('UPDATE conversations SET operator_id = ?, operator_ids = ? WHERE id = ?').run(operatorId, JSON.stringify(ids), id);
     this.ces.db.prepare(`UPDATE conversation_state SET phase = 'human', pending_transfer = NULL WHERE conversation_id = ?`).run(id);
-    this.addTranscript(id, 'system', { contentType: 'event', value: 'TRANSFERRED', operatorId });
-    this.touch(id);
-    if (conv.channel === 'chat' || conv.channel === 'video') this.ces.events.emit({ kind: 'conversation.pushed', clientId: conv.client_id, conversationId: id, viaTransfer: true, at: this.now() });
+    this.store.addTranscript(id, 'system', { contentType: 'event', value: 'TRANSFERRED', operatorId });
+    this.store.touch(id);
+    if (conv.channel === 'chat' || conv.channel === 'video') this.ces.events.emit({ kind: 'conversation.pushed', clientId: conv.client_id, conversationId: id, viaTransfer: true, at: this.ces.clock.now() });
   }
 
   close(id: number, reason: 'bot' | 'operator' | 'inactivity' | 'offsite-inactivity') {
-    const conv = this.conv(id);
+    const conv = this.store.conv(id);
     if (!conv) throw new RuntimeError(404, 'not_found', 'no such conversation');
     if (conv.closed_at) throw new RuntimeError(409, 'closed', 'the conversation is already closed');
-    this.cancelTimers(id);
-    const now = this.now();
+    this.timers.cancel(id);
+    const now = this.ces.clock.now();
     this.ces.db.prepare('UPDATE conversations SET closed_at = ?, operator_closed = ? WHERE id = ?').run(now, reason === 'operator' ? 1 : 0, id);
     this.ces.db.prepare(`UPDATE conversation_state SET phase = 'closed', close_reason = ?, pending_transfer = NULL WHERE conversation_id = ?`).run(reason, id);
-    this.addTranscript(id, 'system', { contentType: 'event', value: reason === 'operator' ? 'OPERATOR_CHAT_CLOSE' : reason === 'bot' ? 'BOT_CHAT_CLOSE' : 'INACTIVITY_CLOSE' });
+    this.store.addTranscript(id, 'system', { contentType: 'event', value: reason === 'operator' ? 'OPERATOR_CHAT_CLOSE' : reason === 'bot' ? 'BOT_CHAT_CLOSE' : 'INACTIVITY_CLOSE' });
     this.ces.events.emit({ kind: 'conversation.closed', clientId: conv.client_id, conversationId: id, at: now });
   }
-
-  /** The simulation API's view of a conversation. */
-  view(id: number) {
-    const c = this.conv(id)!;
-    const st = this.state(id);
-    const transcript = (this.ces.db.prepare('SELECT * FROM conversation_transcript WHERE conversation_id = ? ORDER BY id').all(id) as any[]).map((t) => ({
-      role: t.role, payload: JSON.parse(t.payload), ...(t.quick_replies ? { quickReplies: JSON.parse(t.quick_replies) } : {}),
-      ...(t.operator_id ? { operatorId: t.operator_id } : {}), messageId: t.message_id, at: new Date(t.at).toISOString(),
-    }));
-    const failures = (this.ces.db.prepare('SELECT * FROM conversation_failures WHERE conversation_id = ? ORDER BY id').all(id) as any[])
-      .map((f) => ({ endpoint: f.endpoint, kind: f.kind, reason: f.reason, at: new Date(f.at).toISOString() }));
-    return {
-      conversationId: c.uuid, id: c.id, channel: c.channel, websiteId: c.website_id, visitorId: c.visitor_uid,
-      state: c.closed_at ? 'closed' : 'started', phase: st?.phase ?? 'human', closeReason: st?.close_reason ?? null,
-      operatorId: c.operator_id, operatorIds: list<number>(c.operator_ids), botOperatorId: st?.bot_operator_id ?? null,
-      variables: list(st?.variables), createdAt: new Date(c.created_at).toISOString(), closedAt: c.closed_at ? new Date(c.closed_at).toISOString() : null,
-      lastActivityAt: new Date(c.last_activity_at).toISOString(), pendingTimers: this.pendingTimers(id), transcript, failures,
-    };
-  }
 }
-
-/** The runtime of each running service, so the simulation API and the inspector reach it. */
-export const runtimes = new WeakMap<ServiceContext, ConversationRuntime>();

@@ -1,9 +1,7 @@
 // Read-only views of the bots and webhooks areas' tables for the console pages: every client's data, never a secret.
 import type { ServiceContext } from '../context.js';
 import { list } from '../store/db.js';
-import { conversationExchanges, recentExchanges, type Exchange } from '../bots/connector-client.js';
-import { runtimes } from '../bots/runtime.js';
-import { poller } from '../bots/availability.js';
+import type { Exchange } from '../bots/connector-client.js';
 
 const iso = (ms: number | null | undefined) => (ms === null || ms === undefined ? null : new Date(ms).toISOString());
 
@@ -77,9 +75,8 @@ export function conversationList(ces: ServiceContext) {
 /** One conversation: the simulation API's view plus its service ↔ connector exchanges. */
 export function conversationDetail(ces: ServiceContext, uuid: string) {
   const row = ces.db.prepare('SELECT id FROM conversations WHERE uuid = ?').get(uuid) as { id: number } | undefined;
-  const runtime = runtimes.get(ces);
-  if (!row || !runtime) return null;
-  return { ...runtime.view(row.id), exchanges: conversationExchanges(ces, row.id).map(exchangeView) };
+  if (!row) return null;
+  return { ...ces.bots.runtime.view(row.id), exchanges: ces.bots.exchanges.ofConversation(row.id).map(exchangeView) };
 }
 
 /** Bot operators with their availability as polled (endpoint 4): verdict, strategies, last polls. */
@@ -87,9 +84,9 @@ export function botsView(ces: ServiceContext) {
   const bots = ces.db.prepare(`SELECT b.operator_id, b.client_id, b.id_bot, b.status, b.last_error, i.website_id, o.pseudo, o.name, a.base_url, a.secret
     FROM bot_operators b JOIN connector_installs i ON i.id = b.install_id JOIN connector_apps a ON a.id = i.app_id
     JOIN operators o ON o.id = b.operator_id ORDER BY b.operator_id`).all() as any[];
-  const polls = recentExchanges().filter((e) => e.endpoint === 'availability');
+  const polls = ces.bots.exchanges.recent().filter((e) => e.endpoint === 'availability');
   return bots.map((b) => {
-    const d = poller()?.describe(b.operator_id) ?? { available: false, strategies: null, lastError: 'not polled', polls: 0 };
+    const d = ces.bots.poller.describe(b.operator_id);
     const mine = polls.filter((p) => p.operatorId === b.operator_id).slice(-POLLS_SHOWN).reverse();
     return {
       operatorId: b.operator_id, clientId: b.client_id, websiteId: b.website_id, name: b.name, pseudo: b.pseudo, idBot: b.id_bot, status: b.status,

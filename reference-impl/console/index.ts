@@ -4,8 +4,8 @@ import { fileURLToPath } from 'node:url';
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import fastifyStatic from '@fastify/static';
 import { LIMITS } from '../../lib/limits.js';
-import { runtimes } from '../bots/runtime.js';
-import { exchangeEvents, type Exchange } from '../bots/connector-client.js';
+import type { Exchange } from '../bots/connector-client.js';
+import { registerSimConversations } from '../sim/conversations.js';
 import { botsView, chatWebsites, conversationDetail, conversationList, redactJson, webhooksFingerprint, webhooksView } from './data.js';
 
 const PUBLIC = path.join(path.dirname(fileURLToPath(import.meta.url)), 'public');
@@ -39,8 +39,8 @@ const area: FastifyPluginAsync = async (app) => {
   let attached = false;
   const attach = () => {
     if (attached) return;
-    runtimes.get(ces)?.events.on('changed', onChanged);
-    exchangeEvents.on('exchange', onExchange);
+    ces.bots.runtime.events.on('changed', onChanged);
+    ces.bots.exchanges.events.on('exchange', onExchange);
     attached = true;
   };
   let lastHooks = '';
@@ -62,16 +62,19 @@ const area: FastifyPluginAsync = async (app) => {
     for (const r of streams) r.raw.end();
     streams.clear();
     listeners.clear();
-    runtimes.get(ces)?.events.off('changed', onChanged);
-    exchangeEvents.off('exchange', onExchange);
+    ces.bots.runtime.events.off('changed', onChanged);
+    ces.bots.exchanges.events.off('exchange', onExchange);
   });
 
   // A local developer tool: it shows every client's data, so it answers loopback callers only (`ces serve --host` on another address).
+  // A hook of this encapsulated scope: it runs on every console route that matched, whatever the spelling of its path.
   app.addHook('onRequest', async (req, reply) => {
-    if (!req.url.startsWith('/console')) return;
     const from = req.socket.remoteAddress ?? '';
     if (!LOOPBACK.test(from)) return reply.code(403).send({ error: 'forbidden', message: 'the console answers loopback callers only' });
   });
+
+  // The chat page drives its conversation with the simulation API's conversation routes, served here under the loopback guard (the page holds no sim token).
+  await app.register(async (chat) => registerSimConversations(chat), { prefix: '/console/api/chat' });
 
   await app.register(fastifyStatic, { root: PUBLIC, prefix: '/console/assets/', decorateReply: true, index: false, cacheControl: false });
 

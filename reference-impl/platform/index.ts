@@ -1,7 +1,26 @@
-// Area "platform" of the reference implementation (placeholder until its issue fills it in).
+// The platform API (G17) under /platform: one encapsulated plugin whose hook authenticates every route that matched (any spelling of its path) by the client's API key.
 import type { FastifyPluginAsync } from 'fastify';
+import { clientFromRequest, type ClientRow } from '../auth/api-key.js';
+import registerBots from './bots.js';
+import registerWebhooks from './webhooks.js';
 
-const area: FastifyPluginAsync = async (app) => {
-  void app;
+declare module 'fastify' {
+  interface FastifyRequest { platformClient: ClientRow }
+}
+
+/** The answer to a call without a valid key: the platform API takes the REST key, and refuses exactly as REST does (docs/platform-api.md). */
+export const PLATFORM_FORBIDDEN = { meta: { status: 'error', message: 'Forbidden' } } as const;
+
+const platform: FastifyPluginAsync = async (app) => {
+  app.decorateRequest('platformClient', null as unknown as ClientRow);
+  // Route hooks of this scope run after the router decoded and matched the path, for unknown paths too (the 404 handler below).
+  app.addHook('onRequest', async (req, reply) => {
+    const client = clientFromRequest(app.ces, req);
+    if (!client) return reply.code(403).send(PLATFORM_FORBIDDEN);
+    req.platformClient = client;
+  });
+  app.setNotFoundHandler((req, reply) => reply.code(404).send({ error: 'not_found', message: `no platform route ${req.method} ${req.url.split('?')[0]}` }));
+  registerBots(app);
+  registerWebhooks(app);
 };
-export default area;
+export default platform;

@@ -1,28 +1,11 @@
-// REST API v2 under the standard base (/api/2) and the high-availability base (/ha/api/2): key check, envelope errors, routes.
-import type { FastifyInstance, FastifyPluginAsync, FastifyRequest } from 'fastify';
-import { clientFromRequest, type ClientRow } from './auth.js';
-import { RestFail, forbidden, badRequest } from './envelope.js';
+// REST API v2 under the standard base (/api/2) and the high-availability base (/ha/api/2): registration only (key check, envelope errors, route modules).
+import type { FastifyPluginAsync } from 'fastify';
+import { clientFromRequest, type ClientRow } from '../auth/api-key.js';
+import { RestFail, forbidden } from './envelope.js';
+import { REST_BASES, type Platform } from './request.js';
 import peopleRoutes from './routes-people.js';
 import activityRoutes from './routes-activity.js';
 import { RouteRegistry, collectRoutes, openapiRoute } from './openapi.js';
-
-export type Platform = 'sd' | 'ha';
-export const REST_BASES: Record<Platform, string> = { sd: '/api/2', ha: '/ha/api/2' };
-
-declare module 'fastify' {
-  interface FastifyRequest { client: ClientRow; platform: Platform }
-}
-
-/** A route module registers its routes on the REST scope (called once per base). */
-export type RestRoutes = (app: FastifyInstance) => void;
-
-/** The numeric id of a path parameter, or a 400 fail naming the resource. */
-export function idParam(req: FastifyRequest, resource: string, name = 'id'): number {
-  const raw = (req.params as Record<string, string>)[name] ?? '';
-  if (!/^\d+$/.test(raw) && req.server.ces.deviations.has('rest-bad-id-500')) throw new Error(`cannot read id ${raw}`);
-  if (!/^\d+$/.test(raw)) throw badRequest(`'${name}' of ${resource} must be a positive integer (got ${JSON.stringify(raw)}).`);
-  return Number(raw);
-}
 
 const scope = (platform: Platform, registry: RouteRegistry): FastifyPluginAsync => async (app) => {
   // Before any route: the OpenAPI collector must see every route of this scope.

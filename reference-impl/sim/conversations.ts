@@ -1,22 +1,21 @@
-// The simulation API's conversation routes (DESIGN.md, contract): visitors and operators drive conversations; transcripts, failures and exchanges are read back.
+// Simulation API, conversations (DESIGN.md, contract): visitors and operators drive conversations; transcripts, failures and exchanges are read back.
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { list } from '../store/db.js';
-import { conversationExchanges } from '../bots/connector-client.js';
-import { RuntimeError, SIM_CHANNELS, type ConversationRuntime } from '../bots/runtime.js';
-import type { AvailabilityPoller } from '../bots/availability.js';
+import { RuntimeError, SIM_CHANNELS } from '../bots/runtime.js';
 import { availableOperatorsOfRule, type DistributionRule } from '../bots/setup.js';
 
 const bad = (reply: FastifyReply, message: string) => reply.code(400).send({ error: 'invalid_request', message });
 
-export function registerSimConversations(app: FastifyInstance, runtime: ConversationRuntime, poller: AvailabilityPoller): void {
+export function registerSimConversations(app: FastifyInstance): void {
   const { db } = app.ces;
+  const { runtime, poller, exchanges } = app.ces.bots;
   const find = (id: string) => (/^\d+$/.test(id) ? runtime.conv(Number(id)) : runtime.convByUuid(id));
   const fail = (reply: FastifyReply, e: unknown) => {
     if (e instanceof RuntimeError) return reply.code(e.status).send({ error: e.code, message: e.message });
     throw e;
   };
 
-  app.post<{ Body: { channel?: unknown; text?: unknown; visitorId?: unknown; websiteId?: unknown } }>('/sim/conversations', async (req, reply) => {
+  app.post<{ Body: { channel?: unknown; text?: unknown; visitorId?: unknown; websiteId?: unknown } }>('/conversations', async (req, reply) => {
     const { channel, text, visitorId, websiteId } = req.body ?? {};
     if (typeof channel !== 'string' || !SIM_CHANNELS.includes(channel)) return bad(reply, `channel must be one of ${SIM_CHANNELS.join(', ')}`);
     if (typeof text !== 'string' || !text) return bad(reply, 'text must be a non-empty string');
@@ -25,11 +24,11 @@ export function registerSimConversations(app: FastifyInstance, runtime: Conversa
       ? db.prepare('SELECT id, client_id FROM websites ORDER BY client_id, id LIMIT 1').get()
       : db.prepare('SELECT id, client_id FROM websites WHERE id = ?').get(Number(websiteId))) as { id: number; client_id: number } | undefined;
     if (!website) return bad(reply, `unknown websiteId ${String(websiteId)}`);
-    const conv = runtime.start({ clientId: website.client_id, websiteId: website.id, channel, text, visitorId: visitorId as string | undefined });
+    const conv = db.transaction(() => runtime.start({ clientId: website.client_id, websiteId: website.id, channel, text, visitorId: visitorId as string | undefined }))();
     return reply.code(201).send({ conversationId: conv.uuid });
   });
 
-  app.get<{ Querystring: { state?: string } }>('/sim/conversations', async (req) => {
+  app.get<{ Querystring: { state?: string } }>('/conversations', async (req) => {
     const rows = db.prepare(`SELECT c.uuid, c.channel, c.operator_id, c.closed_at, c.created_at, s.phase FROM conversations c
       JOIN conversation_state s ON s.conversation_id = c.id ORDER BY c.id DESC LIMIT 500`).all() as any[];
     return {
@@ -38,19 +37,19 @@ export function registerSimConversations(app: FastifyInstance, runtime: Conversa
     };
   });
 
-  app.get<{ Params: { id: string } }>('/sim/conversations/:id', async (req, reply) => {
+  app.get<{ Params: { id: string } }>('/conversations/:id', async (req, reply) => {
     const c = find(req.params.id);
     if (!c) return reply.code(404).send({ error: 'not_found', message: `no conversation ${req.params.id}` });
     return runtime.view(c.id);
   });
 
-  app.get<{ Params: { id: string } }>('/sim/conversations/:id/exchanges', async (req, reply) => {
+  app.get<{ Params: { id: string } }>('/conversations/:id/exchanges', async (req, reply) => {
     const c = find(req.params.id);
     if (!c) return reply.code(404).send({ error: 'not_found', message: `no conversation ${req.params.id}` });
-    return { exchanges: conversationExchanges(app.ces, c.id) };
+    return { exchanges: exchanges.ofConversation(c.id) };
   });
 
-  app.post<{ Params: { id: string }; Body: { text?: unknown } }>('/sim/conversations/:id/visitor-messages', async (req, reply) => {
+  app.post<{ Params: { id: string }; Body: { text?: unknown } }>('/conversations/:id/visitor-messages', async (req, reply) => {
     const c = find(req.params.id);
     if (!c) return reply.code(404).send({ error: 'not_found', message: `no conversation ${req.params.id}` });
     if (typeof req.body?.text !== 'string' || !req.body.text) return bad(reply, 'text must be a non-empty string');
@@ -58,33 +57,33 @@ export function registerSimConversations(app: FastifyInstance, runtime: Conversa
     return reply.code(201).send({ conversationId: c.uuid });
   });
 
-  app.post<{ Params: { id: string }; Body: { operatorId?: unknown; text?: unknown } }>('/sim/conversations/:id/operator-messages', async (req, reply) => {
+  app.post<{ Params: { id: string }; Body: { operatorId?: unknown; text?: unknown } }>('/conversations/:id/operator-messages', async (req, reply) => {
     const c = find(req.params.id);
     if (!c) return reply.code(404).send({ error: 'not_found', message: `no conversation ${req.params.id}` });
     const { operatorId, text } = req.body ?? {};
     if (!Number.isInteger(operatorId)) return bad(reply, 'operatorId must be an integer');
     if (typeof text !== 'string' || !text) return bad(reply, 'text must be a non-empty string');
-    try { runtime.operatorMessage(c.id, operatorId as number, text); } catch (e) { return fail(reply, e); }
+    try { db.transaction(() => runtime.operatorMessage(c.id, operatorId as number, text))(); } catch (e) { return fail(reply, e); }
     return reply.code(201).send({ conversationId: c.uuid });
   });
 
-  app.post<{ Params: { id: string } }>('/sim/conversations/:id/close', async (req, reply) => {
+  app.post<{ Params: { id: string } }>('/conversations/:id/close', async (req, reply) => {
     const c = find(req.params.id);
     if (!c) return reply.code(404).send({ error: 'not_found', message: `no conversation ${req.params.id}` });
-    try { runtime.close(c.id, 'operator'); } catch (e) { return fail(reply, e); }
+    try { db.transaction(() => runtime.close(c.id, 'operator'))(); } catch (e) { return fail(reply, e); }
     return runtime.view(c.id);
   });
 
-  app.post<{ Params: { id: string }; Body: { operatorId?: unknown } }>('/sim/conversations/:id/transfer', async (req, reply) => {
+  app.post<{ Params: { id: string }; Body: { operatorId?: unknown } }>('/conversations/:id/transfer', async (req, reply) => {
     const c = find(req.params.id);
     if (!c) return reply.code(404).send({ error: 'not_found', message: `no conversation ${req.params.id}` });
     if (!Number.isInteger(req.body?.operatorId)) return bad(reply, 'operatorId must be an integer');
-    try { runtime.transfer(c.id, req.body!.operatorId as number); } catch (e) { return fail(reply, e); }
+    try { db.transaction(() => runtime.transfer(c.id, req.body!.operatorId as number))(); } catch (e) { return fail(reply, e); }
     return runtime.view(c.id);
   });
 
   // The bots the service runs, with their polled availability and rules (what checks need to pick a bot and a rule).
-  app.get('/sim/bots', async () => {
+  app.get('/bots', async () => {
     const bots = db.prepare(`SELECT b.*, i.website_id, o.language_list, o.pseudo FROM bot_operators b JOIN connector_installs i ON i.id = b.install_id
       JOIN operators o ON o.id = b.operator_id ORDER BY b.operator_id`).all() as any[];
     return {

@@ -1,14 +1,13 @@
-// Area "webhooks": subscriptions and delivery log (platform API, G17), the durable dispatcher fed by domain events, the visitor-update sim action.
+// The webhook service of one stack: the durable dispatcher fed by domain events, and the `--webhook-url` subscription made at start.
 import { randomUUID } from 'node:crypto';
-import type { FastifyPluginAsync } from 'fastify';
+import type { ServiceContext } from '../context.js';
 import { WebhookDispatcher } from './dispatcher.js';
-import { registerRoutes } from './routes.js';
 import { CURRENT_KINDS } from './payloads.js';
 
-const area: FastifyPluginAsync = async (app) => {
-  const { db, clock, settings, events } = app.ces;
-  const dispatcher = new WebhookDispatcher(app.ces);
-  registerRoutes(app);
+/** Creates the dispatcher of `ces`, subscribes it to domain events and re-arms the outbox. */
+export function startWebhooks(ces: ServiceContext): WebhookDispatcher {
+  const { db, clock, settings, events } = ces;
+  const dispatcher = new WebhookDispatcher(ces);
 
   // `ces serve --webhook-url URL --webhook-secret S`: URL receives every current event kind of every client.
   if (settings.webhookUrl && settings.webhookSecret) {
@@ -22,8 +21,8 @@ const area: FastifyPluginAsync = async (app) => {
   }
 
   events.on((e) => dispatcher.enqueue(e));
-  app.ces.onClose.push(() => dispatcher.close());
+  ces.onClose.push(() => dispatcher.close());
   // Re-arm the outbox, so a restarted service delivers every pending attempt at its due time (timers fire after start-up completes).
   dispatcher.resume();
-};
-export default area;
+  return dispatcher;
+}

@@ -6,6 +6,7 @@ import { test } from '../fixtures.js';
 import { agentFor, http, type HttpAnswer, type HttpRequest } from '../../lib/http.js';
 import { addSecret, mask } from '../../lib/mask.js';
 import type { Target } from '../../lib/target.js';
+import { controlAuthHeader } from '../../lib/control-auth.js';
 import { withClockLock } from '../clock-lock.js';
 
 export interface Login { username: string; password: string; client_id?: number }
@@ -22,7 +23,9 @@ export async function call(target: Target, req: HttpRequest, label: string, opts
   const run = async () => {
     let res: HttpAnswer | undefined;
     let error: unknown;
-    try { res = await http(req, opts.dispatcher ?? agentFor(target.ca_file)); } catch (e) { error = e; }
+    // Calls of the simulation API carry the sim token unless the check sets its own Authorization.
+    const sent = req.headers?.authorization === undefined ? { ...req, headers: { ...req.headers, ...controlAuthHeader(target, req.url) } } : req;
+    try { res = await http(sent, opts.dispatcher ?? agentFor(target.ca_file)); } catch (e) { error = e; }
     registerSecrets(res?.json);
     if (!opts.quiet) {
       const evidence = {

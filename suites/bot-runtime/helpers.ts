@@ -2,6 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import { test as base, expect, needs } from '../fixtures.js';
 import type { Api } from '../fixtures.js';
+import { controlAuthHeader } from '../../lib/control-auth.js';
 import { agentFor, http, type HttpAnswer } from '../../lib/http.js';
 import type { Target } from '../../lib/target.js';
 import { attachSequence, type SequenceCall } from '../evidence.js';
@@ -45,7 +46,8 @@ export class BotDriver {
 
   /** Unrecorded call (polling, control plumbing): evidence comes from the recorded steps. */
   async raw(method: string, url: string, json?: unknown): Promise<HttpAnswer> {
-    return http({ method, url, headers: json === undefined ? {} : { 'content-type': 'application/json' }, body: json === undefined ? undefined : JSON.stringify(json) }, agentFor(this.target.ca_file));
+    const headers = { ...controlAuthHeader(this.target, url), ...(json === undefined ? {} : { 'content-type': 'application/json' }) };
+    return http({ method, url, headers, body: json === undefined ? undefined : JSON.stringify(json) }, agentFor(this.target.ca_file));
   }
 
   // ---- simulation API ----

@@ -1,4 +1,4 @@
-// The visitor chat window: starts and drives a conversation through the simulation API, renders the bot's payloads as the spec describes, live by SSE.
+// The visitor chat window: starts and drives a conversation through the console's chat routes (the simulation API's, loopback only), renders the bot's payloads as the spec describes, live by SSE.
 import { api, el, coalesce, liveFeed, timeOf } from './common.js';
 import { renderMarkdown, safeUrl } from './markdown.js';
 
@@ -184,7 +184,7 @@ function renderScheduled(view) {
 
 const refresh = coalesce(async () => {
   if (!state.id) return;
-  const view = await api('GET', `/sim/conversations/${encodeURIComponent(state.id)}`);
+  const view = await api('GET', `/console/api/chat/conversations/${encodeURIComponent(state.id)}`);
   state.view = view;
   render(view);
 });
@@ -214,7 +214,7 @@ async function send(text) {
   if (!state.id || !text) return;
   showError('');
   try {
-    await api('POST', `/sim/conversations/${encodeURIComponent(state.id)}/visitor-messages`, { text });
+    await api('POST', `/console/api/chat/conversations/${encodeURIComponent(state.id)}/visitor-messages`, { text });
   } catch (e) {
     showError(e.status === 409 ? 'The conversation is closed: start a new one.' : `Not sent: ${e.message}`);
   }
@@ -224,7 +224,7 @@ async function send(text) {
 async function start(text, websiteId) {
   showError('');
   try {
-    const res = await api('POST', '/sim/conversations', { channel: 'chat', text, ...(websiteId ? { websiteId: Number(websiteId) } : {}) });
+    const res = await api('POST', '/console/api/chat/conversations', { channel: 'chat', text, ...(websiteId ? { websiteId: Number(websiteId) } : {}) });
     follow(res.conversationId);
     $('message').focus();
   } catch (e) {

@@ -1,6 +1,6 @@
 // Helpers shared by the activity routes: the client's rows, lookup by id with the spec's unknown-id text, OpenAPI route metadata.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { idParam } from '../index.js';
+import { idParam } from '../request.js';
 import { RestFail, unknownId } from '../envelope.js';
 import type { Row } from '../list.js';
 

@@ -8,15 +8,12 @@ import { allSchemas } from '../../../lib/schemas.js';
 const DAY_MS = 86_400_000;
 
 /** The list subset of a resource is the `$defs/summary` of its JSON Schema, so schema, OpenAPI and answers never disagree. */
-const summaryCache = new Map<string, string[]>();
-export function summaryFields(resource: string): string[] {
-  let f = summaryCache.get(resource);
-  if (!f) {
-    const required: string[] | undefined = allSchemas()[`rest/${resource}.json`]?.$defs?.summary?.required;
-    if (!required) throw new Error(`fixtures/schemas/rest/${resource}.json has no $defs.summary`);
-    f = required.filter((x) => x !== 'id' && x !== '_link');
-    summaryCache.set(resource, f);
-  }
+const SUMMARY_FIELDS: ReadonlyMap<string, readonly string[]> = new Map(Object.entries(allSchemas())
+  .filter(([id, s]) => id.startsWith('rest/') && Array.isArray(s.$defs?.summary?.required))
+  .map(([id, s]) => [id.slice('rest/'.length, -'.json'.length), (s.$defs.summary.required as string[]).filter((x) => x !== 'id' && x !== '_link')]));
+export function summaryFields(resource: string): readonly string[] {
+  const f = SUMMARY_FIELDS.get(resource);
+  if (!f) throw new Error(`fixtures/schemas/rest/${resource}.json has no $defs.summary`);
   return f;
 }
 const shaped = (resource: string, full: Row, isFull: boolean) => (isFull ? full : pick(full, summaryFields(resource)));

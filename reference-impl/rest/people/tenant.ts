@@ -1,7 +1,7 @@
 // Rows of the key's client only: every lookup by id and every list of the people routes goes through here (tenant isolation).
 import type { FastifyRequest } from 'fastify';
 import { unknownId } from '../envelope.js';
-import { idParam } from '../index.js';
+import { idParam } from '../request.js';
 import type { Row } from '../list.js';
 
 /** Tables of the people resources and the spec's resource name used in `Unknown '<resource>' with 'id' N.` */

@@ -1,0 +1,59 @@
+// The conversation endpoints of the connector (5 first messages, 6 conversation create, 7 messages): paths, bodies, time limits, schemas.
+import { LIMITS } from '../../lib/limits.js';
+import type { ServiceContext } from '../context.js';
+import type { CallResult, ConnectorClient, Installation } from './connector-client.js';
+import type { Shown } from './conversation-store.js';
+
+/** `<timestamp>[<zone_id>]`: the instant with the zone's offset, then the zone id in brackets. */
+export function zonedDateTime(ms: number, zone: string): string {
+  try {
+    const parts = new Intl.DateTimeFormat('en-US', { timeZone: zone, timeZoneName: 'longOffset' }).formatToParts(new Date(ms));
+    const name = parts.find((p) => p.type === 'timeZoneName')?.value ?? 'GMT';
+    const offset = name === 'GMT' ? '+00:00' : name.replace('GMT', '');
+    const offMin = (offset.startsWith('-') ? -1 : 1) * (Number(offset.slice(1, 3)) * 60 + Number(offset.slice(4, 6)));
+    const local = new Date(ms + offMin * 60_000).toISOString().slice(0, 23);
+    return `${local}${offMin === 0 ? 'Z' : offset}[${zone}]`;
+  } catch {
+    return `${new Date(ms).toISOString()}[UTC]`;
+  }
+}
+
+export class ConversationCalls {
+  /** Only used by deviation bots-ep7-serialized: every endpoint 7 call waits for the previous one. */
+  private serial: Promise<unknown> = Promise.resolve();
+
+  constructor(private ces: ServiceContext, private client: ConnectorClient) {}
+
+  /** Endpoint 5: the bot's first messages (2 s). */
+  firstMessages(inst: Installation, botId: number, conversationId: number): Promise<CallResult> {
+    const timeoutMs = this.ces.deviations.has('bots-first-messages-not-cut') ? 3 * LIMITS.firstMessagesTimeoutMs : LIMITS.firstMessagesTimeoutMs;
+    return this.client.call(inst, {
+      endpoint: 'first-messages', method: 'GET', path: `/bots/${encodeURIComponent(String(botId))}/conversation-first-messages`,
+      timeoutMs, schema: 'connector/first-messages.json', conversationId, operatorId: botId,
+    });
+  }
+
+  /** Endpoint 6: the connector's conversation, with the first messages shown as history. */
+  create(inst: Installation, botId: number, conversationId: number, uuid: string, history: unknown[]): Promise<CallResult> {
+    return this.client.call(inst, {
+      endpoint: 'conversation-create', method: 'POST', path: '/conversations', body: { idOperator: String(botId), idConversation: uuid, history },
+      timeoutMs: LIMITS.configEndpointTimeoutMs, schema: 'connector/conversation.json', conversationId, operatorId: botId,
+    });
+  }
+
+  /** Endpoint 7 (10 s): one message of the conversation, `createdAt` in the website's zone. */
+  message(inst: Installation, m: { botId: number; conversationId: number; connectorId: string; role: 'visitor' | 'operator'; payload: unknown; shown: Shown; zone: string }): Promise<CallResult> {
+    const dev = this.ces.deviations;
+    const createdAt = dev.has('bots-createdat-iso') ? new Date(m.shown.at).toISOString() : zonedDateTime(m.shown.at, m.zone);
+    const call = () => this.client.call(inst, {
+      endpoint: 'messages', method: 'POST', path: `/conversations/${encodeURIComponent(m.connectorId)}/messages`,
+      body: { idOperator: String(m.botId), message: { ...(dev.has('bots-message-without-id') ? {} : { idMessage: m.shown.messageId }), author: { role: m.role }, payload: m.payload, createdAt } },
+      timeoutMs: dev.has('bots-late-answer-shown') ? 3 * LIMITS.messageTimeoutMs : LIMITS.messageTimeoutMs,
+      schema: 'connector/conversation.json', conversationId: m.conversationId, operatorId: m.botId,
+    });
+    if (!dev.has('bots-ep7-serialized')) return call();
+    const p = this.serial.then(call);
+    this.serial = p.catch(() => undefined);
+    return p;
+  }
+}
