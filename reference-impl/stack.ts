@@ -77,6 +77,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
   const secretsFile = path.join(secretsDir, 'secrets.json');
   fs.writeFileSync(secretsFile, JSON.stringify({ connector_secret: connectorSecret, sink_secret: sinkSecret }), { mode: 0o600 });
   const randomized = loopback ? null : randomizeCredentials(app.ces.db);
+  if (randomized) app.ces.apiKeys.forget();
   const clients = app.ces.db.prepare('SELECT id, api_key FROM clients ORDER BY id').all() as Array<{ id: number; api_key: string }>;
   const users = clients.map((c, i) => ({ client_id: c.id, username: `admin@client${i + 1}.example`, password: randomized?.get(c.id)?.adminPassword ?? seededPassword(seed, c.id) }));
   const ready: ReadyInfo = {
