@@ -35,17 +35,19 @@ export async function resolveTarget(opts: { target?: string; deviate?: string[];
   const close = async () => {
     await Promise.all(stacks.map(async (s) => { await s.close(); fs.rmSync(path.dirname(s.ready.ca_file), { recursive: true, force: true }); }));
   };
-  try {
-    for (let k = 0; k < Math.max(1, opts.stacks ?? 1); k++) {
-      // The embedded target file holds live keys and passwords: it lives in a private temporary folder, never under reports/.
-      const stack = await startStack({ deviate: opts.deviate ?? [], seed: opts.seed, workDir: fs.mkdtempSync(path.join(os.tmpdir(), 'ces-embedded-')) });
-      stacks.push(stack);
-      const file = path.join(path.dirname(stack.ready.ca_file), 'target.json');
-      fs.writeFileSync(file, JSON.stringify(stack.ready, null, 2));
-      files.push(file);
-    }
-  } catch (e) {
+  // Started together: each start is mostly waiting (key generation, worker threads of the fakes, listen).
+  const started = await Promise.allSettled(Array.from({ length: Math.max(1, opts.stacks ?? 1) }, async () => {
+    // The embedded target file holds live keys and passwords: it lives in a private temporary folder, never under reports/.
+    const stack = await startStack({ deviate: opts.deviate ?? [], seed: opts.seed, workDir: fs.mkdtempSync(path.join(os.tmpdir(), 'ces-embedded-')) });
+    const file = path.join(path.dirname(stack.ready.ca_file), 'target.json');
+    fs.writeFileSync(file, JSON.stringify(stack.ready, null, 2));
+    return { stack, file };
+  }));
+  for (const r of started) if (r.status === 'fulfilled') { stacks.push(r.value.stack); files.push(r.value.file); }
+  const failed = started.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+  if (failed) {
     await close();
+    const e = failed.reason as Error;
     if (e instanceof UnknownDeviationError) throw new UsageError(e.message);
     throw e;
   }
