@@ -44,6 +44,8 @@ export const testCommand: CommandModule<{}, Args> = {
     if (unknown.length) throw new UsageError(`unknown suite(s) ${unknown.join(', ')}; accepted: ${SUITES.join(', ')}`);
     if (a.grep) { try { new RegExp(a.grep); } catch (e) { throw new UsageError(`--grep is not a valid regular expression: ${(e as Error).message}`); } }
     if (a.workers !== undefined && (!Number.isInteger(a.workers) || a.workers < 1)) throw new UsageError(`--workers must be a positive integer (got ${a.workers})`);
+    const t0 = performance.now();
+    const secs = (from: number) => `${((performance.now() - from) / 1000).toFixed(1)} s`;
     const resolved = await resolveTarget({ target: a.target, deviate: a.deviate, stacks: a.target ? 1 : a.workers ?? EMBEDDED_WORKERS });
     let tokens: { file: string; remove(): void } | undefined;
     let code: number;
@@ -51,10 +53,13 @@ export const testCommand: CommandModule<{}, Args> = {
       if (a.target && a.preflight) tokens = await preflightOrStop(resolved.target, a.target);
       const run = newRunDir('test');
       console.log(`ces test: target ${resolved.target.base_url}${resolved.stack ? ` (embedded reference implementation, ${resolved.stacks.length} stack(s), one per worker)` : ''}; reports in ${run.dir}`);
+      const t1 = performance.now();
       const { checks } = await runPlaywright({ targetFile: resolved.file, targetFiles: resolved.files, runDir: run.dir, projects: suites, grep: a.grep, workers: a.workers, extraEnv: tokens ? { CES_TOKENS: tokens.file } : {} });
       if (checks.length === 0) throw new UsageError('no check ran: look at the Playwright output above (a suite failed to load, or --grep matched nothing)');
+      const t2 = performance.now();
       if (a.allure) await generateAllure(run.dir);
       code = finishRun(run, 'test', resolved.target, checks);
+      console.log(`ces test: set-up ${((t1 - t0) / 1000).toFixed(1)} s, suites ${((t2 - t1) / 1000).toFixed(1)} s, reports ${secs(t2)}; ${secs(t0)} in all`);
     } finally {
       tokens?.remove();
       await resolved.close();
