@@ -58,7 +58,7 @@ const FULL: Plan = {
   quick: false, rounds: 3,
   rest: { vus: 16, seconds: 10 },
   message: { conversations: 200, seconds: 20 },
-  webhook: { probeRates: [250, 500, 1000, 1500, 2000, 2500, 3000], probeSeconds: 10, sustainSeconds: 60, directVus: 16, directSeconds: 10 },
+  webhook: { probeRates: [500, 1000, 2000, 3000], probeSeconds: 10, sustainSeconds: 60, directVus: 16, directSeconds: 10 },
   polling: { steps: [100, 200, 400, 800, 1600, 3200, 5000, 6400], warmS: 3, windowS: 5, windows: 3 },
 };
 const QUICK: Plan = {
