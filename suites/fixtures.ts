@@ -162,11 +162,11 @@ export function expectSchema(schemaId: string, data: unknown): void {
 }
 
 /**
- * `ces selftest` runs one project per deviation (metadata `deviation`, '' for the baseline): before each check, the deviation of the
- * project is switched on in this worker's own reference stack through the simulation API, so one Playwright run proves every deviation.
+ * `ces selftest` (cli/selftest-plan.ts): every check of a project belongs to one of its deviations, the one whose clauses it names;
+ * before the check that deviation is switched on in this worker's own stack through the simulation API (none in the baseline).
  */
-async function switchDeviation(target: Target, deviation: string | undefined): Promise<void> {
-  if (deviation === undefined) return;
+interface SelftestMeta { baseline: boolean; deviations: Array<{ id: string; clauses: string[] }> }
+async function switchDeviation(target: Target, deviation: string): Promise<void> {
   const sim = target.sim_url ?? `${target.base_url}/sim`;
   const token = (target as { sim_token?: string }).sim_token;
   const res = await http({ method: 'POST', url: `${sim}/deviations`, headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) }, body: JSON.stringify({ ids: deviation ? [deviation] : [] }) }, agentFor(target.ca_file));
@@ -177,7 +177,15 @@ export const test = base.extend<{ target: Target; api: Api; deviation: void }>({
   target: async ({}, use) => { await use(currentTarget()); },
   api: async ({ target }, use) => { await use(new Api(target)); },
   deviation: [async ({ target }, use, testInfo) => {
-    await switchDeviation(target, (testInfo.project.metadata as { deviation?: string } | undefined)?.deviation);
+    const meta = (testInfo.project.metadata as { selftest?: SelftestMeta } | undefined)?.selftest;
+    if (!meta) { await use(); return; }
+    const tags = new Set(testInfo.tags.map((t) => t.replace(/^@/, '')));
+    const id = meta.baseline ? '' : meta.deviations.find((d) => d.clauses.some((c) => tags.has(c)))?.id ?? '';
+    if (!meta.baseline) testInfo.annotations.push({ type: 'deviation', description: id });
+    await switchDeviation(target, id);
     await use();
+    // A check that fails under its deviation caught it: that is the expected outcome here, so Playwright keeps the worker (a
+    // restart after each caught deviation cost a process start each). cli/selftest-plan.ts reads the actual status.
+    if (!meta.baseline && testInfo.status === 'failed') testInfo.fail();
   }, { auto: true }],
 });

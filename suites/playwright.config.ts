@@ -11,10 +11,10 @@ const quiet = process.env.CES_QUIET === '1';
 /** Spec files by their total time in a conformance run, longest first (measured: retry 128 s, lab bot 33 s serial, browser 30 s...). */
 const LONGEST_FIRST = ['webhooks/retry.spec.ts', 'bot-runtime/lab-bot.spec.ts', 'browser/inspector.spec.ts', 'browser/chat.spec.ts', 'bot-runtime/conversation.spec.ts', 'bot-runtime/timing.spec.ts'];
 /**
- * `ces selftest` writes its plan here: one project per deviation (every suite, only the checks of the deviation's clauses), whose
- * fixture switches the deviation on in the worker's own stack before each check (suites/fixtures.ts). '' is the baseline.
+ * `ces selftest` writes its plan here (cli/selftest-plan.ts): a few projects, each with the deviations whose checks it runs; the
+ * fixture of suites/fixtures.ts switches each check's deviation on in the worker's own stack. The baseline project has none.
  */
-interface SelftestProject { name: string; deviation: string; grep: string }
+interface SelftestProject { name: string; grep: string; deviations: Array<{ id: string; clauses: string[] }>; baseline?: boolean }
 const selftestPlan: SelftestProject[] | undefined = process.env.CES_SELFTEST_PLAN ? JSON.parse(fs.readFileSync(process.env.CES_SELFTEST_PLAN, 'utf8')) : undefined;
 
 export default defineConfig({
@@ -46,7 +46,7 @@ export default defineConfig({
     screenshot: 'only-on-failure',
   },
   projects: selftestPlan
-    ? selftestPlan.map((p) => ({ name: p.name, testDir: here, testMatch: present.map((s) => `${s}/**/*.spec.ts`), grep: new RegExp(p.grep), metadata: { deviation: p.deviation } }))
+    ? selftestPlan.map((p) => ({ name: p.name, testDir: here, testMatch: present.map((s) => `${s}/**/*.spec.ts`), grep: new RegExp(p.grep), metadata: { selftest: { baseline: p.baseline === true, deviations: p.deviations.map((d) => ({ id: d.id, clauses: d.clauses })) } } }))
     : [
       // Longest first: the files whose checks wait longest in real time (30 s timeouts, retries at +10 s and +20 s, a serial bot
       // lab) start at once, as a project of the same suite name listed before the others; the rest of each suite follows.

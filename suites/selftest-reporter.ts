@@ -1,41 +1,51 @@
-// Progress of `ces selftest` in one Playwright run: a line per deviation (project) as soon as all of its checks have ended.
+// Progress of `ces selftest` in one Playwright run: a line per deviation as soon as all of its checks have ended.
+import fs from 'node:fs';
 import type { FullResult, Reporter, Suite, TestCase, TestResult } from '@playwright/test/reporter';
 
-interface Tally { total: number; ended: number; failed: number }
+interface Tally { total: number; ended: number; failed: number; done: boolean }
+interface PlanProject { name: string; baseline?: boolean; deviations: Array<{ id: string; checks: number }> }
 
 export default class SelftestReporter implements Reporter {
   private tallies = new Map<string, Tally>();
+  private baseline: Tally = { total: 0, ended: 0, failed: 0, done: false };
   private done = 0;
-  private deviations = 0;
 
   onBegin(_config: unknown, root: Suite): void {
-    for (const project of root.suites) {
-      this.tallies.set(project.title, { total: project.allTests().length, ended: 0, failed: 0 });
-      if (project.title !== 'baseline') this.deviations++;
-    }
-    console.log(`selftest: ${this.deviations} deviation(s), ${root.allTests().length} check runs`);
+    const plan = JSON.parse(fs.readFileSync(process.env.CES_SELFTEST_PLAN!, 'utf8')) as PlanProject[];
+    for (const p of plan) for (const d of p.deviations) this.tallies.set(d.id, { total: d.checks, ended: 0, failed: 0, done: false });
+    this.baseline.total = root.suites.find((s) => s.title === 'baseline')?.allTests().length ?? 0;
+    console.log(`selftest: ${this.tallies.size} deviation(s), ${root.allTests().length} check runs in ${root.suites.length} project(s)`);
     // A deviation none of whose clauses has a check is reported at once (MISSED).
-    for (const [name, t] of this.tallies) if (t.total === 0) this.report(name, t);
+    for (const [id, t] of this.tallies) if (t.total === 0) this.report(id, t);
   }
 
   onTestEnd(test: TestCase, result: TestResult): void {
-    // A test may be retried: only its last result counts (retries are 0 in this project).
-    if (result.retry < test.retries && result.status !== 'passed' && result.status !== 'skipped') return;
-    const name = test.parent.project()?.name ?? '';
-    const t = this.tallies.get(name);
-    if (!t) return;
+    const failed = result.status === 'failed' || result.status === 'timedOut' || result.status === 'interrupted';
+    if (test.parent.project()?.name === 'baseline') {
+      this.baseline.ended++;
+      if (failed) this.baseline.failed++;
+      if (this.baseline.ended === this.baseline.total) console.log(`baseline (no deviation): ${this.baseline.total - this.baseline.failed} of ${this.baseline.total} check(s) passed`);
+      return;
+    }
+    const annotations = [...test.annotations, ...((result as { annotations?: TestCase['annotations'] }).annotations ?? [])];
+    const id = annotations.find((a) => a.type === 'deviation')?.description;
+    const t = id ? this.tallies.get(id) : undefined;
+    if (!id || !t) return;
     t.ended++;
-    if (result.status === 'failed' || result.status === 'timedOut') t.failed++;
-    if (t.ended === t.total) this.report(name, t);
+    if (failed) t.failed++;
+    if (t.ended >= t.total) this.report(id, t);
   }
 
-  private report(name: string, t: Tally): void {
-    if (name === 'baseline') { console.log(`baseline (no deviation): ${t.total - t.failed} of ${t.total} check(s) passed`); return; }
+  private report(id: string, t: Tally): void {
+    if (t.done) return;
+    t.done = true;
     const caught = t.failed > 0;
-    console.log(`[${++this.done}/${this.deviations}] ${caught ? 'caught ' : 'MISSED '} ${name}${caught ? ` by ${t.failed} check(s)` : `: ${t.total} check(s) ran, none failed`}`);
+    console.log(`[${++this.done}/${this.tallies.size}] ${caught ? 'caught ' : 'MISSED '} ${id}${caught ? ` by ${t.failed} check(s)` : `: ${t.ended} check(s) ran, none failed`}`);
   }
 
   onEnd(result: FullResult): void {
+    // Deviations some of whose checks never ended (skipped before their fixture, run interrupted) are reported with what ran.
+    for (const [id, t] of this.tallies) this.report(id, t);
     if (result.status !== 'passed' && result.status !== 'failed') console.log(`selftest: the Playwright run ended ${result.status}`);
   }
 

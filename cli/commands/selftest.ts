@@ -3,6 +3,8 @@ import type { CommandModule } from 'yargs';
 import fs from 'node:fs';
 import path from 'node:path';
 import { loadDeviations, type Deviation } from '../../lib/catalogue.js';
+import { listChecks } from '../../lib/list-checks.js';
+import { planSelftest, readSelftestResults } from '../selftest-plan.js';
 import { newRunDir, runPlaywright, finishRun } from '../run.js';
 import { resolveTarget } from '../embedded.js';
 import { UsageError } from '../usage.js';
@@ -10,8 +12,7 @@ import type { RunSummary } from '../../lib/landing.js';
 
 interface Args { list: boolean; only?: string; area?: string; baseline: boolean; parallel: number; matrix?: string }
 
-/** A grep matching the clause tags exactly (REST-PAGE-01 must not match REST-PAGE-010). */
-export const clauseGrep = (ids: string[]) => `(${ids.map((id) => '@' + id.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|')})(?![\\w-])`;
+export { clauseGrep } from '../selftest-plan.js';
 
 export const selftestCommand: CommandModule<{}, Args> = {
   command: 'selftest',
@@ -41,29 +42,26 @@ export const selftestCommand: CommandModule<{}, Args> = {
     }
     const run = newRunDir('selftest');
     const lanes = Math.max(1, Math.min(a.parallel, devs.length || 1));
-    // One Playwright run: a project per deviation (the checks of its clauses), each worker on its own embedded stack whose
-    // deviation the project's fixture switches before every check (suites/fixtures.ts), so a deviation never reaches another lane.
+    // One Playwright run: the deviations grouped into a few projects (no check belongs to two deviations of one project), each
+    // worker on its own embedded stack whose deviation its fixture switches before every check, so a deviation never reaches
+    // another lane and a worker runs many deviations without restarting (suites/fixtures.ts, cli/selftest-plan.ts).
+    const plan = planSelftest(devs, listChecks(), a.baseline);
     const resolved = await resolveTarget({ runDir: run.dir, stacks: lanes });
-    const plan = [
-      ...(a.baseline ? [{ name: 'baseline', deviation: '', grep: clauseGrep([...new Set(devs.flatMap((d) => d.clauses))]) }] : []),
-      ...devs.map((d) => ({ name: d.id, deviation: d.id, grep: clauseGrep(d.clauses) })),
-    ];
     const planFile = path.join(path.dirname(resolved.file), 'selftest-plan.json');
     fs.writeFileSync(planFile, JSON.stringify(plan));
     const mutations: NonNullable<RunSummary['mutations']> = [];
     let baselineOk = true;
     try {
-      console.log(`selftest: ${devs.length} deviations on ${lanes} lane(s)${a.baseline ? ', with a baseline (no deviation) first' : ''}`);
-      const res = await runPlaywright({ targetFile: resolved.file, targetFiles: resolved.files, runDir: run.dir, quiet: true, progress: true, workers: lanes, extraEnv: { CES_SELFTEST_PLAN: planFile } });
-      const of = (project: string) => res.checks.filter((c) => c.project === project);
+      console.log(`selftest: ${devs.length} deviations in ${plan.filter((p) => !p.baseline).length} project(s) on ${lanes} lane(s)${a.baseline ? ', with a baseline (no deviation) first' : ''}`);
+      await runPlaywright({ targetFile: resolved.file, targetFiles: resolved.files, runDir: run.dir, quiet: true, progress: true, workers: lanes, extraEnv: { CES_SELFTEST_PLAN: planFile } });
+      const resultsFile = path.join(run.dir, 'results.json');
+      const out = fs.existsSync(resultsFile) ? readSelftestResults(resultsFile) : { byDeviation: new Map(), baselineFailed: [], baselineRan: 0 };
       if (a.baseline) {
-        const base = of('baseline');
-        const failed = base.filter((c) => c.outcome === 'failed');
-        baselineOk = failed.length === 0 && base.length > 0;
-        for (const f of failed) console.log(`  baseline FAIL ${f.title}: ${(f.reason ?? '').split('\n')[0]}`);
+        baselineOk = out.baselineFailed.length === 0 && out.baselineRan > 0;
+        for (const f of out.baselineFailed) console.log(`  baseline FAIL ${f.title}: ${f.reason.split('\n')[0]}`);
       }
       for (const d of devs) {
-        const failedChecks = of(d.id).filter((c) => c.outcome === 'failed').map((c) => c.title);
+        const failedChecks = (out.byDeviation.get(d.id)?.failed ?? []).map((c: { title: string }) => c.title);
         mutations.push({ deviation: d.id, clauses: d.clauses, caught: failedChecks.length > 0, failedChecks });
       }
     } finally {
