@@ -3,14 +3,21 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { loadTarget, TargetError, type Target } from '../lib/target.js';
-import { startStack, type Stack } from '../reference-impl/stack.js';
-import { UnknownDeviationError } from '../reference-impl/deviations.js';
+import type { ReadyInfo } from '../reference-impl/stack.js';
+import { generateTls } from '../lib/tls.js';
+import { startInThread } from '../lib/thread-server.js';
+import { Deviations, UnknownDeviationError } from '../reference-impl/deviations.js';
 import { UsageError } from './usage.js';
 
+/** An embedded stack running in its own worker thread: its ready info (a target), and how to stop it. */
+export interface EmbeddedStack { ready: ReadyInfo; close(): Promise<void> }
+
 export interface ResolvedTarget {
-  target: Target; file: string; stack?: Stack;
-  /** Embedded only, with `stacks` > 1: one stack and target file per Playwright worker (the first is `stack` / `file`). */
-  stacks: Stack[]; files: string[];
+  target: Target; file: string;
+  /** The embedded stack (the first of `stacks`), when no target file was given. */
+  stack?: EmbeddedStack;
+  /** Embedded only: one stack and target file per Playwright worker (the first is `stack` / `file`). */
+  stacks: EmbeddedStack[]; files: string[];
   close(): Promise<void>;
 }
 
@@ -30,15 +37,21 @@ export async function resolveTarget(opts: { target?: string; deviate?: string[];
       throw e;
     }
   }
-  const stacks: Stack[] = [];
+  const stacks: EmbeddedStack[] = [];
   const files: string[] = [];
   const close = async () => {
     await Promise.all(stacks.map(async (s) => { await s.close(); fs.rmSync(path.dirname(s.ready.ca_file), { recursive: true, force: true }); }));
   };
-  // Started together: each start is mostly waiting (key generation, worker threads of the fakes, listen).
+  // Each stack in its own worker thread: its own event loop, so one worker's checks never delay another stack's timers, and the
+  // stacks use both cores. One CA for all of them: a check in any worker trusts every stack (shared vendor-check conversations).
+  // Checked here, where the error is still an UnknownDeviationError (a usage error), before any thread starts.
+  try { new Deviations(opts.deviate ?? []); } catch (e) { if (e instanceof UnknownDeviationError) throw new UsageError(e.message); throw e; }
+  const tls = generateTls();
   const started = await Promise.allSettled(Array.from({ length: Math.max(1, opts.stacks ?? 1) }, async () => {
     // The embedded target file holds live keys and passwords: it lives in a private temporary folder, never under reports/.
-    const stack = await startStack({ deviate: opts.deviate ?? [], seed: opts.seed, workDir: fs.mkdtempSync(path.join(os.tmpdir(), 'ces-embedded-')) });
+    const workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ces-embedded-'));
+    const t = await startInThread<ReadyInfo>(new URL('../reference-impl/stack.ts', import.meta.url), 'startStack', { deviate: opts.deviate ?? [], seed: opts.seed, workDir, tls });
+    const stack: EmbeddedStack = { ready: t.ready, close: t.close };
     const file = path.join(path.dirname(stack.ready.ca_file), 'target.json');
     fs.writeFileSync(file, JSON.stringify(stack.ready, null, 2));
     return { stack, file };

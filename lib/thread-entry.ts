@@ -1,7 +1,7 @@
-// Inside a worker thread: starts one server of the harness (fake connector, webhook sink) and closes it when the parent asks.
+// Inside a worker thread: starts one server of the harness (fake connector, webhook sink, a whole embedded stack) and closes it when the parent asks.
 import { parentPort, workerData } from 'node:worker_threads';
 
-interface Started { url: string; controlUrl?: string; close(): Promise<void> }
+interface Started { url?: string; controlUrl?: string; ready?: unknown; close(): Promise<void> }
 const { module, exportName, options } = workerData as { module: string; exportName: string; options: unknown };
 
 try {
@@ -11,7 +11,7 @@ try {
     if (m.type !== 'close') return;
     server.close().then(() => parentPort!.postMessage({ type: 'closed' }), (e: Error) => parentPort!.postMessage({ type: 'closed', error: e.message }));
   });
-  parentPort!.postMessage({ type: 'ready', url: server.url, controlUrl: server.controlUrl });
+  parentPort!.postMessage({ type: 'ready', url: server.url, controlUrl: server.controlUrl, ready: server.ready });
 } catch (e) {
   parentPort!.postMessage({ type: 'failed', error: (e as Error).stack ?? String(e) });
 }

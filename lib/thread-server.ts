@@ -2,10 +2,15 @@
 // under test never shares a loop with its partners (their load does not delay its timers, nor its load their answers).
 import { Worker } from 'node:worker_threads';
 
-export interface ThreadServer { url: string; controlUrl: string; close(): Promise<void> }
+export interface ThreadServer<R = unknown> {
+  url: string; controlUrl: string;
+  /** What the started object calls `ready` (a stack's ready info), cloned across the thread boundary. */
+  ready: R;
+  close(): Promise<void>;
+}
 
 /** `module` is a file URL; `exportName(options)` must resolve to `{ url, controlUrl?, close() }`; options must be cloneable. */
-export function startInThread(module: URL, exportName: string, options: object): Promise<ThreadServer> {
+export function startInThread<R = unknown>(module: URL, exportName: string, options: object): Promise<ThreadServer<R>> {
   const worker = new Worker(new URL('./thread-boot.mjs', import.meta.url), {
     workerData: { entry: new URL('./thread-entry.ts', import.meta.url).href, module: module.href, exportName, options },
   });
@@ -13,7 +18,7 @@ export function startInThread(module: URL, exportName: string, options: object):
     const early = (e: Error) => reject(e);
     worker.once('error', early);
     worker.once('exit', (code) => reject(new Error(`${exportName}: its worker thread exited (code ${code}) before listening`)));
-    worker.once('message', (m: { type: string; url: string; controlUrl?: string; error?: string }) => {
+    worker.once('message', (m: { type: string; url: string; controlUrl?: string; ready?: unknown; error?: string }) => {
       if (m.type !== 'ready') { void worker.terminate(); reject(new Error(`${exportName} failed in its worker thread: ${m.error}`)); return; }
       worker.removeAllListeners('exit');
       worker.off('error', early);
@@ -24,6 +29,7 @@ export function startInThread(module: URL, exportName: string, options: object):
       resolve({
         url: m.url,
         controlUrl: m.controlUrl ?? `${m.url}/_control`,
+        ready: m.ready as R,
         close: () => (closing ??= new Promise<void>((done) => {
           const t = setTimeout(() => { void worker.terminate().then(() => done()); }, 5_000);
           worker.once('message', () => { clearTimeout(t); void worker.terminate().then(() => done()); });

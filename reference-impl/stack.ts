@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
-import { generateTls } from '../lib/tls.js';
+import { generateTls, type TlsMaterial } from '../lib/tls.js';
 import type { Target } from '../lib/target.js';
 import { buildApp, type BuildOptions } from './app.js';
 import { randomizeCredentials, seededPassword } from './store/seed.js';
@@ -11,6 +11,8 @@ import { newControlToken } from '../lib/control-auth.js';
 import { startInThread } from '../lib/thread-server.js';
 
 export interface StackOptions extends BuildOptions {
+  /** CA and server certificate to use (the stacks of one run share one CA, so every worker trusts every stack); generated when absent. */
+  tls?: TlsMaterial;
   port?: number;
   host?: string;
   /** Folder for the CA file (a temporary folder by default). */
@@ -41,7 +43,7 @@ export interface Stack { ready: ReadyInfo; app: FastifyInstance; close(): Promis
 
 export async function startStack(opts: StackOptions = {}): Promise<Stack> {
   const host = opts.host ?? '127.0.0.1';
-  const tls = generateTls(host === '127.0.0.1' ? [] : [host]);
+  const tls = opts.tls ?? generateTls(host === '127.0.0.1' ? [] : [host]);
   const workDir = opts.workDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'ces-'));
   fs.mkdirSync(workDir, { recursive: true });
   const caFile = path.join(workDir, 'ca.pem');

@@ -162,7 +162,7 @@ export const loadCommand: CommandModule<{}, Args> = {
       console.log(`ces load ${a.scenario}: target ${resolved.target.base_url}${resolved.stack ? ' (embedded reference implementation)' : ''}; reports in ${run.dir}`);
       const k6 = await runK6({
         script: path.join(LOAD_DIR, `${a.scenario}.js`), targetFile: resolved.file, caFile: resolved.target.ca_file, outDir: run.dir,
-        dashboard: a.dashboard, vus: a.vus, rate: a.rate, duration: a.duration, env: connectorEnv(resolved.stack?.app.ces.settings.connectorSecret, resolved.target),
+        dashboard: a.dashboard, vus: a.vus, rate: a.rate, duration: a.duration, env: connectorEnv(undefined, resolved.target),
       });
       if (!k6.summary || (k6.code !== 0 && k6.code !== K6_THRESHOLDS_CROSSED)) {
         throw new UsageError(`k6 stopped with exit code ${k6.code} before judging the thresholds (script or set-up error: see its output above)`);
