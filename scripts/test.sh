@@ -16,8 +16,8 @@ step "type-check" npx tsc --noEmit -p .
 # waiting on child processes and real-time limits, not CPU.
 step "unit tests" node --import tsx --test --test-concurrency=3 test/*.test.ts
 step "conformance run against the reference implementation" node bin/ces.js test
-# One Playwright run; 4 lanes = 4 workers, each with its own embedded stack whose deviation it switches between checks.
-step "self-test: every deviation is caught" node bin/ces.js selftest --no-baseline --parallel 4
+# One Playwright run; 6 lanes = 6 workers, each with its own embedded stack whose deviation it switches between checks.
+step "self-test: every deviation is caught" node bin/ces.js selftest --no-baseline --parallel 6
 step "load smoke: every k6 scenario for a few seconds" bash load/smoke.sh
 printf '\n'
 for f in "${failures[@]}"; do echo "FAILED: $f"; done

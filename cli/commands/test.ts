@@ -12,7 +12,7 @@ import type { Target } from '../../lib/target.js';
  * Workers of an embedded run, each on its own stack: most long checks wait in real time (retries at 10 s and 20 s, 30 s timeouts),
  * so more workers than cores shorten the run, and own stacks keep one worker's clock moves from delaying another's waits.
  */
-const EMBEDDED_WORKERS = 4;
+const EMBEDDED_WORKERS = 6;
 
 /** Pre-flight of a target file: any problem stops the run (exit 2) before a clause is judged; else the users' tokens for the run. */
 export async function preflightOrStop(target: Target, file: string): Promise<{ file: string; remove(): void }> {
