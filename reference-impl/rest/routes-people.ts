@@ -2,6 +2,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { success, badRequest } from './envelope.js';
 import { parseList, listAnswer, F, intValue, type FilterFn, type Row } from './list.js';
+import { totalChanges } from '../store/db.js';
 import type { OpenApiRoute } from './openapi.js';
 import { nextOperatorId } from './people/operator-ids.js';
 import * as R from './people/resources.js';
@@ -41,6 +42,25 @@ export default function peopleRoutes(app: FastifyInstance): void {
   const event = (kind: 'user.created' | 'user.updated' | 'user.connected' | 'user.disconnected', req: FastifyRequest, userId: number) =>
     ces.events.emit({ kind, clientId: req.client.id, userId, at: ces.clock.now() });
 
+  /**
+   * GET /operator/live is the hottest read (desks and dashboards poll it): the client's operators with their live rows are kept
+   * between requests while nothing at all was written through this stack's one connection (SQLite's total_changes()) and the
+   * deviations are the same; any write reads them again. The kept rows are never modified (the route builds new objects).
+   */
+  const liveViews = new Map<string, { changes: number; rows: Row[] }>();
+  const liveView = (req: FastifyRequest): Row[] => {
+    const changes = totalChanges(ces.db);
+    const key = `${req.client.id} ${ces.deviations.list().join(',')}`;
+    const kept = liveViews.get(key);
+    if (kept && kept.changes === changes) return kept.rows;
+    const ops = clientRows(req, 'operator');
+    const live = liveRowsOf(ces, ops.map((op) => op.id as number));
+    const rows = ops.map((op) => ({ ...op, _live: live.get(op.id) ?? null }));
+    if (liveViews.size >= 64) liveViews.clear();
+    liveViews.set(key, { changes, rows });
+    return rows;
+  };
+
   // --- client, website (deprecated) ---
   app.get('/client', doc({ summary: 'List the clients the key may see (its own client only)', list: true, filters: [], response: 'rest/client.json', deprecated: true }), async (req) => {
     const q = parseList(req, []);
@@ -75,9 +95,7 @@ export default function peopleRoutes(app: FastifyInstance): void {
     const q = parseList(req, names(OPERATOR_FILTERS), ['connected']);
     const connected = (req.query as Record<string, unknown>).connected;
     if (connected !== undefined && connected !== '0') throw badRequest(`'connected' accepts only 0 (got ${JSON.stringify(connected)}).`);
-    const ops = clientRows(req, 'operator');
-    const live = liveRowsOf(ces, ops.map((op) => op.id as number));
-    const rows = ops.map((op) => ({ ...op, _live: live.get(op.id) ?? null }));
+    const rows = liveView(req);
     const wanted = rows.filter((r) => {
       if (connected === '0') return r._live !== null;
       return ces.deviations.has('rest-live-default-offline') ? r._live !== null : isAvailable(liveResource(r, r._live));

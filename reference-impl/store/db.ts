@@ -36,6 +36,11 @@ export function openDb(file = ':memory:'): Db {
   return db;
 }
 
+/** Rows inserted, updated or deleted through this stack's connection so far (SQLite total_changes()): equal counts, same data. */
+export function totalChanges(db: Db): number {
+  return (db.prepare('SELECT total_changes() AS n').get() as { n: number }).n;
+}
+
 export function getMeta(db: Db, key: string): string | undefined {
   return (db.prepare('SELECT value FROM meta WHERE key = ?').get(key) as { value: string } | undefined)?.value;
 }
