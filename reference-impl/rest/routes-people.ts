@@ -55,7 +55,8 @@ export default function peopleRoutes(app: FastifyInstance): void {
     if (kept && kept.changes === changes) return kept.rows;
     const ops = clientRows(req, 'operator');
     const live = liveRowsOf(ces, ops.map((op) => op.id as number));
-    const rows = ops.map((op) => ({ ...op, _live: live.get(op.id) ?? null }));
+    // Each row carries its live resource, built once per change: the route only filters, pages and serialises.
+    const rows = ops.map((op) => { const l = live.get(op.id) ?? null; return { ...op, _live: l, _resource: liveResource(op, l) }; });
     if (liveViews.size >= 64) liveViews.clear();
     liveViews.set(key, { changes, rows });
     return rows;
@@ -98,9 +99,9 @@ export default function peopleRoutes(app: FastifyInstance): void {
     const rows = liveView(req);
     const wanted = rows.filter((r) => {
       if (connected === '0') return r._live !== null;
-      return ces.deviations.has('rest-live-default-offline') ? r._live !== null : isAvailable(liveResource(r, r._live));
+      return ces.deviations.has('rest-live-default-offline') ? r._live !== null : isAvailable(r._resource);
     });
-    return listAnswer(wanted, q, OPERATOR_FILTERS, (r) => liveResource(r, r._live));
+    return listAnswer(wanted, q, OPERATOR_FILTERS, (r) => r._resource);
   });
   app.get('/operator/:id', doc({ summary: 'Get an operator', response: 'rest/operator.json' }), async (req) => success(R.operator(ces, clientRow(req, 'operator'))));
   app.put('/operator/:id', doc({ summary: 'Update an operator (any subset of the fields)', body: 'rest/operator-write.json', response: 'rest/operator.json' }), async (req) => {
