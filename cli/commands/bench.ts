@@ -57,7 +57,7 @@ interface Plan {
 const FULL: Plan = {
   quick: false, rounds: 3,
   rest: { vus: 16, seconds: 10 },
-  message: { conversations: 200, seconds: 20 },
+  message: { conversations: 200, seconds: 15 },
   webhook: { probeRates: [500, 1000, 2000, 3000], probeSeconds: 10, sustainSeconds: 60, directVus: 16, directSeconds: 10 },
   polling: { steps: [100, 200, 400, 800, 1600, 3200, 5000, 6400], warmS: 3, windowS: 5, windows: 3 },
 };
@@ -421,9 +421,22 @@ export const benchCommand: CommandModule<{}, Args> = {
     const date = new Date().toISOString();
     const loadAtStart = os.loadavg().map((x) => round(x, 2));
     const svc = await startService();
+    // Stopped from outside (Ctrl-C, a time limit): the service process goes too, and what was measured is already saved.
+    for (const sig of ['SIGINT', 'SIGTERM'] as const) process.once(sig, () => { void svc.stop().finally(() => process.exit(130)); });
     const targetFile = path.join(svc.dir, 'ready.json');
     const c: Ctx = { svc, dir: run.dir, targetFile, plan, runId: run.id, date };
     const figures: BenchFigure[] = [];
+    // Figures of a partial run (--only) replace those of the same id in reports/bench.json; each figure keeps its own run and date.
+    // The file is rewritten after every figure, so an interrupted run keeps what it measured.
+    const previous = fs.existsSync(path.join(REPORTS, 'bench.json')) && !plan.quick ? JSON.parse(fs.readFileSync(path.join(REPORTS, 'bench.json'), 'utf8')) : null;
+    const order = ['rest-operator-live-throughput', 'polling-capacity-1hz', 'webhook-deliveries-sustained', 'message-path-added-latency'];
+    const save = () => {
+      const kept = (previous?.quick === false ? (previous.figures as BenchFigure[]) : []).filter((f) => f.run && !figures.some((x) => x.id === f.id));
+      const all = [...kept, ...figures].sort((x, y) => order.indexOf(x.id) - order.indexOf(y.id));
+      const report = { date, run: run.id, quick: plan.quick, machine: { ...machine(), loadAverageAtStart: loadAtStart, loadAverageAtEnd: os.loadavg().map((x) => round(x, 2)) }, figures: all };
+      fs.writeFileSync(path.join(run.dir, 'bench.json'), mask(JSON.stringify({ ...report, figures }, null, 2)));
+      fs.writeFileSync(path.join(REPORTS, 'bench.json'), mask(JSON.stringify(report, null, 2)));
+    };
     try {
       console.log(`ces bench: reference implementation at ${svc.ready.base_url} (process ${svc.pid}); ${plan.rounds} round(s) per figure; run folder ${run.dir}`);
       const steps: Array<[string, () => Promise<BenchFigure>]> = [['rest', () => restThroughput(c)], ['message', () => messagePath(c)], ['webhook', () => webhookRate(c)], ['polling', () => pollingCapacity(c)]];
@@ -434,21 +447,14 @@ export const benchCommand: CommandModule<{}, Args> = {
         console.log(`${name}...`);
         const f = await fn();
         figures.push(f);
+        save();
         console.log(`${f.title}: ${f.value} ${f.unit} (baseline ${f.baseline.value} ${f.baseline.unit}${f.ratio !== null ? `, ratio ${f.ratio}` : ''}) — target ${f.target.text}: ${f.target.met ? 'met' : 'NOT met'} [${Math.round((performance.now() - t0) / 1000)} s]`);
         for (const s of f.saturated) console.log(`  saturated a core: ${s}`);
       }
     } finally {
       await svc.stop();
     }
-    // Figures of a partial run (--only) replace those of the same id in reports/bench.json; each figure keeps its own run and date.
-    const previous = fs.existsSync(path.join(REPORTS, 'bench.json')) && !plan.quick ? JSON.parse(fs.readFileSync(path.join(REPORTS, 'bench.json'), 'utf8')) : null;
-    const kept = (previous?.quick === false ? (previous.figures as BenchFigure[]) : []).filter((f) => f.run && !figures.some((x) => x.id === f.id));
-    const order = ['rest-operator-live-throughput', 'polling-capacity-1hz', 'webhook-deliveries-sustained', 'message-path-added-latency'];
-    const all = [...kept, ...figures].sort((x, y) => order.indexOf(x.id) - order.indexOf(y.id));
-    const report = { date, run: run.id, quick: plan.quick, machine: { ...machine(), loadAverageAtStart: loadAtStart, loadAverageAtEnd: os.loadavg().map((x) => round(x, 2)) }, figures: all };
-    const text = mask(JSON.stringify(report, null, 2));
-    fs.writeFileSync(path.join(run.dir, 'bench.json'), mask(JSON.stringify({ ...report, figures }, null, 2)));
-    fs.writeFileSync(path.join(REPORTS, 'bench.json'), text);
+    save();
     writeRunSummary(run.dir, { id: run.id, kind: 'bench', date, target: mask(svc.ready.base_url), reference: true, deviations: [], exitCode: 0, checks: [], verdicts: [] });
     buildLanding();
     console.log(`\nreports/bench.json written (${path.join(REPORTS, 'bench.json')}); \`ces bench --docs\` regenerates the README table and docs/load.md from it`);
