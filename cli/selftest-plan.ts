@@ -2,6 +2,7 @@
 import fs from 'node:fs';
 import type { Deviation } from '../lib/catalogue.js';
 import type { ListedCheck } from '../lib/list-checks.js';
+import { ANNOTATION, isHarnessError } from '../lib/verdicts.js';
 
 /** One deviation of a project: its clauses (a check runs under it when it names one) and how many checks that makes. */
 export interface PlannedDeviation { id: string; clauses: string[]; checks: number }
@@ -37,7 +38,8 @@ export function planSelftest(devs: Deviation[], checks: ListedCheck[], baseline:
   return baseline ? [{ name: 'baseline', grep: clauseGrep(all), deviations: [], baseline: true }, ...projects] : projects;
 }
 
-export interface DeviationOutcome { deviation: string; ran: number; failed: Array<{ title: string; reason: string }> }
+/** `failed`: checks that failed under the deviation (they catch it); `harnessErrors`: checks that broke in the harness (they never do, lib/verdicts.ts). */
+export interface DeviationOutcome { deviation: string; ran: number; failed: Array<{ title: string; reason: string }>; harnessErrors: Array<{ title: string; reason: string }> }
 
 /**
  * Reads Playwright's results.json of a selftest run: per deviation (the `deviation` annotation its fixture adds), the checks that ran
@@ -55,14 +57,18 @@ export function readSelftestResults(file: string): { byDeviation: Map<string, De
       if (!last || last.status === 'skipped') continue;
       const annotations = [...(t.annotations ?? []), ...(last.annotations ?? [])];
       const title = [...titles, spec.title].filter(Boolean).join(' › ');
-      const failed = last.status === 'failed' || last.status === 'timedOut' || last.status === 'interrupted';
+      const broke = last.status === 'failed' || last.status === 'timedOut' || last.status === 'interrupted';
       const reason = String(last.error?.message ?? last.errors?.[0]?.message ?? last.status).replace(/\u001b\[[0-9;]*m/g, '');
-      if (t.projectName === 'baseline') { baselineRan++; if (failed) baselineFailed.push({ title, reason }); continue; }
+      const harness = broke && (isHarnessError(reason) || annotations.some((a: any) => a.type === ANNOTATION.harness));
+      const failed = broke && !harness;
+      // A harness error in the baseline is as bad as a failure: the checks do not run cleanly without deviations.
+      if (t.projectName === 'baseline') { baselineRan++; if (broke) baselineFailed.push({ title, reason }); continue; }
       const id = annotations.find((a: any) => a.type === 'deviation')?.description;
       if (!id) continue;
-      const o: DeviationOutcome = byDeviation.get(id) ?? { deviation: id, ran: 0, failed: [] };
+      const o: DeviationOutcome = byDeviation.get(id) ?? { deviation: id, ran: 0, failed: [], harnessErrors: [] };
       o.ran++;
       if (failed) o.failed.push({ title, reason });
+      if (harness) o.harnessErrors.push({ title, reason });
       byDeviation.set(id, o);
     }
     for (const s of suite.suites ?? []) walk(s, [...titles, s.title && !s.title.endsWith('.ts') ? s.title : ''].filter(Boolean));

@@ -61,8 +61,12 @@ export const selftestCommand: CommandModule<{}, Args> = {
         for (const f of out.baselineFailed) console.log(`  baseline FAIL ${f.title}: ${f.reason.split('\n')[0]}`);
       }
       for (const d of devs) {
-        const failedChecks = (out.byDeviation.get(d.id)?.failed ?? []).map((c: { title: string }) => c.title);
-        mutations.push({ deviation: d.id, clauses: d.clauses, caught: failedChecks.length > 0, failedChecks });
+        const o = out.byDeviation.get(d.id);
+        // Only a check's own failure catches a deviation; a harness error says nothing about it (lib/verdicts.ts).
+        const failedChecks = (o?.failed ?? []).map((c: { title: string }) => c.title);
+        const harnessErrors = (o?.harnessErrors ?? []).map((c: { title: string }) => c.title);
+        mutations.push({ deviation: d.id, clauses: d.clauses, caught: failedChecks.length > 0, failedChecks, ...(harnessErrors.length ? { harnessErrors } : {}) });
+        if (harnessErrors.length) console.log(`  ${d.id}: ${harnessErrors.length} HARNESS ERROR, not counted: ${harnessErrors.join('; ')}`);
       }
     } finally {
       await resolved.close();

@@ -25,7 +25,7 @@ export async function preflightOrStop(target: Target, file: string): Promise<{ f
   return writeTokens(r.tokens);
 }
 
-interface Args { target?: string; suite?: string; grep?: string; deviate: string[]; workers?: number; allure: boolean; preflight: boolean }
+interface Args { target?: string; suite?: string; grep?: string; deviate: string[]; workers?: number; allure: boolean; preflight: boolean; strict: boolean }
 
 export const testCommand: CommandModule<{}, Args> = {
   command: 'test',
@@ -37,7 +37,8 @@ export const testCommand: CommandModule<{}, Args> = {
     .option('grep', { type: 'string', describe: 'Only checks whose title or clause tag matches this regular expression' })
     .option('deviate', { type: 'string', array: true, default: [] as string[], describe: 'Embedded target only: switch on a deviation (repeatable)' })
     .option('workers', { type: 'number', describe: `Parallel Playwright workers (default ${EMBEDDED_WORKERS} against the embedded reference implementation, each with its own stack; 2 against a target file)` })
-    .option('allure', { type: 'boolean', default: true, describe: 'Generate the Allure HTML report' }),
+    .option('allure', { type: 'boolean', default: true, describe: 'Generate the Allure HTML report' })
+    .option('strict', { type: 'boolean', default: false, describe: 'WARN fails the run (exit 1), as FAIL does' }),
   handler: async (a) => {
     const suites = a.suite ? a.suite.split(',').map((s) => s.trim()).filter(Boolean) : [];
     const unknown = suites.filter((s) => !SUITES.includes(s));
@@ -57,8 +58,8 @@ export const testCommand: CommandModule<{}, Args> = {
       const { checks } = await runPlaywright({ targetFile: resolved.file, targetFiles: resolved.files, runDir: run.dir, projects: suites, grep: a.grep, workers: a.workers, extraEnv: tokens ? { CES_TOKENS: tokens.file } : {} });
       if (checks.length === 0) throw new UsageError('no check ran: look at the Playwright output above (a suite failed to load, or --grep matched nothing)');
       const t2 = performance.now();
-      if (a.allure) await generateAllure(run.dir);
-      code = finishRun(run, 'test', resolved.target, checks);
+      if (a.allure) await generateAllure(run.dir, undefined, { reference: resolved.target.reference === true });
+      code = finishRun(run, 'test', resolved.target, checks, {}, { strict: a.strict });
       console.log(`ces test: set-up ${((t1 - t0) / 1000).toFixed(1)} s, suites ${((t2 - t1) / 1000).toFixed(1)} s, reports ${secs(t2)}; ${secs(t0)} in all`);
     } finally {
       tokens?.remove();
