@@ -48,7 +48,9 @@ function costRow(f: BenchFigure): string {
   const base = f.usage.bare ? `${n(u(f, 'bare', per[0]!), 3)} ms per ${per[1]}` : f.id.startsWith('webhook') ? `sink: ${n(u(f, 'direct', 'sinkProcessCpuMsPerDelivery'), 3)} ms per delivery` : '—';
   const rss = `${n(u(f, 'reference', 'peakRssMiB'))} MiB${f.usage.bare ? ` / ${n(u(f, 'bare', 'peakRssMiB'))} MiB` : ''}`;
   const k6 = u(f, 'reference', 'k6CoreShare') ?? (f.usage.k6CoreShare as { median?: number } | undefined)?.median;
-  const gen = f.id.startsWith('polling') ? '— (no k6: the service polls)' : `k6: ${n(k6 === undefined ? NaN : k6 * 100)} % of a core`;
+  const k6Base = u(f, 'bare', 'k6CoreShare') ?? u(f, 'direct', 'k6CoreShare');
+  const pct = (v: number | undefined) => `${n(v === undefined ? NaN : v * 100)} %`;
+  const gen = f.id.startsWith('polling') ? '— (no k6: the service polls)' : `k6: ${pct(k6)} of a core${k6Base !== undefined ? ` (${pct(k6Base)} against the baseline)` : ''}`;
   return `| ${f.title} | ${ref} | ${base} | ${rss} | ${gen} | ${f.saturated.length ? f.saturated.join('; ') : 'none'} |`;
 }
 
