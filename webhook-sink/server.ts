@@ -81,10 +81,10 @@ export interface PathSummary {
   deliveries: number; statuses: Record<string, number>; events: number; eventsAnswered20x: number;
   /** Deliveries of an event id that had already been answered 20x (at-least-once repeats). */
   repeatsAfter20x: number; badVerdicts: number;
-  /** Arrival minus the payload's createdAt, ms: p50/p95/max. */
-  lagMs: { p50: number | null; p95: number | null; max: number | null };
+  /** Arrival minus the payload's createdAt, ms: p50/p95/max; `resolutionMs` is that of createdAt (1000 for whole seconds). */
+  lagMs: { p50: number | null; p95: number | null; max: number | null; resolutionMs: number };
 }
-interface PathCounts { deliveries: number; statuses: Map<number, number>; events: Set<string>; ok: Set<string>; repeats: number; bad: number; lags: number[] }
+interface PathCounts { deliveries: number; statuses: Map<number, number>; events: Set<string>; ok: Set<string>; repeats: number; bad: number; lags: number[]; resolutionMs: number }
 
 /** Judges one delivery's headers, signature and payload against the spec (verdicts never decide the answer). */
 export function judge(secret: string, headers: Record<string, string>, raw: Buffer, json: unknown): Verdicts {
@@ -232,7 +232,7 @@ export async function startWebhookSink(opts: WebhookSinkOptions): Promise<Runnin
 
   function count(d: SinkDelivery): void {
     let c = counts.get(d.path);
-    if (!c) counts.set(d.path, (c = { deliveries: 0, statuses: new Map(), events: new Set(), ok: new Set(), repeats: 0, bad: 0, lags: [] }));
+    if (!c) counts.set(d.path, (c = { deliveries: 0, statuses: new Map(), events: new Set(), ok: new Set(), repeats: 0, bad: 0, lags: [], resolutionMs: 1 }));
     c.deliveries++;
     c.statuses.set(d.answer.status, (c.statuses.get(d.answer.status) ?? 0) + 1);
     const v = d.verdicts;
@@ -241,8 +241,13 @@ export async function startWebhookSink(opts: WebhookSinkOptions): Promise<Runnin
     c.events.add(d.eventId);
     if (c.ok.has(d.eventId)) c.repeats++;
     if (d.answer.status >= 200 && d.answer.status < 300) c.ok.add(d.eventId);
-    const created = Date.parse(String((d.json as Record<string, unknown> | undefined)?.createdAt ?? ''));
-    if (Number.isFinite(created)) c.lags.push(d.arrivedAt - created);
+    const createdAt = String((d.json as Record<string, unknown> | undefined)?.createdAt ?? '');
+    const created = Date.parse(createdAt);
+    if (Number.isFinite(created)) {
+      c.lags.push(d.arrivedAt - created);
+      // Older event kinds carry whole seconds: their lag reads up to 1 s more than it was.
+      if (!/\.\d/.test(createdAt)) c.resolutionMs = 1000;
+    }
   }
   function summary(path: string): PathSummary {
     const c = counts.get(path);
@@ -250,7 +255,7 @@ export async function startWebhookSink(opts: WebhookSinkOptions): Promise<Runnin
     const q = (p: number) => (lags.length ? lags[Math.min(lags.length - 1, Math.floor(p * lags.length))]! : null);
     return {
       deliveries: c?.deliveries ?? 0, statuses: Object.fromEntries(c?.statuses ?? []), events: c?.events.size ?? 0, eventsAnswered20x: c?.ok.size ?? 0,
-      repeatsAfter20x: c?.repeats ?? 0, badVerdicts: c?.bad ?? 0, lagMs: { p50: q(0.5), p95: q(0.95), max: lags.length ? lags[lags.length - 1]! : null },
+      repeatsAfter20x: c?.repeats ?? 0, badVerdicts: c?.bad ?? 0, lagMs: { p50: q(0.5), p95: q(0.95), max: lags.length ? lags[lags.length - 1]! : null, resolutionMs: c?.resolutionMs ?? 1 },
     };
   }
 
