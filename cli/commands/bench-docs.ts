@@ -31,8 +31,12 @@ function summaryRow(f: BenchFigure): string {
   switch (f.id) {
     case 'rest-operator-live-throughput':
       return `| REST \`GET /operator/live\` throughput | ${n(f.value)} req/s${range(f.rounds.value)} | bare \`node:https\` (own process): ${n(f.baseline.value)} req/s${range(f.rounds.baseline)} | ${n(f.ratio, 3)} | ${f.target.text}: ${verdict} |`;
-    case 'polling-capacity-1hz':
-      return `| bot operators polled at 1 Hz, p99 interval error < 100 ms | ${n(f.value)} | bare undici poller (own process): ${n(f.baseline.value)} | ${n(f.ratio, 3)} | ${f.target.text}: ${verdict} |`;
+    case 'polling-capacity-1hz': {
+      // The largest step held; when the step list ended there, the capacity is at least that (the bench measures no further).
+      const ended = (f.details.lastStepReached as { listEnded?: { reference?: boolean; bare?: boolean } } | undefined)?.listEnded;
+      const atLeast = (yes: boolean | undefined, v: number) => `${yes ? '≥ ' : ''}${n(v)}${yes ? ' (every step held)' : ''}`;
+      return `| bot operators polled at 1 Hz, p99 interval error < 100 ms | ${atLeast(ended?.reference, f.value)} | bare undici poller (own process): ${atLeast(ended?.bare, f.baseline.value)} | ${n(f.ratio, 3)} | ${f.target.text}: ${verdict} |`;
+    }
     case 'webhook-deliveries-sustained':
       return `| webhook deliveries/s sustained, all answered 200, 0 lost, 0 dead | ${n(f.value)}/s${range(f.rounds.value)} | k6 straight to the sink: ${n(f.baseline.value)}/s${range(f.rounds.baseline)} | ${n(f.ratio, 3)} | ${f.target.text}: ${verdict} |`;
     case 'message-path-added-latency':
@@ -57,7 +61,9 @@ function costRow(f: BenchFigure): string {
 /** The generated block: machine, runs, the table of figures and targets, and the costs (CPU per operation, RSS, load generator share). */
 export function benchBlock(b: BenchFile, full: boolean): string {
   const m = b.machine;
-  const runs = [...new Set(b.figures.map((f) => `\`${f.run}\` (${f.date.slice(0, 16).replace('T', ' ')} UTC, load average ${f.loadAverage?.[0] ?? '?'})`))];
+  const firstOfRun = new Map<string, BenchFigure>();
+  for (const f of b.figures) if (!firstOfRun.has(f.run)) firstOfRun.set(f.run, f);
+  const runs = [...firstOfRun.values()].map((f) => `\`${f.run}\` (${f.date.slice(0, 16).replace('T', ' ')} UTC, load average ${f.loadAverage?.[0] ?? '?'})`);
   const lines = [
     BEGIN,
     `Measured with \`npx ces bench\` (runs ${runs.join(', ')}) on ${m.cpus} vCPU ${String(m.cpuModel).trim()}, ${m.memoryGiB} GiB, ${m.os}, Node ${m.node}, ${String(m.k6).split(' ').slice(0, 2).join(' ')}. Each figure is the median of its rounds (spread in brackets); ratios are against baselines measured in the same run.`,
