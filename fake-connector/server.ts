@@ -11,6 +11,7 @@ import { check } from '../lib/schemas.js';
 import { LIMITS } from '../lib/limits.js';
 import { cardPng } from './image.js';
 import { PollIntervals } from './intervals.js';
+import { installErrorHandling, plainShape } from '../lib/http-errors.js';
 import { asVersion, CONNECTOR_VERSIONS, type ConnectorVersion } from './versions.js';
 
 export interface FakeConnectorOptions {
@@ -158,6 +159,8 @@ export async function startFakeConnector(opts: FakeConnectorOptions): Promise<Fa
   state.version = opts.version ?? 'v1';
   const png = cardPng();
   const app = Fastify({ https: { cert: opts.tls.cert, key: opts.tls.key }, bodyLimit: 1024 * 1024 });
+  // Errors in one documented shape ({error, message}), 405 + Allow on known paths, nothing internal in 5xx answers.
+  installErrorHandling(app, { shape: plainShape });
   // Signatures are over the raw bytes: keep them.
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => done(null, body));
   app.addContentTypeParser('*', { parseAs: 'string' }, (_req, body, done) => done(null, body));

@@ -19,6 +19,7 @@ step "conformance run against the reference implementation" node bin/ces.js test
 # One Playwright run; 6 lanes = 6 workers, each with its own embedded stack whose deviation it switches between checks.
 step "self-test: every deviation is caught" node bin/ces.js selftest --no-baseline --parallel 6
 step "load smoke: every k6 scenario for a few seconds" bash load/smoke.sh
+step "fuzz: generated REST and GraphQL requests against the reference implementation (60 s after a floor of 40 cases per operation)" node bin/ces.js fuzz --budget 60s --seed 20261123
 printf '\n'
 for f in "${failures[@]}"; do echo "FAILED: $f"; done
 echo "steps: $passed passed, $failed failed"

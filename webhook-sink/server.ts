@@ -7,6 +7,7 @@ import { verify, type SignatureVerdict } from '../lib/signature.js';
 import { guardRoutes, newControlToken } from '../lib/control-auth.js';
 import { check } from '../lib/schemas.js';
 import { allSchemas } from '../lib/schemas.js';
+import { installErrorHandling, plainShape } from '../lib/http-errors.js';
 
 export interface WebhookSinkOptions {
   tls: Pem; secret: string; port?: number; host?: string;
@@ -135,6 +136,8 @@ function filterFromQuery(q: Record<string, unknown>): DeliveryFilter {
 
 export async function startWebhookSink(opts: WebhookSinkOptions): Promise<RunningSink> {
   const app = Fastify({ https: { cert: opts.tls.cert, key: opts.tls.key }, bodyLimit: 1024 * 1024 });
+  // Errors in one documented shape ({error, message}), 405 + Allow on known paths, nothing internal in 5xx answers.
+  installErrorHandling(app, { shape: plainShape });
   // Nobody but the harness may reprogram the judge: every control route requires the token.
   const controlToken = opts.controlToken ?? newControlToken();
   guardRoutes(app, '/_control', controlToken, 'the webhook sink control API');

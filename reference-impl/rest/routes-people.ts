@@ -7,7 +7,7 @@ import type { OpenApiRoute } from './openapi.js';
 import { nextOperatorId } from './people/operator-ids.js';
 import * as R from './people/resources.js';
 import { clientRow, clientRows } from './people/tenant.js';
-import { operatorWrite, bodyObject } from './people/operator-write.js';
+import { operatorWrite, bodyObject, CREATE_REQUIRED } from './people/operator-write.js';
 import { liveResource, liveRow, liveRowsOf, isAvailable, parseLiveBody, applyLive } from './people/live.js';
 
 /** Route metadata for the OpenAPI document (format: see openapi.ts). */
@@ -79,7 +79,7 @@ export default function peopleRoutes(app: FastifyInstance): void {
     const q = parseList(req, names(OPERATOR_FILTERS));
     return listAnswer(clientRows(req, 'operator'), q, OPERATOR_FILTERS, (r, full) => R.operator(ces, r, full));
   });
-  app.post('/operator', doc({ summary: 'Create an operator', body: 'rest/operator-write.json', response: 'rest/operator.json' }), async (req, reply) => {
+  app.post('/operator', doc({ summary: 'Create an operator', body: 'rest/operator-write.json', bodyRequired: CREATE_REQUIRED, response: 'rest/operator.json' }), async (req, reply) => {
     const cols = operatorWrite(req, 'create');
     const now = ces.clock.now();
     const id = ces.db.transaction(() => {
