@@ -34,4 +34,10 @@ export function guardRoutes(app: FastifyInstance, prefix: string, token: string,
     route.onRequest = own ? [hook, ...(Array.isArray(own) ? own : [own])] : [hook];
   });
 }
-// The caller's side is suites/fixtures/sim.ts `harnessAuth`: the simulation driver and the partner controls send the token.
+
+/** The caller's side: `{authorization}` for a URL under the target's sim_url or a fake's `/_control`, else nothing. */
+export function controlAuthHeader(target: { sim_url?: string; sim_token?: string; connector_url?: string; sink_url?: string }, url: string): Record<string, string> {
+  if (!target.sim_token) return {};
+  const under = (base: string | undefined, sub = '') => !!base && (url === base + sub || url.startsWith(base + sub + '/') || url.startsWith(base + sub + '?'));
+  return under(target.sim_url) || under(target.connector_url, '/_control') || under(target.sink_url, '/_control') ? { authorization: `Bearer ${target.sim_token}` } : {};
+}

@@ -4,6 +4,7 @@ import { GraphQLError, type GraphQLSchema } from 'graphql';
 import { createHandler } from 'graphql-http/lib/use/fastify';
 import { buildCesSchema, ERROR_CODES, type GqlContext, type SchemaVariant } from './schema.js';
 import { costLimitRule, depthLimitRule, noIntrospectionRule, noMutationRule } from './rules.js';
+import { parseWithinLimits } from './document-limits.js';
 import { bearerOf, verifyToken, type TokenOwner } from '../auth/tokens.js';
 
 const GRAPHQL_RESPONSE = 'application/graphql-response+json';
@@ -30,6 +31,8 @@ const area: FastifyPluginAsync = async (app) => {
   const owners = new WeakMap<object, TokenOwner>();
 
   const handler = createHandler<GqlContext>({
+    // Nesting, aliases, fragments and tokens are counted in one linear pass before graphql-js' recursive parser runs (issue 14, item 7).
+    parse: parseWithinLimits,
     // Deviations that change the schema's shape pick a variant per request (they can be switched at run time).
     schema: () => schemaFor({
       projectsAsList: ces.deviations.has('graphql-projects-not-connection'),
@@ -89,7 +92,12 @@ const area: FastifyPluginAsync = async (app) => {
       owners.set(req, owner);
     },
     // Deviation: the media type is always application/json (GQL-ERR-02).
-    onSend: async (_req, reply, payload) => {
+    onSend: async (req, reply, payload) => {
+      // graphql-http refuses other media types with an empty 415: say what is accepted (issue 14, item 7).
+      if (reply.statusCode === 415 && (payload === null || payload === undefined || payload === '')) {
+        reply.header('content-type', `${answerType(req.headers.accept)}; charset=utf-8`);
+        return JSON.stringify({ errors: [{ message: `Unsupported content type '${req.headers['content-type'] ?? ''}': POST a body of type application/json ({"query": ..., "variables": ...}), or GET with query parameters.`, extensions: { code: ERROR_CODES.badRequest } }] });
+      }
       if (ces.deviations.has('graphql-wrong-content-type')) reply.header('content-type', 'application/json; charset=utf-8');
       // Deviation: answers are labelled text/plain (GQL-HTTP-01).
       if (ces.deviations.has('graphql-response-not-json')) reply.header('content-type', 'text/plain; charset=utf-8');

@@ -2,6 +2,8 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { clientFromRequest, type ClientRow } from '../auth/api-key.js';
 import { RestFail, forbidden } from './envelope.js';
+import { installErrorHandling, uriLimitHook } from '../../lib/http-errors.js';
+import { LIMITS } from '../../lib/limits.js';
 import { REST_BASES, type Platform } from './request.js';
 import peopleRoutes from './routes-people.js';
 import activityRoutes from './routes-activity.js';
@@ -10,8 +12,20 @@ import { RouteRegistry, collectRoutes, openapiRoute } from './openapi.js';
 const scope = (platform: Platform, registry: RouteRegistry): FastifyPluginAsync => async (app) => {
   // Before any route: the OpenAPI collector must see every route of this scope.
   collectRoutes(app, registry);
+  installErrorHandling(app, {
+    shape: (status, message) => ({ meta: { status: status === 403 || status >= 500 ? 'error' : 'fail', message } }),
+    accepted: 'application/json or application/x-www-form-urlencoded',
+    rewrite: (status, body) => {
+      const b = body as { meta: { status: string; message: string } };
+      if (app.ces.deviations.has('rest-forbidden-text') && b.meta.status === 'error' && status === 403) b.meta.message = 'Access denied';
+      if (app.ces.deviations.has('rest-unknown-id-text') && status === 404) b.meta.message = b.meta.message.replace(/^Unknown '([^']+)' with 'id' (.+)\.$/, '$1 $2 not found');
+      return b;
+    },
+  });
   app.decorateRequest('client', null as unknown as ClientRow);
   app.decorateRequest('platform', platform);
+  // A URI over the limit is refused before anything reads it, authentication included (it reveals nothing).
+  app.addHook('onRequest', uriLimitHook(LIMITS.restUriMaxChars));
   app.addHook('onRequest', async (req) => {
     req.platform = platform;
     if (platform === 'ha' && app.ces.deviations.has('rest-ha-base-missing')) throw new RestFail(404, `Unknown route ${req.method} ${req.url.split('?')[0]}.`);
@@ -20,23 +34,6 @@ const scope = (platform: Platform, registry: RouteRegistry): FastifyPluginAsync 
     if (!client) throw forbidden();
     req.client = client;
   });
-  app.setErrorHandler((err, req, reply) => {
-    if (err instanceof RestFail) {
-      const body = err.body();
-      if (app.ces.deviations.has('rest-forbidden-text') && err.status === 'error') body.meta.message = 'Access denied';
-      if (app.ces.deviations.has('rest-unknown-id-text') && err.statusCode === 404) body.meta.message = body.meta.message.replace(/^Unknown '([^']+)' with 'id' (.+)\.$/, '$1 $2 not found');
-      return reply.code(err.statusCode).send(body);
-    }
-    const e = err as { statusCode?: number; code?: string; message: string };
-    const status = e.statusCode && e.statusCode >= 400 && e.statusCode < 500 ? e.statusCode : 500;
-    if (status === 500) req.log.error(err);
-    const message = status === 415 ? `Unsupported content type '${req.headers['content-type'] ?? ''}': send application/json or application/x-www-form-urlencoded.`
-      : status === 413 ? 'Request body too large.'
-      : status === 400 && e.code === 'FST_ERR_CTP_INVALID_JSON_BODY' ? `Invalid JSON body: ${e.message}`
-      : status === 500 ? 'Internal error.' : e.message;
-    return reply.code(status).send({ meta: { status: status === 500 ? 'error' : 'fail', message } });
-  });
-  app.setNotFoundHandler((req, reply) => reply.code(404).send({ meta: { status: 'fail', message: `Unknown route ${req.method} ${req.url.split('?')[0]}.` } }));
   openapiRoute(app, registry);
   peopleRoutes(app);
   activityRoutes(app);
