@@ -15,7 +15,7 @@ test('the target stops answering mid-run: exit 2, the remaining checks NOT JUDGE
   const ready = path.join(dir, 'ready.json');
   const serve = spawn(process.execPath, [CES, 'serve', '--ready-file', ready], { cwd: ROOT, stdio: 'ignore' });
   try {
-    const deadline = Date.now() + 30_000;
+    const deadline = Date.now() + 60_000;
     while (!fs.existsSync(ready) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
     const r = JSON.parse(fs.readFileSync(ready, 'utf8'));
     const target = path.join(dir, 'target.json');
