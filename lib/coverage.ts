@@ -64,7 +64,7 @@ export function coverageOf(checks: CoverageCheck[], verdicts: CoverageVerdict[])
 
 /** The terminal lines of a coverage: judged, skipped per lacking part with what to expose, not run. */
 export function coverageLines(c: Coverage): string[] {
-  const out = [`coverage: ${c.judged} of ${c.total} clauses judged; ${c.unjudged.length - c.notRun.length} skipped or not judged; ${c.notRun.length} not run (a clause lacking several parts counts under each):`];
+  const out = [`coverage: ${c.judged} of ${c.total} clauses judged; ${c.unjudged.length - c.notRun.length} skipped or not judged; ${c.notRun.length} not run${c.byPart.length ? ' (a clause lacking several parts counts under each):' : ''}`];
   for (const p of c.byPart) out.push(`  ${p.clauses.length} skipped: target lacks ${p.lacks}. To get them judged, expose ${p.expose}.`);
   if (c.skippedOther.length) out.push(`  ${c.skippedOther.length} skipped or not judged for other reasons (e.g. ${c.skippedOther[0]!.id}: ${c.skippedOther[0]!.why.split('\n')[0]})`);
   return out;
