@@ -5,6 +5,7 @@ import { mask } from '../../lib/mask.js';
 import { connectorSettings, missingUrl, type ConnectorCheckSettings } from '../../check/settings.js';
 import { ConnectorClient, describe as describeExchange, type Exchange } from '../../check/connector-client.js';
 import os from 'node:os';
+import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { runConversation, sharedConversation, summarizePayload, type BotSetup, type ConversationRun } from '../../check/conversation.js';
 import { attachSequence, type SequenceCall } from '../evidence.js';
@@ -118,8 +119,10 @@ export const test = base.extend<{ connector: ConnectorCheckSettings; client: Con
         const agent = agentFor(target.ca_file);
         // The conversation is also saved as a transcript (transcripts/from-check.ts; `--record DIR` keeps a copy).
         const play = () => runConversation(new ConnectorClient(s, (req) => http(req, agent), hooks(s, target.ca_file, false)), s.script).then((r) => { saveCheckConversation(r, s); return r; });
-        // Workers of one run share their parent, the Playwright runner: its pid keys the run's conversation.
-        run = sharedConversation(path.join(process.env.CES_RUN_DIR ?? os.tmpdir(), 'check'), String(process.ppid), play, CONVERSATION_DEADLINE_MS);
+        // Workers of one run share their parent, the Playwright runner: its pid keys the run's conversation; the connector URL
+        // too, as `ces test` may give each worker its own embedded stack (CES_TARGETS), hence its own connector.
+        const key = `${process.ppid}-${createHash('sha256').update(s.url).digest('hex').slice(0, 12)}`;
+        run = sharedConversation(path.join(process.env.CES_RUN_DIR ?? os.tmpdir(), 'check'), key, play, CONVERSATION_DEADLINE_MS);
       }
       const played = await run;
       stopIfPartnerDown();
