@@ -37,5 +37,8 @@ export function rerunCommand(clause: string): string {
   const secret = unsigned ? ' --unsigned' : ' --secret "$CES_SECRET"';
   const script = connector && env(CHECK_ENV.script) ? ` --script ${shq(env(CHECK_ENV.script)!)}` : '';
   const conv = connector && env(CHECK_ENV.conversations) ? ` --conversations ${env(CHECK_ENV.conversations)}` : '';
-  return `npx ces check ${connector ? 'connector' : 'webhook-receiver'} ${shq((connector ?? receiver)!)}${secret}${ca}${script}${conv} --only ${clause}`;
+  // The same identity as the run: its idConnectorVersion, website and language.
+  const same = connector ? [['connector-version', CHECK_ENV.connectorVersion], ['website', CHECK_ENV.website], ['language', CHECK_ENV.language]]
+    .filter(([, k]) => env(k!)).map(([o, k]) => ` --${o} ${shq(env(k!)!)}`).join('') : '';
+  return `npx ces check ${connector ? 'connector' : 'webhook-receiver'} ${shq((connector ?? receiver)!)}${secret}${ca}${same}${script}${conv} --only ${clause}`;
 }
