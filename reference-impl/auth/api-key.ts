@@ -26,8 +26,8 @@ export function presentedKey(req: FastifyRequest): string | null {
 const digest = (s: string) => createHash('sha256').update(s).digest();
 
 /** The client owning the presented key; keys are compared in constant time (over digests, so lengths do not leak). */
-export function clientFromRequest(ces: ServiceContext, req: FastifyRequest): ClientRow | null {
-  const key = presentedKey(req);
+export function clientFromRequest(ces: ServiceContext, req: FastifyRequest, keyOf: (req: FastifyRequest) => string | null = presentedKey): ClientRow | null {
+  const key = keyOf(req);
   if (!key) return null;
   const want = digest(key);
   const rows = ces.db.prepare('SELECT * FROM clients').all() as ClientRow[];

@@ -3,6 +3,8 @@ import type { FastifyPluginAsync } from 'fastify';
 import { clientFromRequest, type ClientRow } from '../auth/api-key.js';
 import { RestFail, forbidden } from './envelope.js';
 import { REST_BASES, type Platform } from './request.js';
+import { resourceOf } from './list.js';
+import { applyEdits } from '../../lib/json-edit.js';
 import peopleRoutes from './routes-people.js';
 import activityRoutes from './routes-activity.js';
 import { RouteRegistry, collectRoutes, openapiRoute } from './openapi.js';
@@ -14,18 +16,23 @@ const scope = (platform: Platform, registry: RouteRegistry): FastifyPluginAsync 
   app.decorateRequest('platform', platform);
   app.addHook('onRequest', async (req) => {
     req.platform = platform;
-    if (platform === 'ha' && app.ces.deviations.has('rest-ha-base-missing')) throw new RestFail(404, `Unknown route ${req.method} ${req.url.split('?')[0]}.`);
+    const policy = app.ces.deviations.policy.rest;
+    if (platform === 'ha' && !policy.haBaseServed) throw new RestFail(404, `Unknown route ${req.method} ${req.url.split('?')[0]}.`);
     // Every route, including unknown ones, needs a valid key: nothing is revealed to anonymous callers.
-    const client = app.ces.deviations.has('rest-auth-basic-ignored') && /^basic/i.test(req.headers.authorization ?? '') ? null : clientFromRequest(app.ces, req);
+    const client = clientFromRequest(app.ces, req, policy.presentedKey);
     if (!client) throw forbidden();
     req.client = client;
   });
+  // The response seam: deviations at `rest.response` edit answers (JSON edits per resource, fixtures/deviations/rest*.json).
+  app.addHook('onSend', async (req, reply, payload) => {
+    const resource = resourceOf(req);
+    const edits = [...app.ces.deviations.edits('rest.response', resource), ...app.ces.deviations.edits('rest.response', `${req.method} ${resource}`)];
+    if (!edits.length || typeof payload !== 'string' || !String(reply.getHeader('content-type') ?? '').includes('json')) return payload;
+    return JSON.stringify(applyEdits(JSON.parse(payload), edits));
+  });
   app.setErrorHandler((err, req, reply) => {
     if (err instanceof RestFail) {
-      const body = err.body();
-      if (app.ces.deviations.has('rest-forbidden-text') && err.status === 'error') body.meta.message = 'Access denied';
-      if (app.ces.deviations.has('rest-unknown-id-text') && err.statusCode === 404) body.meta.message = body.meta.message.replace(/^Unknown '([^']+)' with 'id' (.+)\.$/, '$1 $2 not found');
-      return reply.code(err.statusCode).send(body);
+      return reply.code(err.statusCode).send(err.body());
     }
     const e = err as { statusCode?: number; code?: string; message: string };
     const status = e.statusCode && e.statusCode >= 400 && e.statusCode < 500 ? e.statusCode : 500;

@@ -1,7 +1,6 @@
 // What every REST route reads from a request: the base it came through, the key's client, numeric path ids.
 import type { FastifyRequest } from 'fastify';
 import type { ClientRow } from '../auth/api-key.js';
-import { badRequest } from './envelope.js';
 
 export type Platform = 'sd' | 'ha';
 export const REST_BASES: Record<Platform, string> = { sd: '/api/2', ha: '/ha/api/2' };
@@ -13,8 +12,7 @@ declare module 'fastify' {
 /** The numeric id of a path parameter, or a 400 fail naming the resource. */
 export function idParam(req: FastifyRequest, resource: string, name = 'id'): number {
   const raw = (req.params as Record<string, string>)[name] ?? '';
-  if (!/^\d+$/.test(raw) && req.server.ces.deviations.has('rest-bad-id-500')) throw new Error(`cannot read id ${raw}`);
-  if (!/^\d+$/.test(raw)) throw badRequest(`'${name}' of ${resource} must be a positive integer (got ${JSON.stringify(raw)}).`);
+  if (!/^\d+$/.test(raw)) throw req.server.ces.deviations.policy.rest.badIdError(name, resource, raw);
   return Number(raw);
 }
 
