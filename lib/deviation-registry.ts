@@ -36,8 +36,8 @@ export interface DeviationEntry {
   set?: Record<string, unknown>;
   /** JSON edits (response/request seams). */
   edits?: JsonEdit[];
-  /** Scope of the edits: a route, endpoint or event kind. */
-  where?: string;
+  /** Scope of the edits: a REST resource (`tag`, `DELETE operator`), a connector endpoint or webhook event kinds. */
+  where?: string | string[];
 }
 
 /** Problems of one entry (unknown seam, malformed edits, nothing to do); empty when well-formed. */

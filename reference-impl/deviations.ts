@@ -11,8 +11,6 @@ export class Deviations {
   constructor(ids: string[] = []) { this.set(ids); }
 
   list(): string[] { return this.on.map((d) => d.id); }
-  /** Transitional: code not yet moved to a seam. */
-  has(id: string): boolean { return this.on.some((d) => d.id === id); }
 
   /** Replaces the active set; throws on an id not in the catalogue, so a typo never silently tests nothing. Nothing changes on a throw. */
   set(ids: string[]): void {
@@ -30,7 +28,7 @@ export class Deviations {
 
   /** The JSON edits active at a seam (e.g. `rest.response`), those scoped to `where` (a route, endpoint or event kind) included. */
   edits(seam: string, where?: string): JsonEdit[] {
-    return this.on.filter((d) => d.seam === seam && (!d.where || d.where === where)).flatMap((d) => d.edits ?? []);
+    return this.on.filter((d) => d.seam === seam && (d.where === undefined || [d.where].flat().includes(where ?? ''))).flatMap((d) => d.edits ?? []);
   }
 }
 

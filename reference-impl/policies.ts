@@ -2,6 +2,11 @@
 import type { DeviationEntry } from '../lib/deviation-registry.js';
 import { AUTH_POLICY } from './auth/policy.js';
 import { REST_POLICY } from './rest/policy.js';
+import { GRAPHQL_POLICY } from './graphql/policy.js';
+import { CONSOLE_POLICY } from './console/policy.js';
+import { WEBHOOKS_POLICY } from './webhooks/policy.js';
+import { PLATFORM_POLICY } from './platform/policy.js';
+import { BOTS_POLICY } from './bots/policy.js';
 
 /** An area's policy: its defaults, and for fields that are functions, the named variants a deviation may pick. */
 export interface PolicyModule<T extends object> { defaults: T; variants: { [K in keyof T]?: Record<string, T[K]> } }
@@ -9,6 +14,11 @@ export interface PolicyModule<T extends object> { defaults: T; variants: { [K in
 const MODULES = {
   auth: AUTH_POLICY,
   rest: REST_POLICY,
+  graphql: GRAPHQL_POLICY,
+  console: CONSOLE_POLICY,
+  webhooks: WEBHOOKS_POLICY,
+  platform: PLATFORM_POLICY,
+  bots: BOTS_POLICY,
 } as const;
 
 export type Policies = { readonly [A in keyof typeof MODULES]: Readonly<(typeof MODULES)[A]['defaults']> };

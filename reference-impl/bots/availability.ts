@@ -23,7 +23,7 @@ export class AvailabilityPoller {
     const tick = () => {
       if (this.stopped || this.bots.get(operatorId) !== p) return;
       // Fixed rate (no drift): the next poll is one period after the previous one was due, whatever the answer time.
-      const period = this.ces.deviations.has('bots-poll-2s') ? 2 * LIMITS.availabilityPollMs : LIMITS.availabilityPollMs;
+      const period = this.ces.deviations.policy.bots.availabilityPollMs;
       next += period;
       p.timer = setTimeout(tick, Math.max(0, next - performance.now()));
       p.timer.unref?.();
@@ -57,8 +57,7 @@ export class AvailabilityPoller {
         timeoutMs: LIMITS.configEndpointTimeoutMs, schema: 'connector/availability-strategies.json', operatorId,
       });
       if (res.ok) { p.lastOkAt = performance.now(); p.strategies = res.json; p.available = evaluateStrategies(this.ces, operatorId, res.json); p.lastError = undefined; }
-      else if (this.ces.deviations.has('bots-stale-availability')) { p.lastOkAt = performance.now(); p.lastError = res.reason; }
-      else { p.available = false; p.lastError = res.reason; }
+      else { p.available = this.ces.deviations.policy.bots.availableAfterFailedPoll(p.available); p.lastError = res.reason; }
     } catch (e) {
       p.available = false; p.lastError = String(e);
     } finally {
@@ -70,7 +69,7 @@ export class AvailabilityPoller {
   isAvailable(operatorId: number): boolean {
     const p = this.bots.get(operatorId);
     if (!p || !p.lastOkAt) return false;
-    if (performance.now() - p.lastOkAt > LIMITS.botAvailabilityStaleMs && !this.ces.deviations.has('bots-stale-availability')) return false;
+    if (performance.now() - p.lastOkAt > this.ces.deviations.policy.bots.availabilityStaleMs) return false;
     return p.available;
   }
 
@@ -90,13 +89,14 @@ export function evaluateStrategies(ces: ServiceContext, operatorId: number, stra
     const rule = own.has(id) ? distributionRule(ces, bot.client_id, id) : undefined;
     return rule ? availableOperatorsOfRule(ces, rule).length > 0 : false;
   };
+  const policy = ces.deviations.policy.bots;
   return strategies.every((s) => {
     const rules = s.distributionRulesToCheck ?? [];
     switch (s.strategy) {
-      case 'atLeastOne': return ces.deviations.has('bots-atleastone-as-all') ? rules.length > 0 && rules.every(ruleHasOperator) : rules.some(ruleHasOperator);
-      case 'all': return ces.deviations.has('bots-all-as-atleastone') ? rules.some(ruleHasOperator) : rules.length > 0 && rules.every(ruleHasOperator);
-      case 'notAvailable': return ces.deviations.has('bots-notavailable-as-available');
-      case 'customAvailability': return s.availability === true || ces.deviations.has('bots-custom-availability-ignored');
+      case 'atLeastOne': return policy.atLeastOne(rules, ruleHasOperator);
+      case 'all': return policy.all(rules, ruleHasOperator);
+      case 'notAvailable': return policy.notAvailable();
+      case 'customAvailability': return policy.customAvailability(s.availability);
       default: return false;
     }
   });

@@ -86,7 +86,7 @@ export const F = {
   /** Integer equality on a column. */
   int: (col: string): FilterFn => (row, v) => row[col] === intValue(col, v),
   /** String match with `*` wildcards. */
-  text: (col: string): FilterFn => (row, v, q) => wildcard(v, q ? !q.policy.wildcardFilters : false)(row[col]),
+  text: (col: string): FilterFn => (row, v, q) => (q ? q.policy.textMatcher(v) : wildcard(v))(row[col]),
   /** An integer contained in a list column. */
   listHas: (col: string, name = col): FilterFn => (row, v) => asList(row[col]).includes(intValue(name, v)),
   /** Any of a comma list of integers contained in a list column. */

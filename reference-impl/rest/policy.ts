@@ -7,6 +7,11 @@ import type { PolicyModule } from '../policies.js';
 import { presentedKey } from '../auth/api-key.js';
 import { badRequest, TEXT } from './envelope.js';
 import { wellFormed, type HistoryEntry } from './activity/history.js';
+import { bounds } from './activity/period.js';
+import { wildcard } from './list.js';
+
+/** A plausible e-mail address (REST-OPW: 'email' must be valid). */
+export const EMAIL = /^[^\s@]+@[^\s@.]+(\.[^\s@.]+)+$/;
 
 type Row = Record<string, any>;
 const throwIt = (e: Error): never => { throw e; };
@@ -22,8 +27,8 @@ const defaults = {
   pageStart: (page: number, limit: number, _matching: number): number => (page - 1) * limit,
   /** `pagination.count`: every matching item. */
   paginationCount: (matching: number, _onPage: number): number => matching,
-  /** Whether `*` in a text filter is a wildcard. */
-  wildcardFilters: true as boolean,
+  /** The matcher of a text filter value (`*` is a wildcard). */
+  textMatcher: (pattern: string): ((s: unknown) => boolean) => wildcard(pattern),
   /** Filters validated but not applied, as `<resource> <filter>` (none). */
   ignoredFilters: [] as string[],
   /** The API key a request presents (header, `key=` or HTTP Basic user: exactly one way). */
@@ -42,12 +47,12 @@ const defaults = {
   createdStatus: 201,
   /** Form lists (`x[]=`) are read. */
   formListKey: (key: string): string | null => key,
-  emailChecked: true as boolean,
+  emailValid: (email: string): boolean => EMAIL.test(email),
   operatorErrors: (errors: string[]): string => errors.join(' '),
-  /** `connected=0` must be the sole field of a live change. */
-  connectedSole: true as boolean,
+  /** `connected=0` must be the sole field of a live change: refuses it with the other fields given. */
+  connectedAlone: (others: string[]): void => (others.length ? throwIt(badRequest(`'connected=0' must be the sole field; it cannot be combined with ${others.join(', ')}.`)) : undefined),
   /** A live change creates the live row of an operator who never logged in. */
-  createsLiveRow: true as boolean,
+  ensureLiveRow: (db: Db, operatorId: number): void => { db.prepare('INSERT INTO operator_live (operator_id, connected, chat_available, call_available, video_available) VALUES (?, 0, 0, 0, 0)').run(operatorId); },
   liveChannelText: (available: boolean, channel: string): string => TEXT.liveChannel(available, channel),
   /** Without `connected=0`, /operator/live lists the operators available on some channel. */
   liveListed: (r: Row, available: boolean): boolean => available,
@@ -66,8 +71,8 @@ const defaults = {
   toEdge: (_raw: string): 'start' | 'end' => 'end',
   /** Whether a record at `at` is inside a `to` bound (inclusive). */
   beforeTo: (at: number, to: number): boolean => at <= to,
-  /** Whether a malformed date filter is refused (else ignored). */
-  dateFiltersChecked: true as boolean,
+  /** The bounds of date filters; a malformed date is refused (400). */
+  dateBounds: (filters: Record<string, string>): { from?: number; to?: number } => bounds(filters),
   // ---- statistics ----
   removedIndicator: (name: string, removed: readonly string[]): void => throwIt(badRequest(`Indicator '${name}' is no longer served by the REST API (removed satisfaction indicators: ${removed.join(', ')}).`)),
   unknownIndicator: (name: string, accepted: readonly string[]): void => throwIt(badRequest(`Unknown indicator '${name}'. Accepted indicators: ${accepted.join(', ')}.`)),
@@ -89,6 +94,11 @@ export const REST_POLICY: PolicyModule<typeof defaults> = {
   defaults,
   variants: {
     fullShown: { never: () => false },
+    textMatcher: { literal: (pattern) => wildcard(pattern, true) },
+    emailValid: { any: () => true },
+    connectedAlone: { unchecked: () => undefined },
+    ensureLiveRow: { none: () => undefined },
+    dateBounds: { lenient: (filters) => { try { return bounds(filters); } catch { return {}; } } },
     pageStart: { 'last-page-again': (page, limit, matching) => ((page - 1) * limit >= matching && matching > 0 ? Math.floor((matching - 1) / limit) * limit : (page - 1) * limit) },
     paginationCount: { 'page-only': (_m, onPage) => onPage },
     presentedKey: { 'no-basic': (req) => (/^basic/i.test(req.headers.authorization ?? '') ? null : presentedKey(req)) },

@@ -45,9 +45,7 @@ export function parseLiveBody(req: FastifyRequest, body: Record<string, unknown>
   if (!Object.keys(flat).length) throw badRequest(`The body names no field: send chat[available], call[available], video[available] (1 or 0), or connected=0 alone.`);
   if ('connected' in flat) {
     if (flat.connected !== 0 && flat.connected !== '0') throw badRequest(`'connected' accepts only 0 (got ${JSON.stringify(flat.connected)}).`);
-    if (Object.keys(flat).length > 1 && req.server.ces.deviations.policy.rest.connectedSole) {
-      throw badRequest(`'connected=0' must be the sole field; it cannot be combined with ${Object.keys(flat).filter((k) => k !== 'connected').join(', ')}.`);
-    }
+    req.server.ces.deviations.policy.rest.connectedAlone(Object.keys(flat).filter((k) => k !== 'connected'));
     return { kind: 'disconnect' };
   }
   const set: Array<[LiveChannel, boolean]> = [];
@@ -69,7 +67,7 @@ export function applyLive(req: FastifyRequest, op: Row, change: LiveChange): { m
   const ces = req.server.ces;
   const before = liveRow(ces, op.id);
   const policy = ces.deviations.policy.rest;
-  if (!before && policy.createsLiveRow) ces.db.prepare('INSERT INTO operator_live (operator_id, connected, chat_available, call_available, video_available) VALUES (?, 0, 0, 0, 0)').run(op.id);
+  if (!before) policy.ensureLiveRow(ces.db, op.id);
   const connectedBefore = !!before?.connected;
   if (change.kind === 'disconnect') {
     ces.db.prepare('UPDATE operator_live SET connected = 0, chat_available = 0, call_available = 0, video_available = 0 WHERE operator_id = ?').run(op.id);

@@ -9,7 +9,6 @@ import type { Row } from '../list.js';
 
 const PRIORITIES = [0, 10];
 const OLD_ROLES = ['operator', 'manager', 'admin'];
-const EMAIL = /^[^\s@]+@[^\s@.]+(\.[^\s@.]+)+$/;
 
 type Kind = 'string' | 'string?' | 'bool' | 'int' | 'priority' | 'list:string' | 'list:int' | 'int?';
 /** Writable fields and their kinds; the stored column has the same name (lists are JSON arrays). */
@@ -88,7 +87,7 @@ export function operatorWrite(req: FastifyRequest, mode: 'create' | 'update', cu
     cols[field] = r.value;
   }
   const policy = req.server.ces.deviations.policy.rest;
-  if (typeof cols.email === 'string' && !EMAIL.test(cols.email) && policy.emailChecked) errors.push(`'email' must be a valid e-mail address (got ${JSON.stringify(cols.email)}).`);
+  if (typeof cols.email === 'string' && !policy.emailValid(cols.email)) errors.push(`'email' must be a valid e-mail address (got ${JSON.stringify(cols.email)}).`);
   if (Array.isArray(cols.roles)) {
     const bad = (cols.roles as string[]).filter((r) => !(ROLES as readonly string[]).includes(r));
     if (bad.length) errors.push(`'roles' accepts ${ROLES.join(', ')} (got ${bad.join(', ')}).`);
