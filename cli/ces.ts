@@ -27,7 +27,9 @@ const cli = yargs(hideBin(process.argv))
   .epilogue('Exit codes: 0 every MUST check passed; 1 a MUST check failed; 2 usage or setup error.')
   .fail((msg, err, y) => {
     if (err && !(err instanceof UsageError)) throw err;
-    console.error(`ces: ${msg ?? err?.message}\n`);
+    // A set-up error of a command (bad target, refused key) is one message; only a misuse of the options shows the usage.
+    if (err) { console.error(`ces: ${err.message}`); process.exit(2); }
+    console.error(`ces: ${msg}\n`);
     console.error(y.help().toString().split('\n').slice(0, 3).join('\n'));
     console.error('\nRun with --help for every option.');
     process.exit(2);

@@ -9,7 +9,7 @@ import { UsageError } from './usage.js';
 
 export interface ResolvedTarget { target: Target; file: string; stack?: Stack; close(): Promise<void> }
 
-export async function resolveTarget(opts: { target?: string; deviate?: string[]; runDir: string; seed?: number }): Promise<ResolvedTarget> {
+export async function resolveTarget(opts: { target?: string; deviate?: string[]; seed?: number; /** Not used: the target file never goes under reports/. */ runDir?: string }): Promise<ResolvedTarget> {
   if (opts.target) {
     if (opts.deviate?.length) throw new UsageError('--deviate applies to the embedded reference implementation only (omit --target)');
     try {

@@ -5,16 +5,12 @@ import { spawn } from 'node:child_process';
 import { ROOT, REPORTS } from '../lib/paths.js';
 import { readPlaywrightResults, clauseVerdicts, exitCodeOf, scrubDir, findLeaks, type CheckResult } from '../lib/results.js';
 import { addSecret, knownSecrets, mask } from '../lib/mask.js';
-import type { Target } from '../lib/target.js';
+import { targetSecrets, type Target } from '../lib/target.js';
 import { buildLanding, buildEvidence, writeRunSummary, type RunSummary } from '../lib/landing.js';
 
 /** Registers a target's keys and passwords with lib/mask.ts in this process (the suites register them in theirs). */
 export function registerTargetSecrets(target: Partial<Target>): void {
-  addSecret(target.api_key);
-  for (const k of target.api_keys ?? []) addSecret(k.key);
-  addSecret(target.user?.password);
-  for (const u of target.users ?? []) addSecret(u.password);
-  addSecret(target.sim_token);
+  for (const s of targetSecrets(target)) addSecret(s);
 }
 
 export function newRunDir(kind: string): { id: string; dir: string } {

@@ -58,7 +58,7 @@ test('mask: known secrets and their encoded forms never survive', () => {
 test('target: a missing field, a bad URL or an unknown capability is a clear error', () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ces-t-'));
   const f = path.join(dir, 't.json');
-  const good = { base_url: 'https://x', rest_base_url: 'https://x/api/2', graphql_url: 'https://x/graphql', api_key: 'k', user: { username: 'u', password: 'p' }, capabilities: ['sim'] };
+  const good = { base_url: 'https://x', rest_base_url: 'https://x/api/2', graphql_url: 'https://x/graphql', api_key: 'k', user: { username: 'u', password: 'p' }, capabilities: ['sim'], sim_url: 'https://x/sim' };
   fs.writeFileSync(f, JSON.stringify(good));
   assert.equal(loadTarget(f).api_keys[0]!.key, 'k');
   fs.writeFileSync(f, JSON.stringify({ ...good, graphql_url: undefined }));
@@ -66,7 +66,7 @@ test('target: a missing field, a bad URL or an unknown capability is a clear err
   fs.writeFileSync(f, JSON.stringify({ ...good, base_url: 'ftp://x' }));
   assert.throws(() => loadTarget(f), /base_url/);
   fs.writeFileSync(f, JSON.stringify({ ...good, capabilities: ['telepathy'] }));
-  assert.throws(() => loadTarget(f), /telepathy.*accepted: sim, platform, clock/);
+  assert.throws(() => loadTarget(f), /"capabilities\[0\]" is "telepathy" \(accepted: one of "sim", "platform", "clock"\)/);
   fs.writeFileSync(f, '{');
   assert.throws(() => loadTarget(f), /cannot read target file/);
 });

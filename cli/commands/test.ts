@@ -5,14 +5,28 @@ import { newRunDir, runPlaywright, finishRun } from '../run.js';
 import { resolveTarget } from '../embedded.js';
 import { UsageError } from '../usage.js';
 import { generateAllure } from '../allure.js';
+import { preflight, writeTokens } from '../../lib/preflight.js';
+import type { Target } from '../../lib/target.js';
 
-interface Args { target?: string; suite?: string; grep?: string; deviate: string[]; workers?: number; allure: boolean }
+/** Pre-flight of a target file: any problem stops the run (exit 2) before a clause is judged; else the users' tokens for the run. */
+export async function preflightOrStop(target: Target, file: string): Promise<{ file: string; remove(): void }> {
+  const r = await preflight(target);
+  if (r.problems.length) {
+    const [first, ...more] = r.problems;
+    throw new UsageError(`pre-flight of target ${file} failed, nothing was judged: ${first}${more.length ? `\n  also: ${more.join('\n  also: ')}` : ''}`);
+  }
+  console.log(`ces: pre-flight of ${file} passed in ${(r.ms / 1000).toFixed(1)} s (${r.checked.length} checks: URLs, keys, users, capabilities)`);
+  return writeTokens(r.tokens);
+}
+
+interface Args { target?: string; suite?: string; grep?: string; deviate: string[]; workers?: number; allure: boolean; preflight: boolean }
 
 export const testCommand: CommandModule<{}, Args> = {
   command: 'test',
   describe: 'Run the conformance suites against a target file, or against the embedded reference implementation when none is given',
   builder: (y) => y
-    .option('target', { type: 'string', describe: 'Target file (JSON: base_url, rest_base_url, graphql_url, api_key, user, ca_file, capabilities...)' })
+    .option('target', { type: 'string', describe: 'Target file (JSON Schema: fixtures/schemas/harness/target.json; `ces target init` writes one). Validated, then pre-flighted' })
+    .option('preflight', { type: 'boolean', default: true, describe: 'With --target: check first, in under 10 s, that every URL answers over trusted TLS, every key and user is accepted and every capability answers (--no-preflight: judge anyway)' })
     .option('suite', { type: 'string', describe: `Comma list of suites (${SUITES.join(', ')}); default: all` })
     .option('grep', { type: 'string', describe: 'Only checks whose title or clause tag matches this regular expression' })
     .option('deviate', { type: 'string', array: true, default: [] as string[], describe: 'Embedded target only: switch on a deviation (repeatable)' })
@@ -23,16 +37,19 @@ export const testCommand: CommandModule<{}, Args> = {
     const unknown = suites.filter((s) => !SUITES.includes(s));
     if (unknown.length) throw new UsageError(`unknown suite(s) ${unknown.join(', ')}; accepted: ${SUITES.join(', ')}`);
     if (a.grep) { try { new RegExp(a.grep); } catch (e) { throw new UsageError(`--grep is not a valid regular expression: ${(e as Error).message}`); } }
-    const run = newRunDir('test');
-    const resolved = await resolveTarget({ target: a.target, deviate: a.deviate, runDir: run.dir });
+    const resolved = await resolveTarget({ target: a.target, deviate: a.deviate });
+    let tokens: { file: string; remove(): void } | undefined;
     let code: number;
     try {
+      if (a.target && a.preflight) tokens = await preflightOrStop(resolved.target, a.target);
+      const run = newRunDir('test');
       console.log(`ces test: target ${resolved.target.base_url}${resolved.stack ? ' (embedded reference implementation)' : ''}; reports in ${run.dir}`);
-      const { checks } = await runPlaywright({ targetFile: resolved.file, runDir: run.dir, projects: suites, grep: a.grep, workers: a.workers });
+      const { checks } = await runPlaywright({ targetFile: resolved.file, runDir: run.dir, projects: suites, grep: a.grep, workers: a.workers, extraEnv: tokens ? { CES_TOKENS: tokens.file } : {} });
       if (checks.length === 0) throw new UsageError('no check ran: look at the Playwright output above (a suite failed to load, or --grep matched nothing)');
       if (a.allure) await generateAllure(run.dir);
       code = finishRun(run, 'test', resolved.target, checks);
     } finally {
+      tokens?.remove();
       await resolved.close();
     }
     process.exitCode = code;
