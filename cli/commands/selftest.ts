@@ -10,6 +10,14 @@ import type { RunSummary } from '../../lib/landing.js';
 
 interface Args { list: boolean; only?: string; area?: string; baseline: boolean; parallel: number; matrix?: string }
 
+/** `rest.policy pageMax=100000` or `rest.response [tag] data.*.amount as string`: the seam of a deviation and what it changes. */
+const seamOf = (d: Deviation): string => {
+  const e = d as Deviation & { seam?: string; set?: Record<string, unknown>; edits?: Array<Record<string, unknown>>; where?: unknown };
+  const change = e.set ? Object.entries(e.set).map(([k, v]) => `${k}=${JSON.stringify(v)}`).join(' ')
+    : (e.edits ?? []).map(({ at, ...op }) => `${at} ${Object.entries(op).map(([k, v]) => `${k} ${JSON.stringify(v)}`).join(' ')}`).join('; ');
+  return `${e.seam ?? '?'}${e.where ? ` [${[e.where].flat().join(',')}]` : ''} ${change}`;
+};
+
 /** A grep matching the clause tags exactly (REST-PAGE-01 must not match REST-PAGE-010). */
 export const clauseGrep = (ids: string[]) => `(${ids.map((id) => '@' + id.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|')})(?![\\w-])`;
 
@@ -26,7 +34,8 @@ export const selftestCommand: CommandModule<{}, Args> = {
   handler: async (a) => {
     let devs: Deviation[] = loadDeviations();
     if (a.list) {
-      for (const d of devs) console.log(`${d.id.padEnd(36)} ${d.clauses.join(',').padEnd(40)} ${d.description}`);
+      // Where each deviation acts (the recipe of docs/ARCHITECTURE.md): its seam and what it changes there.
+      for (const d of devs) console.log(`${d.id.padEnd(36)} ${d.clauses.join(',').padEnd(40)} ${seamOf(d).padEnd(48)} ${d.description}`);
       return;
     }
     if (a.only) {
