@@ -1,7 +1,6 @@
 // The durable webhook dispatcher: a SQLite outbox, one clock timer per due attempt, signed POSTs, retries +10 s / +20 s, dead letters.
 import { randomUUID } from 'node:crypto';
 import { Agent, request, type Dispatcher } from 'undici';
-import { LIMITS } from '../../lib/limits.js';
 import { sign } from '../../lib/signature.js';
 import { applyEdits } from '../../lib/json-edit.js';
 import type { ServiceContext } from '../context.js';
