@@ -2,6 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import { check } from '../lib/schemas.js';
 import { sign, SIGNATURE_HEADER } from '../lib/signature.js';
+import { HarnessError } from '../lib/verdicts.js';
 
 export interface Sample { title: string; kind: string; deprecated: boolean; body: Record<string, unknown> }
 
@@ -37,7 +38,7 @@ export function samples(): Sample[] {
 /** A sample that breaks its own schema is a harness bug, never a receiver failure: it throws before anything is sent. */
 export function assertSampleShape(s: Sample): void {
   const errors = check(`webhooks/${s.kind}.json`, s.body);
-  if (errors) throw new Error(`harness bug: sample ${s.title} does not match webhooks/${s.kind}.json: ${errors}`);
+  if (errors) throw new HarnessError(`harness bug: sample ${s.title} does not match webhooks/${s.kind}.json: ${errors}`);
 }
 
 export type SignatureMode = 'valid' | 'wrong' | 'missing';

@@ -3,7 +3,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { spawn } from 'node:child_process';
 import { ROOT } from '../lib/paths.js';
-import { scrubDir } from '../lib/results.js';
+import { checkVerdicts, readPlaywrightResults, scrubDir, type CheckResult } from '../lib/results.js';
+import { LABEL, LEGEND, type Verdict } from '../lib/verdicts.js';
 
 /** Allure 3 configuration: the "awesome" report as a single HTML file (data inlined, so file:// works without a server). */
 export function allureConfig(reportName: string): string {
@@ -13,9 +14,10 @@ export default ${JSON.stringify({ name: reportName, plugins: { awesome: { option
 }
 
 /** Builds <run>/allure-report/index.html; false (with the reason on stderr) when there are no results or Allure fails. */
-export async function generateAllure(runDir: string, reportName = `CES conformance — ${path.basename(runDir)}`): Promise<boolean> {
+export async function generateAllure(runDir: string, reportName = `CES conformance — ${path.basename(runDir)}`, opts: { reference?: boolean } = {}): Promise<boolean> {
   const results = path.join(runDir, 'allure-results');
   if (!fs.existsSync(results) || !fs.readdirSync(results).some((f) => f.endsWith('-result.json'))) return false;
+  if (fs.existsSync(path.join(runDir, 'results.json'))) applyVerdicts(results, readPlaywrightResults(path.join(runDir, 'results.json')), opts.reference === true);
   // Allure inlines the results as base64 in its single file: they are masked first, as nothing can mask them afterwards.
   scrubDir(results);
   const config = path.join(runDir, 'allurerc.mjs');
@@ -39,4 +41,38 @@ export async function generateAllure(runDir: string, reportName = `CES conforman
 /** Allure 3's "awesome" report always embeds Google Analytics; reports here open offline and call nobody, so it goes. */
 export function withoutAnalytics(html: string): string {
   return html.replace(/<script async src="https:\/\/www\.googletagmanager\.com\/[^"]*"><\/script>\s*<script>[^<]*?gtag\([\s\S]*?<\/script>/g, '<!-- analytics removed by ces -->');
+}
+
+/** Allure's status for each verdict: HARNESS ERROR is Allure's "broken"; WARN and NOTE do not fail the run, so they pass with their label. */
+const ALLURE_STATUS: Record<Verdict, string> = { pass: 'passed', warn: 'passed', note: 'passed', fail: 'failed', 'harness-error': 'broken', skipped: 'skipped', 'not-judged': 'skipped', 'not-run': 'skipped' };
+
+/**
+ * Rewrites allure-playwright's results in the verdict vocabulary (lib/verdicts.ts): status, a `verdict` parameter and tag,
+ * the reason as status message; and writes categories.json naming the verdicts with their legend.
+ */
+export function applyVerdicts(resultsDir: string, checks: CheckResult[], reference: boolean): void {
+  const verdicts = checkVerdicts(checks, { reference });
+  for (const f of fs.readdirSync(resultsDir).filter((x) => x.endsWith('-result.json'))) {
+    const file = path.join(resultsDir, f);
+    const r = JSON.parse(fs.readFileSync(file, 'utf8'));
+    const trail: string[] = Array.isArray(r.titlePath) ? r.titlePath : [];
+    const full = [...trail, r.name].join(' › ');
+    const i = checks.findIndex((c) => c.project === trail[0] && full.endsWith(c.title));
+    if (i < 0) continue;
+    const c = checks[i]!;
+    const v = verdicts[i]!;
+    const reasons = c.outcome === 'passed' ? [...(c.warnings ?? []), ...(c.notes ?? [])] : [c.reason ?? ''];
+    r.status = ALLURE_STATUS[v];
+    r.statusDetails = { ...(r.statusDetails ?? {}), message: `${LABEL[v]}${reasons.filter(Boolean).length ? `: ${reasons.filter(Boolean).join('; ')}` : ''}` };
+    r.parameters = [...(r.parameters ?? []).filter((p: { name?: string }) => p.name !== 'verdict'), { name: 'verdict', value: LABEL[v] }];
+    r.labels = [...(r.labels ?? []), { name: 'tag', value: LABEL[v] }];
+    if (c.reproductions?.length) r.description = `${r.description ? `${r.description}\n\n` : ''}Reproduction:\n\n${c.reproductions.map((x) => '```\n' + x + '\n```').join('\n\n')}`;
+    fs.writeFileSync(file, JSON.stringify(r));
+  }
+  const category = (v: Verdict, statuses: string[], messageRegex: string) => ({ name: `${LABEL[v]}: ${LEGEND[v]}`, matchedStatuses: statuses, messageRegex });
+  fs.writeFileSync(path.join(resultsDir, 'categories.json'), JSON.stringify([
+    category('fail', ['failed'], '^FAIL[\\s\\S]*'), category('harness-error', ['broken'], '[\\s\\S]*'),
+    category('not-judged', ['skipped'], '^NOT JUDGED[\\s\\S]*'), category('skipped', ['skipped'], '^SKIP[\\s\\S]*'),
+    category('warn', ['passed'], '^WARN[\\s\\S]*'), category('note', ['passed'], '^NOTE[\\s\\S]*'),
+  ], null, 2));
 }

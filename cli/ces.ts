@@ -8,6 +8,9 @@ import { checkCommand } from './commands/check.js';
 import { loadCommand } from './commands/load.js';
 import { reportCommand } from './commands/report.js';
 import { sinkCommand } from './commands/sink.js';
+import { fuzzCommand } from './commands/fuzz.js';
+import { recordCommand } from './commands/record.js';
+import { replayCommand } from './commands/replay.js';
 import { UsageError } from './usage.js';
 
 const cli = yargs(hideBin(process.argv))
@@ -21,6 +24,9 @@ const cli = yargs(hideBin(process.argv))
   .command((await import('./commands/bench.js')).benchCommand)
   .command(reportCommand)
   .command(sinkCommand)
+  .command(fuzzCommand)
+  .command(recordCommand)
+  .command(replayCommand)
   .demandCommand(1, 'Name a command; `ces --help` lists them.')
   .strict()
   .recommendCommands()

@@ -3,7 +3,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { spawn } from 'node:child_process';
 import { ROOT, REPORTS } from '../lib/paths.js';
-import { readPlaywrightResults, clauseVerdicts, exitCodeOf, scrubDir, findLeaks, type CheckResult } from '../lib/results.js';
+import { readPlaywrightResults, clauseVerdicts, checkVerdicts, scrubDir, findLeaks, type CheckResult, type ClauseVerdict } from '../lib/results.js';
+import { LABEL, verdictFor, countsLine, legendLines, runVerdict, wrapText, type Verdict } from '../lib/verdicts.js';
+import { junitXml } from '../lib/junit.js';
 import { addSecret, knownSecrets, mask } from '../lib/mask.js';
 import { targetSecrets, type Target } from '../lib/target.js';
 import { buildLanding, buildEvidence, writeRunSummary, type RunSummary } from '../lib/landing.js';
@@ -46,42 +48,90 @@ export async function runPlaywright(opts: { targetFile: string; runDir: string; 
   return { checks: readPlaywrightResults(resultsFile), code };
 }
 
-/** Writes the run's summary, refreshes reports/index.html, prints the terminal table; returns the exit code. */
-export function finishRun(run: { id: string; dir: string }, kind: string, target: Target, checks: CheckResult[], extra: Partial<RunSummary> = {}): 0 | 1 {
+/** Options of finishRun: `strict` makes WARN fail; `area` prints the table of that area's clauses (vendor checks). */
+export interface FinishOptions { strict?: boolean; area?: string }
+
+/** Writes the run's summary, JUnit and evidence, refreshes reports/index.html, prints the terminal table and the verdict; returns the exit code. */
+export function finishRun(run: { id: string; dir: string }, kind: string, target: Target, checks: CheckResult[], extra: Partial<RunSummary> = {}, opts: FinishOptions = {}): 0 | 1 | 2 {
   registerTargetSecrets(target);
   const reference = target.reference === true;
   const verdicts = clauseVerdicts(checks, { reference });
-  const code = exitCodeOf(checks, { reference });
+  const perCheck = checkVerdicts(checks, { reference });
+  const outcome = runVerdict(perCheck, { strict: opts.strict });
   const summary: RunSummary = {
     id: run.id, kind, date: new Date().toISOString(), target: mask(target.base_url), reference, deviations: target.deviations ?? [],
-    exitCode: code, checks, verdicts: verdicts.map((v) => ({ id: v.clause.id, verdict: v.verdict, checks: v.checks.map((c) => c.title) })), ...extra,
+    exitCode: outcome.code, checks, verdicts: verdicts.map((v) => ({ id: v.clause.id, verdict: v.verdict, checks: v.checks.map((c) => c.title) })),
+    ...(opts.strict ? { strict: true } : {}), ...extra,
   };
   // A selftest's outcome is its mutations (unless the caller states its exit code): a missed deviation is a failed run.
-  if (extra.mutations && extra.exitCode === undefined) summary.exitCode = extra.mutations.every((m) => m.caught) ? code : 1;
+  if (extra.mutations && extra.exitCode === undefined) summary.exitCode = extra.mutations.every((m) => m.caught) ? outcome.code : 1;
   writeRunSummary(run.dir, summary);
+  if (checks.length) fs.writeFileSync(path.join(run.dir, 'junit.xml'), junitXml(`CES ${kind} ${run.id}`, checks, perCheck));
   // The embedded target file and anything written since the suites ran (k6 summaries, sub-runs) get masked too.
   scrubDir(run.dir);
   const evidence = buildEvidence(run.dir);
   const landing = buildLanding();
-  printTable(checks, verdicts.map((v) => ({ id: v.clause.id, verdict: v.verdict })));
+  if (checks.length) console.log(`\n${terminalReport(checks, perCheck, verdicts, { area: opts.area, reference })}`);
   const leaks = findLeaks(run.dir, knownSecrets());
   if (leaks.length) console.error(`\nWARNING: a secret is still present under ${run.dir} in ${[...new Set(leaks.map((l) => path.relative(run.dir, l.file)))].join(', ')} (a report writer bypassed lib/mask.ts)`);
   console.log(`\nreport: ${landing}\nevidence: ${evidence}\nrun folder: ${run.dir}`);
-  return code;
+  // A run without checks of its own (selftest: its sub-runs have them) prints its own outcome instead.
+  if (checks.length) console.log(`\nverdict: ${outcome.sentence} (exit ${summary.exitCode})`);
+  return summary.exitCode as 0 | 1 | 2;
 }
 
-function printTable(checks: CheckResult[], clauseVerdicts: Array<{ id: string; verdict: string }>) {
-  // A run without checks of its own (selftest: its sub-runs have them) prints its own outcome instead.
-  if (checks.length === 0) return;
-  const verdicts = clauseVerdicts.map((v) => v.verdict);
-  const byId = new Map(clauseVerdicts.map((v) => [v.id, v.verdict]));
-  const count = (xs: string[], v: string) => xs.filter((x) => x === v).length;
-  const outcomes = checks.map((c) => c.outcome);
-  console.log(`\nclauses: ${count(verdicts, 'pass')} pass, ${count(verdicts, 'fail')} fail, ${count(verdicts, 'warn')} warn, ${count(verdicts, 'skipped')} skipped, ${count(verdicts, 'not-run')} not run`);
-  for (const c of checks.filter((k) => k.outcome === 'failed')) {
-    // WARN: every clause of the check is one that does not fail a run (SHOULD/MAY, REF off the reference implementation).
-    const label = c.clauses.length === 0 || c.clauses.some((id) => byId.get(id) !== 'warn') ? 'FAIL' : 'WARN';
-    console.log(`  ${label} [${c.clauses.join(', ')}] ${c.title}\n       ${(c.reason ?? '').split('\n')[0]}`);
+/** Width of terminal lines; reasons wrap at word boundaries under it. */
+const WIDTH = Math.max(60, Math.min(process.stdout.columns || 120, 160));
+
+/** The text of a reason a reader needs: the message whole, without Playwright's matcher hint and received/expected dump. */
+export function reasonText(reason: string | undefined): string {
+  const r = (reason ?? '').replace(/\u001b\[[0-9;]*m/g, '').replace(/^Error:\s*/, '');
+  const cut = r.search(/\n\s*\n\s*(expect\(|Expected:|Received:|Call log:)/);
+  return mask((cut >= 0 ? r.slice(0, cut) : r).trim());
+}
+
+/** Reasons of a check for its verdict: the failure or skip reason, else its WARN/NOTE reasons. */
+const reasonsOf = (c: CheckResult, v: Verdict): string[] => {
+  if (c.outcome !== 'passed') return [reasonText(c.reason)];
+  return v === 'warn' ? c.warnings ?? [] : v === 'note' ? c.notes ?? [] : [];
+};
+
+/**
+ * The terminal report: counts over the area checked, the table of an area's clauses (vendor checks) or the checks that did
+ * not pass, harness errors apart, the reproduction of the first MUST failure, and the legend of the verdicts shown.
+ */
+export function terminalReport(checks: CheckResult[], perCheck: Verdict[], verdicts: ClauseVerdict[], opts: { area?: string; reference?: boolean } = {}): string {
+  const area = opts.area;
+  const lines: string[] = [];
+  const inArea = verdicts.filter((v) => (area ? v.clause.area === area : v.verdict !== 'not-run'));
+  lines.push(`clauses${area ? ` of ${area}` : ' checked'} (${inArea.length}): ${countsLine(inArea.map((v) => v.verdict))}`);
+  lines.push(`checks (${checks.length}): ${countsLine(perCheck)}`);
+  if (area) {
+    const head = ['clause', 'severity', 'verdict'];
+    const w = [0, 1, 2].map((i) => Math.max(head[i]!.length, ...inArea.map((v) => [v.clause.id, v.clause.severity, LABEL[v.verdict]][i]!.length)));
+    const indent = ' '.repeat(w[0]! + w[1]! + w[2]! + 6);
+    const row = (c: string[]) => c.map((x, i) => (i < 3 ? x.padEnd(w[i]!) : x)).join('  ');
+    lines.push('', row([...head, 'reason']), row([...w.map((n) => '-'.repeat(n)), '------']));
+    for (const v of inArea) {
+      const k = v.checks.find((c) => verdictFor(c, v.clause.severity, opts.reference === true) === v.verdict) ?? v.checks[0];
+      const reason = k && v.verdict !== 'pass' ? reasonsOf(k, v.verdict).join('; ') : '';
+      lines.push(wrapText(row([v.clause.id, v.clause.severity, LABEL[v.verdict], reason]), WIDTH, indent));
+    }
   }
-  console.log(`checks: ${count(outcomes, 'passed')} passed, ${count(outcomes, 'failed')} failed, ${count(outcomes, 'skipped')} skipped`);
+  const listed = (want: Verdict[]) => checks.map((c, i) => ({ c, v: perCheck[i]! })).filter(({ v }) => want.includes(v));
+  const show = (title: string, rows: Array<{ c: CheckResult; v: Verdict }>) => {
+    if (!rows.length) return;
+    lines.push('', title);
+    for (const { c, v } of rows) {
+      lines.push(wrapText(`  ${LABEL[v]} [${c.clauses.join(', ')}] ${c.title}`, WIDTH, '       '));
+      for (const r of reasonsOf(c, v)) if (r) lines.push(`       ${wrapText(r, WIDTH - 7, '       ')}`);
+    }
+  };
+  if (!area) show('checks that did not pass:', listed(['fail', 'warn', 'note']));
+  show('harness errors (the harness broke; these say nothing about the target):', listed(['harness-error']));
+  const firstFail = listed(['fail']).find(({ c }) => c.reproductions?.length);
+  if (firstFail) lines.push('', `reproduction of the first failure (${firstFail.c.clauses.join(', ')}: ${firstFail.c.title}):`, ...firstFail.c.reproductions![0]!.split('\n').map((l) => `  ${l}`));
+  const present = [...new Set([...perCheck, ...inArea.map((v) => v.verdict)])];
+  lines.push('', 'legend:', ...legendLines(present));
+  return lines.join('\n');
 }

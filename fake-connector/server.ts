@@ -10,11 +10,14 @@ import { guardRoutes, newControlToken } from '../lib/control-auth.js';
 import { check } from '../lib/schemas.js';
 import { LIMITS } from '../lib/limits.js';
 import { cardPng } from './image.js';
+import { asVersion, CONNECTOR_VERSIONS, type ConnectorVersion } from './versions.js';
 
 export interface FakeConnectorOptions {
   tls: Pem; secret: string; port?: number; host?: string; scenariosDir?: string;
   /** Bearer token every /_control route requires (the stack's sim_token); a random one when absent. */
   controlToken?: string;
+  /** The bot version answering visitor messages (fake-connector/versions.ts); v1 by default. */
+  version?: ConnectorVersion;
 }
 export interface RunningServer { url: string; close(): Promise<void> }
 export interface FakeConnector extends RunningServer { controlUrl: string; controlToken: string; state: ConnectorState }
@@ -60,6 +63,8 @@ export class ConnectorState {
   /** idConversation (the service's and ours) → idOperator and bound script. */
   conversations = new Map<string, { idOperator: string; script?: Script; createdAt: string }>();
   log: RequestRecord[] = [];
+  /** The bot version answering visitor messages (fake-connector/versions.ts). */
+  version: ConnectorVersion = 'v1';
   private seq = 0;
   private waiters = new Set<{ match: (r: RequestRecord) => boolean; resolve: (r: RequestRecord) => void }>();
 
@@ -146,6 +151,7 @@ const LONG_TEXT = 'L'.repeat(LIMITS.botTextMax + 1);
 
 export async function startFakeConnector(opts: FakeConnectorOptions): Promise<FakeConnector> {
   const state = new ConnectorState(opts.scenariosDir ?? path.join(FIXTURES, 'scenarios'));
+  state.version = opts.version ?? 'v1';
   const png = cardPng();
   const app = Fastify({ https: { cert: opts.tls.cert, key: opts.tls.key }, bodyLimit: 1024 * 1024 });
   // Signatures are over the raw bytes: keep them.
@@ -261,6 +267,11 @@ export async function startFakeConnector(opts: FakeConnectorOptions): Promise<Fa
           }
         }
         replies = mat(replies);
+        if (role === 'visitor') {
+          const v = asVersion(state.version, text ?? '', replies);
+          replies = v.replies;
+          if (v.delayMs) await new Promise((r) => setTimeout(r, v.delayMs));
+        }
         if (fault?.longText) replies = replies.map((r) => (r.type === 'message' && (r.payload as any)?.contentType === 'text' ? { ...r, payload: { contentType: 'text', value: LONG_TEXT } } : r));
         out = { idConversation, idOperator: String(idOperator), replies, ...(variables ? { variables } : {}), createdAt: conv?.createdAt ?? now, updatedAt: now };
         break;
@@ -314,6 +325,12 @@ export async function startFakeConnector(opts: FakeConnectorOptions): Promise<Fa
     return { request: r };
   });
   app.get('/_control/bots', async () => Object.fromEntries(state.bots));
+  app.post<{ Body: any }>('/_control/version', async (req, reply) => {
+    const b = typeof req.body === 'string' ? JSON.parse(req.body || '{}') : req.body ?? {};
+    if (!CONNECTOR_VERSIONS.includes(b.version)) return reply.code(400).send({ error: `version must be one of ${CONNECTOR_VERSIONS.join(', ')}` });
+    state.version = b.version;
+    return { ok: true, version: state.version };
+  });
 
   await app.listen({ host: opts.host ?? '127.0.0.1', port: opts.port ?? 0 });
   const port = (app.server.address() as { port: number }).port;

@@ -5,6 +5,7 @@ import { REPORTS, REPORT_TEMPLATE, ROOT } from './paths.js';
 import { loadClauses, loadDeviations, type Clause, type Deviation, type Severity } from './catalogue.js';
 import { checkAnchor, maskAll, readPlaywrightEvidence, type CheckEvidence, type CheckResult, type EvidenceAttachment } from './results.js';
 import { evidenceSvg } from './svg.js';
+import { LABEL, LEGEND, VERDICT_ORDER, checkVerdict, type Verdict } from './verdicts.js';
 
 export interface RunSummary {
   id: string;
@@ -14,10 +15,12 @@ export interface RunSummary {
   reference: boolean;
   deviations: string[];
   exitCode: number;
+  /** `--strict`: WARN failed the run. */
+  strict?: boolean;
   checks: CheckResult[];
   verdicts: Array<{ id: string; verdict: string; checks: string[] }>;
   /** selftest only: deviation id → caught or not. */
-  mutations?: Array<{ deviation: string; clauses: string[]; caught: boolean; failedChecks: string[] }>;
+  mutations?: Array<{ deviation: string; clauses: string[]; caught: boolean; failedChecks: string[]; harnessErrors?: string[] }>;
 }
 
 /** The catalogue a page is built against (tests pass their own; the CLI uses fixtures/). */
@@ -52,12 +55,20 @@ ${script ? `<script>${script}</script>` : ''}
 </body></html>
 `;
 
-export const VERDICTS = ['fail', 'warn', 'pass', 'skipped', 'not-run'] as const;
+export const VERDICTS = VERDICT_ORDER;
+/** Label of a verdict id (unknown ids of old summaries shown as they are). */
+const label = (v: string) => LABEL[v as Verdict] ?? v;
+/** The legend of the verdicts, as a definition list (every page that shows verdicts has it). */
+export function legendHtml(): string {
+  return `<dl class="legend" id="legend">${VERDICT_ORDER.map((v) => `<dt><span class="badge v-${v}">${esc(LABEL[v])}</span></dt><dd>${esc(LEGEND[v])}</dd>`).join('')}</dl>`;
+}
+/** The banner of a run's exit code: PASS, FAIL or HARNESS ERROR. */
+const banner = (code: number) => (code === 0 ? 'PASS' : code === 2 ? LABEL['harness-error'] : LABEL.fail);
 const SEVERITIES: Severity[] = ['MUST', 'SHOULD', 'MAY', 'REF'];
 /** Allure's severity for a clause severity (issue 7): the strongest clause of a check decides. */
 export const ALLURE_SEVERITY: Record<Severity, string> = { MUST: 'critical', SHOULD: 'normal', MAY: 'minor', REF: 'trivial' };
-const KINDS = ['test', 'check', 'selftest', 'load', 'bench'];
-const outcomeMark = (o: string) => (o === 'passed' ? '✓' : o === 'failed' ? '✗' : '–');
+const KINDS = ['test', 'check', 'selftest', 'load', 'bench', 'fuzz', 'replay', 'record'];
+const outcomeMark = (o: string) => (o === 'passed' ? '✓' : o === 'failed' ? '✗' : o === 'harness-error' ? '!' : '–');
 
 /** The run whose verdicts the matrix shows: the latest conformance run (`test`, else `check`), else the latest run with verdicts. */
 export function matrixRun(runs: RunSummary[]): RunSummary | undefined {
@@ -89,11 +100,15 @@ export function runLinks(run: RunSummary, reportsDir: string = REPORTS, prefix =
   const at = (rel: string) => (fs.existsSync(path.join(dir, rel)) ? [href(...(prefix ? [prefix] : []), run.id, rel)] : []);
   const out: Array<{ label: string; href: string }> = [];
   for (const h of at('evidence.html')) out.push({ label: 'Evidence', href: h });
+  for (const h of at('replay.html')) out.push({ label: 'Replay (recorded vs now)', href: h });
+  for (const h of at('transcripts.html')) out.push({ label: 'Conversations', href: h });
   for (const h of at('playwright/index.html')) out.push({ label: 'Playwright HTML', href: h });
   for (const h of at('allure-report/index.html')) out.push({ label: 'Allure HTML', href: h });
   for (const h of at('junit.xml')) out.push({ label: 'JUnit XML', href: h });
   for (const h of at('k6-dashboard.html')) out.push({ label: 'k6 dashboard', href: h });
   for (const h of at('k6-summary.json')) out.push({ label: 'k6 summary', href: h });
+  for (const h of at('fuzz.html')) out.push({ label: 'Fuzz report', href: h });
+  for (const h of at('fuzz.json')) out.push({ label: 'fuzz.json', href: h });
   for (const h of at('summary.json')) out.push({ label: 'summary.json', href: h });
   return out;
 }
@@ -104,7 +119,7 @@ function countsTable(clauses: Clause[], verdictOf: (id: string) => string): stri
     const n = (v: string) => mine.filter((c) => verdictOf(c.id) === v).length;
     return `<tr><th scope="row">${s}</th>${VERDICTS.map((v) => `<td class="${n(v) ? `v-${v}` : ''}">${n(v)}</td>`).join('')}<td>${mine.length}</td></tr>`;
   });
-  return `<div class="scroll"><table id="counts"><thead><tr><th>severity</th>${VERDICTS.map((v) => `<th>${v}</th>`).join('')}<th>total</th></tr></thead><tbody>${rows.join('')}</tbody></table></div>`;
+  return `<div class="scroll"><table id="counts"><thead><tr><th>severity</th>${VERDICTS.map((v) => `<th>${label(v)}</th>`).join('')}<th>total</th></tr></thead><tbody>${rows.join('')}</tbody></table></div>`;
 }
 
 /** The benchmark figures of reports/bench.json (written by `ces bench`), each beside its same-run baseline. */
@@ -158,41 +173,46 @@ export function buildLanding(opts: BuildOptions = {}): string {
     }).join('');
     return `<tr id="clause-${esc(c.id)}" data-area="${esc(c.area)}" data-verdict="${v}" data-severity="${c.severity}">`
       + `<td data-label="clause"><code>${esc(c.id)}</code></td><td data-label="severity">${c.severity}</td><td data-label="text">${esc(c.text)}</td>`
-      + `<td data-label="spec section">${esc(c.source)}</td><td data-label="verdict" class="v-${v}">${v}</td>`
+      + `<td data-label="spec section">${esc(c.source)}</td><td data-label="verdict" class="v-${v}">${label(v)}</td>`
       + `<td data-label="checks" class="checks">${checks || '<span class="meta">no check</span>'}</td>${proofCell(c.id)}</tr>`;
   }).join('\n');
 
-  const failing = catalogue.filter((c) => ['fail', 'warn'].includes(verdict(c.id)));
-  const failures = failing.length ? `<ul>${failing.map((c) => `<li><span class="badge v-${verdict(c.id)}">${verdict(c.id)}</span> <a href="#clause-${esc(c.id)}"><code>${esc(c.id)}</code></a> (${c.severity}) ${esc(c.text)}: ${checksOf(c.id).filter((k) => k.outcome === 'failed').map((k) => { const h = evidenceHref(k); return h ? `<a href="${h}">evidence of “${esc(k.title)}”</a>` : esc(k.title); }).join(', ')}</li>`).join('')}</ul>` : '<p>No clause failed.</p>';
+  const failing = catalogue.filter((c) => ['fail', 'warn', 'note'].includes(verdict(c.id)));
+  const broken = catalogue.filter((c) => verdict(c.id) === 'harness-error');
+  const harnessList = broken.length ? `<h2 id="harness-errors">Harness errors (the harness broke: these clauses were not judged)</h2><ul>${broken.map((c) => `<li><a href="#clause-${esc(c.id)}"><code>${esc(c.id)}</code></a>: ${checksOf(c.id).filter((k) => k.outcome === 'harness-error').map((k) => { const h = evidenceHref(k); return `${h ? `<a href="${h}">${esc(k.title)}</a>` : esc(k.title)}: ${esc((k.reason ?? '').split('\n')[0])}`; }).join('; ')}</li>`).join('')}</ul>` : '';
+  const failures = failing.length ? `<ul>${failing.map((c) => `<li><span class="badge v-${verdict(c.id)}">${label(verdict(c.id))}</span> <a href="#clause-${esc(c.id)}"><code>${esc(c.id)}</code></a> (${c.severity}) ${esc(c.text)}: ${checksOf(c.id).filter((k) => k.outcome === 'failed' || k.warnings?.length || k.notes?.length).map((k) => { const h = evidenceHref(k); return h ? `<a href="${h}">evidence of “${esc(k.title)}”</a>` : esc(k.title); }).join(', ')}</li>`).join('')}</ul>` : '<p>No clause failed.</p>';
 
   const latestOfKind = KINDS.map((k) => runs.find((r) => r.kind === k)).filter((r): r is RunSummary => !!r);
   const reportsTable = latestOfKind.length
-    ? `<div class="scroll"><table id="reports" class="cards"><thead><tr><th>kind</th><th>run</th><th>date</th><th>result</th><th>reports</th></tr></thead><tbody>${latestOfKind.map((r) => `<tr data-kind="${esc(r.kind)}"><td data-label="kind">${esc(r.kind)}</td><td data-label="run"><code>${esc(r.id)}</code></td><td data-label="date">${esc(r.date)}</td><td data-label="result" class="${r.exitCode === 0 ? 'v-pass' : 'v-fail'}">exit ${r.exitCode}</td><td data-label="reports">${runLinks(r, reportsDir).map((l) => `<a href="${l.href}">${esc(l.label)}</a>`).join(' · ')}</td></tr>`).join('')}</tbody></table></div>`
+    ? `<div class="scroll"><table id="reports" class="cards"><thead><tr><th>kind</th><th>run</th><th>date</th><th>result</th><th>reports</th></tr></thead><tbody>${latestOfKind.map((r) => `<tr data-kind="${esc(r.kind)}"><td data-label="kind">${esc(r.kind)}</td><td data-label="run"><code>${esc(r.id)}</code></td><td data-label="date">${esc(r.date)}</td><td data-label="result" class="${r.exitCode === 0 ? 'v-pass' : r.exitCode === 2 ? 'v-harness-error' : 'v-fail'}">${banner(r.exitCode)} (exit ${r.exitCode})</td><td data-label="reports">${runLinks(r, reportsDir).map((l) => `<a href="${l.href}">${esc(l.label)}</a>`).join(' · ')}</td></tr>`).join('')}</tbody></table></div>`
     : '<p>No run yet.</p>';
-  const runList = runs.slice(0, 30).map((r) => `<tr><td data-label="run"><code>${esc(r.id)}</code></td><td data-label="kind">${esc(r.kind)}</td><td data-label="date">${esc(r.date)}</td><td data-label="result" class="${r.exitCode === 0 ? 'v-pass' : 'v-fail'}">exit ${r.exitCode}</td><td data-label="deviations">${r.deviations?.length ? `<code>${esc(r.deviations.join(', '))}</code>` : ''}</td><td data-label="reports">${runLinks(r, reportsDir).map((l) => `<a href="${l.href}">${esc(l.label)}</a>`).join(' · ')}</td></tr>`).join('');
+  const runList = runs.slice(0, 30).map((r) => `<tr><td data-label="run"><code>${esc(r.id)}</code></td><td data-label="kind">${esc(r.kind)}</td><td data-label="date">${esc(r.date)}</td><td data-label="result" class="${r.exitCode === 0 ? 'v-pass' : r.exitCode === 2 ? 'v-harness-error' : 'v-fail'}">${banner(r.exitCode)} (exit ${r.exitCode})</td><td data-label="deviations">${r.deviations?.length ? `<code>${esc(r.deviations.join(', '))}</code>` : ''}</td><td data-label="reports">${runLinks(r, reportsDir).map((l) => `<a href="${l.href}">${esc(l.label)}</a>`).join(' · ')}</td></tr>`).join('');
   const outcomes = (latest?.checks ?? []).map((k) => k.outcome);
 
   const body = `<a class="skip" href="#matrix">Skip to the clause matrix</a>
 <header><h1>Conversational Engagement Service — conformance report</h1></header>
 <main>
-${latest ? `<p class="verdict ${latest.exitCode === 0 ? 'ok' : 'ko'}" id="verdict">${latest.exitCode === 0 ? 'PASS — every MUST check passed' : 'FAIL — a MUST check failed'}</p>
+${latest ? `<p class="verdict ${latest.exitCode === 0 ? 'ok' : 'ko'}" id="verdict">${latest.exitCode === 0 ? 'PASS — every MUST check passed' : latest.exitCode === 2 ? 'HARNESS ERROR — the harness broke during the run; some clauses were not judged' : `FAIL — a MUST check failed${latest.strict ? ' (or a WARN, under --strict)' : ''}`}</p>
 <dl class="facts">
 <dt>Target</dt><dd><code>${esc(latest.target)}</code>${latest.reference ? ' (embedded reference implementation)' : ''}</dd>
 <dt>Date</dt><dd>${esc(latest.date)}</dd>
 <dt>Tool version</dt><dd>ces ${esc(toolVersion())}</dd>
 <dt>Run</dt><dd><code>${esc(latest.id)}</code> (${esc(latest.kind)})${latest.deviations?.length ? ` — deviations switched on: <code>${esc(latest.deviations.join(', '))}</code> (failures are expected)` : ''}</dd>
-<dt>Checks</dt><dd>${outcomes.filter((o) => o === 'passed').length} passed, ${outcomes.filter((o) => o === 'failed').length} failed, ${outcomes.filter((o) => o === 'skipped').length} skipped</dd>
+<dt>Checks</dt><dd>${outcomes.filter((o) => o === 'passed').length} passed, ${outcomes.filter((o) => o === 'failed').length} failed, ${outcomes.filter((o) => o === 'harness-error').length} harness errors, ${outcomes.filter((o) => o === 'not-judged').length} not judged, ${outcomes.filter((o) => o === 'skipped').length} skipped</dd>
 </dl>` : '<p id="verdict">No run yet: run <code>npx ces test</code>.</p>'}
 <h2 id="reports-h">Detailed reports (latest run of each kind)</h2>
 ${reportsTable}
-<h2 id="failures">Failing clauses (fail, and warn for SHOULD/MAY)</h2>
+${harnessList}
+<h2 id="failures">Failing clauses (FAIL, and WARN/NOTE)</h2>
 ${failures}
+<h2 id="legend-h">What the verdicts mean</h2>
+${legendHtml()}
 <h2>Counts per severity</h2>
 ${countsTable(catalogue, verdict)}
 <h2 id="matrix-h">Clause matrix</h2>
 <form id="filters" class="filters" role="search" aria-label="Filter the clause matrix">
 <label>Area<select id="f-area"><option value="">all</option>${areas.map((a) => `<option>${esc(a)}</option>`).join('')}</select></label>
-<label>Verdict<select id="f-verdict"><option value="">all</option>${VERDICTS.map((v) => `<option>${v}</option>`).join('')}</select></label>
+<label>Verdict<select id="f-verdict"><option value="">all</option>${VERDICTS.map((v) => `<option value="${v}">${label(v)}</option>`).join('')}</select></label>
 <label>Severity<select id="f-severity"><option value="">all</option>${SEVERITIES.map((s) => `<option>${s}</option>`).join('')}</select></label>
 <label>Text<input id="f-text" type="search" placeholder="id, text, check…"></label>
 <button type="reset">Clear</button>
@@ -270,8 +290,12 @@ function isErrorCall(a: EvidenceAttachment): boolean {
   } catch { return false; }
 }
 
-function checkHtml(k: CheckEvidence, anchor: string, runDir: string, byId: Map<string, Clause>, landing: string): string {
-  const failed = k.outcome === 'failed';
+function checkHtml(k: CheckEvidence, anchor: string, runDir: string, byId: Map<string, Clause>, landing: string, reference: boolean): string {
+  const failed = k.outcome === 'failed' || k.outcome === 'harness-error';
+  const v = checkVerdict(k, (id) => byId.get(id)?.severity, reference);
+  const qualifiers = [...(k.warnings ?? []).map((w) => ['WARN', w]), ...(k.notes ?? []).map((n) => ['NOTE', n])]
+    .map(([l, t]) => `<p><span class="badge v-${l === 'WARN' ? 'warn' : 'note'}">${l}</span> ${esc(t)}</p>`).join('');
+  const repro = (k.reproductions ?? []).map((r, i) => `<details open><summary>reproduction${(k.reproductions ?? []).length > 1 ? ` ${i + 1}` : ''} (paste into a shell)</summary><pre class="repro">${escText(r)}</pre></details>`).join('');
   const names = new Set(k.attachments.map((a) => a.name));
   // The rendered copy of a picture whose data is attached too: the page draws the data itself.
   const shown = k.attachments.filter((a) => !(a.contentType.startsWith('image/svg+xml') && a.name.endsWith('.svg') && names.has(a.name.slice(0, -4))));
@@ -281,9 +305,10 @@ function checkHtml(k: CheckEvidence, anchor: string, runDir: string, byId: Map<s
   const lastCall = rest.map((a) => a.contentType.startsWith('application/json')).lastIndexOf(true);
   const clauseLinks = k.clauses.map((id) => { const c = byId.get(id); return `<a href="${landing}#clause-${encodeURIComponent(id)}"><code>${esc(id)}</code></a>${c ? ` <span class="meta">${c.severity}</span>` : ' <span class="meta">(not in catalogue)</span>'}`; }).join(', ');
   return `<section class="check ${k.outcome}" id="${esc(anchor)}" data-outcome="${k.outcome}">
-<h3><span class="badge o-${k.outcome}">${k.outcome}</span> ${esc(k.title)}</h3>
+<h3><span class="badge v-${v}" title="${esc(LEGEND[v])}">${esc(LABEL[v])}</span> ${esc(k.title)}</h3>
 <p class="meta">clauses: ${clauseLinks || '<strong>none</strong>'} · project <code>${esc(k.project)}</code> · <code>${esc(k.file)}</code> · ${Math.round(k.durationMs)} ms</p>
 ${k.reason ? `<pre class="${failed ? 'reason' : ''}">${esc(k.reason)}</pre>` : ''}
+${qualifiers}${repro}
 ${pictures.map((a) => attachmentHtml(a, runDir, failed, failed ? CLIP_FAILED : CLIP_OTHER)).join('\n')}
 ${rest.length ? `<details class="atts"${failed ? ' open' : ''}><summary>${rest.length} attachment(s): requests and responses, in order</summary>${rest.map((a, i) => attachmentHtml(a, runDir, failed && (i === lastCall || isErrorCall(a)), failed ? CLIP_FAILED : CLIP_OTHER)).join('\n')}</details>` : ''}
 </section>`;
@@ -315,31 +340,34 @@ export function buildEvidence(runDir: string, opts: BuildOptions = {}): string {
   for (const { sub, file } of sources) {
     let checks: CheckEvidence[];
     try { checks = readPlaywrightEvidence(file); } catch (e) { sections.push(`<p class="meta">${esc(path.relative(runDir, file))}: unreadable (${esc((e as Error).message)})</p>`); continue; }
-    const order = { failed: 0, skipped: 2, passed: 1 } as Record<string, number>;
+    const order = { 'harness-error': 0, failed: 0, skipped: 2, 'not-judged': 2, passed: 1 } as Record<string, number>;
     checks.sort((a, b) => order[a.outcome]! - order[b.outcome]!);
     const titles = new Map<string, string>();
     for (const k of checks) titles.set(k.title, evidenceAnchor(sub, k.anchor));
     subAnchors.set(sub, titles);
     const failed = checks.filter((k) => k.outcome === 'failed');
+    const broken = checks.filter((k) => k.outcome === 'harness-error');
     const subReport = sub && fs.existsSync(path.join(runDir, sub, 'playwright', 'index.html')) ? ` <a class="meta" href="${href(sub, 'playwright', 'index.html')}">Playwright HTML of ${esc(sub)}</a>` : '';
     const heading = sub ? `Sub-run <code>${esc(sub)}</code>${subReport}` : 'Checks';
     const id = sub ? `sub-${sub}` : 'checks';
-    toc.push(`<li><a href="#${esc(id)}">${sub ? esc(sub) : 'checks'}</a>: ${failed.length} failed, ${checks.filter((k) => k.outcome === 'passed').length} passed, ${checks.filter((k) => k.outcome === 'skipped').length} skipped</li>`);
+    toc.push(`<li><a href="#${esc(id)}">${sub ? esc(sub) : 'checks'}</a>: ${failed.length} failed, ${broken.length} harness errors, ${checks.filter((k) => k.outcome === 'not-judged').length} not judged, ${checks.filter((k) => k.outcome === 'passed').length} passed, ${checks.filter((k) => k.outcome === 'skipped').length} skipped</li>`);
     sections.push(`<h2 id="${esc(id)}">${heading}</h2>${failed.length ? `<p>Failed: ${failed.map((k) => `<a href="#${esc(evidenceAnchor(sub, k.anchor))}">${esc(k.title)}</a>`).join(' · ')}</p>` : ''}`
-      + checks.map((k) => checkHtml(k, evidenceAnchor(sub, k.anchor), runDir, byId, landing)).join('\n'));
+      + (broken.length ? `<p>Harness errors (not verdicts on the target): ${broken.map((k) => `<a href="#${esc(evidenceAnchor(sub, k.anchor))}">${esc(k.title)}</a>`).join(' · ')}</p>` : '')
+      + checks.map((k) => checkHtml(k, evidenceAnchor(sub, k.anchor), runDir, byId, landing, summary?.reference === true)).join('\n'));
   }
   const mutations = summary?.mutations?.length ? `<h2 id="mutations">Mutations (selftest)</h2><div class="scroll"><table class="cards"><thead><tr><th>deviation</th><th>clauses</th><th>caught</th><th>failed checks</th></tr></thead><tbody>${summary.mutations.map((m) => {
     const titles = subAnchors.get(m.deviation);
-    return `<tr id="mut-${esc(m.deviation)}"><td data-label="deviation"><code>${esc(m.deviation)}</code></td><td data-label="clauses">${m.clauses.map((c) => `<a href="${landing}#clause-${encodeURIComponent(c)}"><code>${esc(c)}</code></a>`).join(', ')}</td><td data-label="caught" class="${m.caught ? 'v-pass' : 'v-fail'}">${m.caught ? 'yes' : 'no — missed'}</td><td data-label="failed checks">${m.failedChecks.map((t) => titles?.get(t) ? `<a href="#${esc(titles.get(t)!)}">${esc(t)}</a>` : esc(t)).join('<br>')}</td></tr>`;
+    return `<tr id="mut-${esc(m.deviation)}"><td data-label="deviation"><code>${esc(m.deviation)}</code></td><td data-label="clauses">${m.clauses.map((c) => `<a href="${landing}#clause-${encodeURIComponent(c)}"><code>${esc(c)}</code></a>`).join(', ')}</td><td data-label="caught" class="${m.caught ? 'v-pass' : 'v-fail'}">${m.caught ? 'yes' : 'no — missed'}${m.harnessErrors?.length ? ` <span class="badge v-harness-error">${m.harnessErrors.length} HARNESS ERROR (not counted)</span>` : ''}</td><td data-label="failed checks">${m.failedChecks.map((t) => titles?.get(t) ? `<a href="#${esc(titles.get(t)!)}">${esc(t)}</a>` : esc(t)).join('<br>')}</td></tr>`;
   }).join('')}</tbody></table></div>` : '';
   const links = summary ? runLinks(summary, path.dirname(runDir), '..').filter((l) => l.label !== 'Evidence') : [];
   const body = `<a class="skip" href="#main">Skip to the evidence</a>
 <header><p><a href="${landing}">← Landing page</a></p><h1>Evidence of run <code>${esc(path.basename(runDir))}</code></h1></header>
 <main id="main">
-${summary ? `<p class="verdict ${summary.exitCode === 0 ? 'ok' : 'ko'}">${esc(summary.kind)}: exit ${summary.exitCode}</p>
+${summary ? `<p class="verdict ${summary.exitCode === 0 ? 'ok' : 'ko'}">${esc(summary.kind)}: ${banner(summary.exitCode)} (exit ${summary.exitCode})</p>
 <dl class="facts"><dt>Target</dt><dd><code>${esc(summary.target)}</code>${summary.reference ? ' (embedded reference implementation)' : ''}</dd><dt>Date</dt><dd>${esc(summary.date)}</dd><dt>Tool version</dt><dd>ces ${esc(toolVersion())}</dd>${summary.deviations?.length ? `<dt>Deviations on</dt><dd><code>${esc(summary.deviations.join(', '))}</code></dd>` : ''}</dl>` : ''}
 ${links.length ? `<p>Other reports: ${links.map((l) => `<a href="${l.href.replace(/^\.\.\/[^/]+\//, '')}">${esc(l.label)}</a>`).join(' · ')}</p>` : ''}
 ${toc.length ? `<ul>${toc.join('')}</ul>` : '<p>No Playwright results in this run.</p>'}
+<details><summary>What the verdicts mean</summary>${legendHtml()}</details>
 ${mutations}
 ${sections.join('\n')}
 </main>`;

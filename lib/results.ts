@@ -5,8 +5,9 @@ import zlib from 'node:zlib';
 import crypto from 'node:crypto';
 import { loadClauses, type Clause, type Severity } from './catalogue.js';
 import { mask } from './mask.js';
+import { ANNOTATION, NOT_JUDGED_PREFIX, checkVerdict, failingSeverity, isHarnessError, runVerdict, strongest, verdictFor, type Outcome, type Verdict } from './verdicts.js';
 
-export type Outcome = 'passed' | 'failed' | 'skipped';
+export { failingSeverity, type Outcome, type Verdict };
 export interface CheckResult {
   title: string;
   file: string;
@@ -18,8 +19,13 @@ export interface CheckResult {
   durationMs: number;
   /** Stable id of the check's section in the run's evidence.html (`evidence.html#<anchor>`). */
   anchor?: string;
+  /** A passed check that saw an allowed variant worth a WARN (lib/verdicts.ts), each with its reason. */
+  warnings?: string[];
+  /** A passed check that saw something worth a NOTE. */
+  notes?: string[];
+  /** Copy-paste reproductions of a failed or warned check (curl commands, `ces ... --only CLAUSE`). */
+  reproductions?: string[];
 }
-export type Verdict = 'pass' | 'fail' | 'warn' | 'skipped' | 'not-run';
 export interface ClauseVerdict { clause: Clause; verdict: Verdict; checks: CheckResult[] }
 
 export function readPlaywrightResults(file: string): CheckResult[] {
@@ -32,12 +38,24 @@ export function readPlaywrightResults(file: string): CheckResult[] {
         const annotated: string[] = (t.annotations ?? []).filter((a: any) => a.type === 'clause').map((a: any) => a.description);
         const clauses = [...new Set([...annotated, ...tags])];
         const last = t.results?.[t.results.length - 1];
-        const outcome: Outcome = t.status === 'skipped' ? 'skipped' : t.status === 'expected' || t.status === 'flaky' ? 'passed' : 'failed';
-        const skip = (t.annotations ?? []).find((a: any) => a.type === 'skip');
-        const reason = outcome === 'failed' ? String(last?.error?.message ?? last?.errors?.[0]?.message ?? 'failed').replace(/\u001b\[[0-9;]*m/g, '') : outcome === 'skipped' ? skip?.description : undefined;
+        const annotations: Array<{ type: string; description?: string }> = [...(t.annotations ?? []), ...(last?.annotations ?? [])];
+        const said = (type: string) => [...new Set(annotations.filter((a) => a.type === type).map((a) => String(a.description ?? '')))];
+        const skip = annotations.find((a) => a.type === 'skip');
+        const failure = String(last?.error?.message ?? last?.errors?.[0]?.message ?? 'failed').replace(/\u001b\[[0-9;]*m/g, '');
+        let outcome: Outcome = t.status === 'skipped' ? 'skipped' : t.status === 'expected' || t.status === 'flaky' ? 'passed' : 'failed';
+        if (outcome === 'failed' && (isHarnessError(failure) || said(ANNOTATION.harness).length)) outcome = 'harness-error';
+        if (outcome === 'skipped' && (said(ANNOTATION.notJudged).length || String(skip?.description ?? '').startsWith(NOT_JUDGED_PREFIX))) outcome = 'not-judged';
+        const reason = outcome === 'failed' || outcome === 'harness-error' ? failure
+          : outcome === 'skipped' || outcome === 'not-judged' ? (said(ANNOTATION.notJudged)[0] ?? String(skip?.description ?? '').replace(NOT_JUDGED_PREFIX, '')) || undefined : undefined;
         const title = [...titles, spec.title].filter(Boolean).join(' › ');
         const file = spec.file ?? suite.file;
-        out.push({ title, file, project: t.projectName, clauses, outcome, reason, durationMs: last?.duration ?? 0, anchor: checkAnchor({ project: t.projectName, file, title }) });
+        const warnings = said(ANNOTATION.warn);
+        const notes = said(ANNOTATION.note);
+        const reproductions = said(ANNOTATION.reproduction);
+        out.push({
+          title, file, project: t.projectName, clauses, outcome, reason, durationMs: last?.duration ?? 0, anchor: checkAnchor({ project: t.projectName, file, title }),
+          ...(warnings.length ? { warnings } : {}), ...(notes.length ? { notes } : {}), ...(reproductions.length ? { reproductions } : {}),
+        });
       }
     }
     for (const s of suite.suites ?? []) walk(s, [...titles, s.title && !s.title.endsWith('.ts') ? s.title : ''].filter(Boolean));
@@ -46,32 +64,23 @@ export function readPlaywrightResults(file: string): CheckResult[] {
   return out;
 }
 
-/** Per clause: fail if any check failed, pass if all that ran passed, skipped if all skipped. SHOULD/MAY failures are warnings. */
+/** Per clause: the strongest verdict its checks give it (lib/verdicts.ts); `not-run` when no check of it ran. */
 export function clauseVerdicts(checks: CheckResult[], opts: { reference: boolean }, catalogue: Clause[] = loadClauses()): ClauseVerdict[] {
   return catalogue.filter((c) => !c.retired).map((clause) => {
     const mine = checks.filter((k) => k.clauses.includes(clause.id));
-    let verdict: Verdict = 'not-run';
-    if (mine.some((k) => k.outcome === 'failed')) verdict = failingSeverity(clause.severity, opts.reference) ? 'fail' : 'warn';
-    else if (mine.some((k) => k.outcome === 'passed')) verdict = 'pass';
-    else if (mine.length) verdict = 'skipped';
-    return { clause, verdict, checks: mine };
+    return { clause, verdict: strongest(mine.map((k) => verdictFor(k, clause.severity, opts.reference))), checks: mine };
   });
 }
 
-/** MUST fails a run; REF fails only against the reference implementation; SHOULD and MAY never do. */
-export function failingSeverity(s: Severity, reference: boolean): boolean {
-  return s === 'MUST' || (s === 'REF' && reference);
+/** The verdict of each check as a whole (its strongest clause verdict; a failed check naming no clause is a harness error). */
+export function checkVerdicts(checks: CheckResult[], opts: { reference: boolean }, catalogue: Clause[] = loadClauses()): Verdict[] {
+  const byId = new Map(catalogue.map((c) => [c.id, c]));
+  return checks.map((k) => checkVerdict(k, (id) => byId.get(id)?.severity, opts.reference));
 }
 
-/** Exit code of a run: 1 when a failed check verifies a failing-severity clause, or names no clause at all (a harness bug is never hidden). */
-export function exitCodeOf(checks: CheckResult[], opts: { reference: boolean }, catalogue: Clause[] = loadClauses()): 0 | 1 {
-  const byId = new Map(catalogue.map((c) => [c.id, c]));
-  for (const k of checks) {
-    if (k.outcome !== 'failed') continue;
-    if (k.clauses.length === 0) return 1;
-    if (k.clauses.some((id) => { const c = byId.get(id); return !c || failingSeverity(c.severity, opts.reference); })) return 1;
-  }
-  return 0;
+/** Exit code of a run (lib/verdicts.ts runVerdict): 2 on a harness error, 1 on a FAIL (or a WARN with `strict`), else 0. */
+export function exitCodeOf(checks: CheckResult[], opts: { reference: boolean; strict?: boolean }, catalogue: Clause[] = loadClauses()): 0 | 1 | 2 {
+  return runVerdict(checkVerdicts(checks, opts, catalogue), opts).code;
 }
 
 /** Anchor of a check in evidence.html: readable slug of the title plus a hash of project, file and title (titles repeat across projects). */

@@ -41,7 +41,7 @@ test('verdict rules: fail beats pass, SHOULD failures warn, all-skipped is skipp
   assert.equal(exitCodeOf(only(['FAKE-WARN-01']), { reference: true }, CLAUSES), 0, 'a SHOULD failure never fails the run');
   assert.equal(exitCodeOf(only(['FAKE-NORUN-01']), { reference: true }, CLAUSES), 1, 'REF fails against the reference implementation');
   assert.equal(exitCodeOf(only(['FAKE-NORUN-01']), { reference: false }, CLAUSES), 0, 'REF does not fail a foreign target');
-  assert.equal(exitCodeOf(only([]), { reference: false }, CLAUSES), 1, 'a failed check without clauses is a harness bug');
+  assert.equal(exitCodeOf(only([]), { reference: false }, CLAUSES), 2, 'a failed check without clauses is a harness error');
   assert.equal(exitCodeOf(only(['NOT-IN-CATALOGUE']), { reference: false }, CLAUSES), 1);
 });
 

@@ -6,14 +6,15 @@ import { UsageError } from '../usage.js';
 import { newRunDir, runPlaywright, finishRun } from '../run.js';
 import { generateAllure } from '../allure.js';
 import { addSecret, mask } from '../../lib/mask.js';
-import { clauseVerdicts, scrubDir, type CheckResult } from '../../lib/results.js';
+import { scrubDir } from '../../lib/results.js';
 import type { Target } from '../../lib/target.js';
 import { CHECK_ENV, parseScript } from '../../check/settings.js';
+import { RECORD_ENV } from '../../transcripts/from-check.js';
 
 type What = 'connector' | 'webhook-receiver';
 interface Args {
   what: What; url: string; secret?: string; 'connector-version'?: string; website?: string; language?: string;
-  'allow-http': boolean; 'report-dir'?: string; 'ca-file'?: string; script?: string; workers?: number; allure: boolean;
+  'allow-http': boolean; strict: boolean; 'report-dir'?: string; 'ca-file'?: string; script?: string; workers?: number; allure: boolean; record?: string;
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -41,23 +42,6 @@ function checkTarget(what: What, url: string, caFile?: string): Target {
   };
 }
 
-const LABEL: Record<string, string> = { pass: 'PASS', fail: 'FAIL', warn: 'WARN', skipped: 'SKIP', 'not-run': 'NOT RUN' };
-
-/** The terminal summary: clause, severity, verdict, reason (first failure or skip reason). */
-export function summaryTable(checks: CheckResult[], area: string): string {
-  const rows = clauseVerdicts(checks, { reference: false }).filter((v) => v.clause.area === area).map((v) => {
-    const verdict = v.verdict === 'warn' && v.clause.severity === 'MAY' ? 'NOTE' : LABEL[v.verdict] ?? v.verdict;
-    const failed = v.checks.find((c) => c.outcome === 'failed');
-    const skipped = v.checks.find((c) => c.outcome === 'skipped');
-    const reason = (failed?.reason ?? (v.verdict === 'skipped' ? skipped?.reason : '') ?? '').split('\n').find((l) => l.trim()) ?? '';
-    return [v.clause.id, v.clause.severity, verdict, mask(reason.trim().replace(/^Error:\s*/, '')).slice(0, 160)];
-  });
-  const head = ['clause', 'severity', 'verdict', 'reason'];
-  const w = [0, 1, 2].map((i) => Math.max(head[i]!.length, ...rows.map((r) => r[i]!.length)));
-  const line = (r: string[]) => r.map((c, i) => (i < 3 ? c.padEnd(w[i]!) : c)).join('  ');
-  return [line(head), line(w.map((n) => '-'.repeat(n)).concat('------')), ...rows.map(line)].join('\n');
-}
-
 export const checkCommand: CommandModule<{}, Args> = {
   command: 'check <what> <url>',
   describe: 'Judge a vendor bot connector or webhook receiver clause by clause, as the service would treat it',
@@ -69,11 +53,13 @@ export const checkCommand: CommandModule<{}, Args> = {
     .option('website', { type: 'string', describe: 'connector: idWebsite sent on every call (default 1)' })
     .option('language', { type: 'string', describe: 'connector: two-letter language of the bot created (default en)' })
     .option('script', { type: 'string', describe: 'connector: visitor script, a JSON array of texts (inline or a file); "@quick-reply" clicks the first quick reply offered' })
-    .option('allow-http', { type: 'boolean', default: false, describe: 'Check a plain-http URL during local development (CONN-HTTPS-01 / RECV-HTTPS-01 reported as not judged)' })
+    .option('allow-http', { type: 'boolean', default: false, describe: 'Check a plain-http URL during local development (CONN-HTTPS-01 / RECV-HTTPS-01 reported as SKIP)' })
+    .option('strict', { type: 'boolean', default: false, describe: 'WARN fails the run (exit 1), as FAIL does' })
     .option('ca-file', { type: 'string', describe: 'PEM CA to trust for the URL (self-signed local servers); NODE_EXTRA_CA_CERTS also works' })
     .option('report-dir', { type: 'string', describe: 'Folder for this run\'s reports (default reports/<run-id>)' })
     .option('workers', { type: 'number', describe: 'Parallel Playwright workers (default 2)' })
-    .option('allure', { type: 'boolean', default: true, describe: 'Generate the Allure HTML report' }),
+    .option('allure', { type: 'boolean', default: true, describe: 'Generate the Allure HTML report' })
+    .option('record', { type: 'string', describe: 'connector: also save the scripted conversation as a transcript in this folder (replay it with ces replay; docs/transcripts.md)' }),
   handler: async (a) => {
     validateCheckArgs(a);
     const what = a.what;
@@ -96,14 +82,12 @@ export const checkCommand: CommandModule<{}, Args> = {
       });
     } else Object.assign(extraEnv, { [CHECK_ENV.receiverUrl]: a.url, [CHECK_ENV.receiverSecret]: a.secret ?? '' });
     extraEnv[CHECK_ENV.allowHttp] = a['allow-http'] ? '1' : '';
+    extraEnv[RECORD_ENV] = what === 'connector' && a.record ? path.resolve(a.record) : '';
     console.log(`ces check ${what}: ${mask(a.url)}${a.secret ? '' : ' (no --secret: calls are signed with an empty key)'}; reports in ${run.dir}`);
     const { checks } = await runPlaywright({ targetFile, runDir: run.dir, projects: [PROJECT[what]], workers: a.workers, extraEnv });
     if (checks.length === 0) throw new UsageError('no check ran: look at the Playwright output above (the suite failed to load)');
     if (a.allure) await generateAllure(run.dir, `CES check ${what} — ${run.id}`);
     scrubDir(run.dir);
-    const code = finishRun(run, 'check', target, checks);
-    console.log(`\n${summaryTable(checks, AREA[what])}`);
-    console.log(`\nverdict: ${code === 0 ? 'no MUST clause failed' : 'a MUST clause failed'} (exit ${code})`);
-    process.exitCode = code;
+    process.exitCode = finishRun(run, 'check', target, checks, {}, { area: AREA[what], strict: a.strict });
   },
 };

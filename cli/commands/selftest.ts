@@ -58,7 +58,8 @@ export const selftestCommand: CommandModule<{}, Args> = {
       if (a.baseline) {
         console.log(`selftest: baseline (no deviation) over the checks of ${devs.length} deviations`);
         const base = await runPlaywright({ targetFile: lanes[0]!.file, runDir: path.join(run.dir, 'baseline'), grep: clauseGrep([...new Set(devs.flatMap((d) => d.clauses))]), quiet: true });
-        const failed = base.checks.filter((c) => c.outcome === 'failed');
+        // A harness error in the baseline is as bad as a failure: the checks do not run cleanly without deviations.
+        const failed = base.checks.filter((c) => c.outcome === 'failed' || c.outcome === 'harness-error');
         baselineOk = failed.length === 0 && base.checks.length > 0;
         for (const f of failed) console.log(`  baseline FAIL ${f.title}: ${(f.reason ?? '').split('\n')[0]}`);
       }
@@ -72,10 +73,13 @@ export const selftestCommand: CommandModule<{}, Args> = {
           ces.deviations.set([d.id]);
           const res = await runPlaywright({ targetFile: lane.file, runDir: path.join(run.dir, d.id), grep: clauseGrep(d.clauses), quiet: true, workers: parallel > 1 ? 1 : undefined });
           ces.deviations.clear();
+          // Only a check's own failure catches a deviation; a harness error says nothing about it (lib/verdicts.ts).
           const failedChecks = res.checks.filter((c) => c.outcome === 'failed').map((c) => c.title);
+          const harnessErrors = res.checks.filter((c) => c.outcome === 'harness-error').map((c) => c.title);
           const caught = failedChecks.length > 0;
-          mutations.push({ deviation: d.id, clauses: d.clauses, caught, failedChecks });
-          console.log(`[${++done}/${devs.length}] ${caught ? 'caught ' : 'MISSED '} ${d.id} (${d.clauses.join(', ')})${caught ? ` by ${failedChecks.length} check(s)` : `: ${res.checks.length} check(s) ran, none failed`}`);
+          mutations.push({ deviation: d.id, clauses: d.clauses, caught, failedChecks, ...(harnessErrors.length ? { harnessErrors } : {}) });
+          const errs = harnessErrors.length ? ` (${harnessErrors.length} HARNESS ERROR, not counted: ${harnessErrors.join('; ')})` : '';
+          console.log(`[${++done}/${devs.length}] ${caught ? 'caught ' : 'MISSED '} ${d.id} (${d.clauses.join(', ')})${caught ? ` by ${failedChecks.length} check(s)` : `: ${res.checks.length} check(s) ran, none failed`}${errs}`);
         }
       }));
     } finally {

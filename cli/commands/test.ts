@@ -19,7 +19,7 @@ export async function preflightOrStop(target: Target, file: string): Promise<{ f
   return writeTokens(r.tokens);
 }
 
-interface Args { target?: string; suite?: string; grep?: string; deviate: string[]; workers?: number; allure: boolean; preflight: boolean }
+interface Args { target?: string; suite?: string; grep?: string; deviate: string[]; workers?: number; allure: boolean; preflight: boolean; strict: boolean }
 
 export const testCommand: CommandModule<{}, Args> = {
   command: 'test',
@@ -31,7 +31,8 @@ export const testCommand: CommandModule<{}, Args> = {
     .option('grep', { type: 'string', describe: 'Only checks whose title or clause tag matches this regular expression' })
     .option('deviate', { type: 'string', array: true, default: [] as string[], describe: 'Embedded target only: switch on a deviation (repeatable)' })
     .option('workers', { type: 'number', describe: 'Parallel Playwright workers (default 2)' })
-    .option('allure', { type: 'boolean', default: true, describe: 'Generate the Allure HTML report' }),
+    .option('allure', { type: 'boolean', default: true, describe: 'Generate the Allure HTML report' })
+    .option('strict', { type: 'boolean', default: false, describe: 'WARN fails the run (exit 1), as FAIL does' }),
   handler: async (a) => {
     const suites = a.suite ? a.suite.split(',').map((s) => s.trim()).filter(Boolean) : [];
     const unknown = suites.filter((s) => !SUITES.includes(s));
@@ -46,8 +47,8 @@ export const testCommand: CommandModule<{}, Args> = {
       console.log(`ces test: target ${resolved.target.base_url}${resolved.stack ? ' (embedded reference implementation)' : ''}; reports in ${run.dir}`);
       const { checks } = await runPlaywright({ targetFile: resolved.file, runDir: run.dir, projects: suites, grep: a.grep, workers: a.workers, extraEnv: tokens ? { CES_TOKENS: tokens.file } : {} });
       if (checks.length === 0) throw new UsageError('no check ran: look at the Playwright output above (a suite failed to load, or --grep matched nothing)');
-      if (a.allure) await generateAllure(run.dir);
-      code = finishRun(run, 'test', resolved.target, checks);
+      if (a.allure) await generateAllure(run.dir, undefined, { reference: resolved.target.reference === true });
+      code = finishRun(run, 'test', resolved.target, checks, {}, { strict: a.strict });
     } finally {
       tokens?.remove();
       await resolved.close();

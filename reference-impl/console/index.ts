@@ -7,6 +7,7 @@ import { LIMITS } from '../../lib/limits.js';
 import type { Exchange } from '../bots/connector-client.js';
 import { registerSimConversations } from '../sim/conversations.js';
 import { botsView, chatWebsites, conversationDetail, conversationList, redactJson, webhooksFingerprint, webhooksView } from './data.js';
+import { conversationTranscriptFile } from './transcript.js';
 
 const PUBLIC = path.join(path.dirname(fileURLToPath(import.meta.url)), 'public');
 /** How often the live feed looks at state without an event emitter (webhook log, polled availability). */
@@ -97,6 +98,12 @@ const area: FastifyPluginAsync = async (app) => {
     const d = conversationDetail(ces, req.params.id);
     if (!d) return reply.code(404).send({ error: 'not_found', message: `no conversation ${req.params.id}` });
     return json(reply, d);
+  });
+  // "Save transcript" on the chat page: the conversation in the transcript format (docs/transcripts.md), as a download.
+  app.get<{ Params: { id: string } }>('/console/api/conversations/:id/transcript', async (req, reply) => {
+    const f = conversationTranscriptFile(ces, req.params.id);
+    if (!f) return reply.code(404).send({ error: 'not_found', message: `no conversation ${req.params.id}` });
+    return reply.header('cache-control', 'no-store').header('content-disposition', `attachment; filename="${f.fileName}"`).type('application/json; charset=utf-8').send(f.text);
   });
   app.get('/console/api/bots', async (_req, reply) => json(reply, { bots: botsView(ces) }));
   app.get('/console/api/webhooks', async (_req, reply) => json(reply, { deliveries: webhooksView(ces) }));

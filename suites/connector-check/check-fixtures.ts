@@ -8,6 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { runConversation, setupBot, sharedConversation, summarizePayload, type BotSetup, type ConversationRun } from '../../check/conversation.js';
 import { attachSequence, type SequenceCall } from '../evidence.js';
+import { saveCheckConversation } from '../../transcripts/from-check.js';
 
 export { expect, clauses };
 
@@ -28,7 +29,8 @@ export const test = base.extend<{ connector: ConnectorCheckSettings; client: Con
         const target = currentTarget();
         const s = connectorSettings(target);
         const agent = agentFor(target.ca_file);
-        const play = () => runConversation(new ConnectorClient(s, (req) => http(req, agent)), s.script);
+        // The conversation is also saved as a transcript (transcripts/from-check.ts; `--record DIR` keeps a copy).
+        const play = () => runConversation(new ConnectorClient(s, (req) => http(req, agent)), s.script).then((r) => { saveCheckConversation(r, s); return r; });
         // Workers of one run share their parent, the Playwright runner: its pid keys the run's conversation.
         run = sharedConversation(path.join(process.env.CES_RUN_DIR ?? os.tmpdir(), 'check'), String(process.ppid), play, CONVERSATION_DEADLINE_MS);
       }

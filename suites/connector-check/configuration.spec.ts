@@ -1,5 +1,6 @@
 // Connector checks of the configuration endpoints 1-4 (scenarios, bot creation and reading, availability strategies), HTTPS, JSON answers, signature and G8 timings.
 import { test, expect, clauses, attachExchanges, is2xx } from './check-fixtures.js';
+import { notJudgedIf } from '../verdicts.js';
 import { setupBot } from '../../check/conversation.js';
 import { describe, type Exchange } from '../../check/connector-client.js';
 import { dateProblems, isConditionalError, isDateError, schemaErrors, unknownRules } from '../../check/judge.js';
@@ -11,7 +12,7 @@ const CONFIG_TIMEOUT = abortAfter(LIMIT_OF.config);
 const judged = (what: string, ex: Exchange) => `${what} (${describe(ex)})`;
 
 test('the connector URL is HTTPS', clauses('CONN-HTTPS-01'), async ({ connector }) => {
-  test.skip(!connector.url.startsWith('https://') && connector.allowHttp, 'plain http accepted by --allow-http for local development: this URL would be refused by the service (CONN-HTTPS-01 not judged)');
+  test.skip(!connector.url.startsWith('https://') && connector.allowHttp, 'plain http accepted by --allow-http for local development: this URL would be refused by the service');
   expect(connector.url, `the connector URL ${connector.url} must use HTTPS: the service only calls https:// connectors`).toMatch(/^https:\/\//);
 });
 
@@ -26,14 +27,14 @@ test('GET /external-bots answers an array of Scenario', clauses('CONN-EP1-01'), 
 
 test('Scenario items have no additional properties', clauses('CONN-EP1-02'), async ({ client }) => {
   const ex = await client.call(1, 'GET', '/external-bots', { timeoutMs: CONFIG_TIMEOUT });
-  test.skip(!Array.isArray(ex.json), `cannot judge: GET /external-bots did not answer an array (see CONN-EP1-01; ${describe(ex)})`);
+  notJudgedIf(!Array.isArray(ex.json), `GET /external-bots did not answer an array (see CONN-EP1-01; ${describe(ex)})`);
   const extra = (ex.json as unknown[]).flatMap((item, i) => (item && typeof item === 'object' ? Object.keys(item).filter((k) => !['idBot', 'name', 'description', 'editorUrl'].includes(k)).map((k) => `[${i}].${k}`) : []));
   expect(extra, `scenario items carry properties the spec does not allow: ${extra.join(', ')}`).toEqual([]);
 });
 
 test('Scenario editorUrl is a URI', clauses('CONN-EP1-03'), async ({ client }) => {
   const ex = await client.call(1, 'GET', '/external-bots', { timeoutMs: CONFIG_TIMEOUT });
-  test.skip(!Array.isArray(ex.json) || (ex.json as unknown[]).length === 0, `cannot judge: GET /external-bots answered no scenario (see CONN-EP1-01/04; ${describe(ex)})`);
+  notJudgedIf(!Array.isArray(ex.json) || (ex.json as unknown[]).length === 0, `GET /external-bots answered no scenario (see CONN-EP1-01/04; ${describe(ex)})`);
   const bad = (ex.json as any[]).flatMap((item, i) => {
     const u = item?.editorUrl;
     let ok = false;
@@ -56,7 +57,7 @@ test('PUT /bots/{idOperator} answers a Bot', clauses('CONN-EP2-01'), async ({ bo
 });
 
 test('the Bot answered by PUT has the idOperator of the path and the idBot of the body', clauses('CONN-EP2-02'), async ({ bot }) => {
-  test.skip(!is2xx(bot.put) || typeof bot.put.json !== 'object', `cannot judge: PUT /bots answered no Bot (see CONN-EP2-01; ${describe(bot.put)})`);
+  notJudgedIf(!is2xx(bot.put) || typeof bot.put.json !== 'object', `PUT /bots answered no Bot (see CONN-EP2-01; ${describe(bot.put)})`);
   const b = bot.put.json as any;
   expect(b?.idOperator, `idOperator must be the one of the path (${bot.idOperator})`).toBe(bot.idOperator);
   expect(b?.external?.idBot, `external.idBot must be the scenario given in the body (${bot.idBot})`).toBe(bot.idBot);
@@ -71,7 +72,7 @@ test('GET /bots/{idOperator} answers the Bot created', clauses('CONN-EP3-01'), a
 
 test('the Bot answered by GET has the same idOperator and idBot', clauses('CONN-EP3-02'), async ({ bot, client }) => {
   const ex = await client.call(3, 'GET', `/bots/${encodeURIComponent(bot.idOperator)}`, { timeoutMs: CONFIG_TIMEOUT });
-  test.skip(!is2xx(ex) || typeof ex.json !== 'object', `cannot judge: GET /bots answered no Bot (see CONN-EP3-01; ${describe(ex)})`);
+  notJudgedIf(!is2xx(ex) || typeof ex.json !== 'object', `GET /bots answered no Bot (see CONN-EP3-01; ${describe(ex)})`);
   expect((ex.json as any)?.idOperator, `idOperator must be the one created (${bot.idOperator})`).toBe(bot.idOperator);
   expect((ex.json as any)?.external?.idBot, `external.idBot must be the scenario of the bot (${bot.idBot})`).toBe(bot.idBot);
 });
@@ -80,7 +81,7 @@ test('Bot createdAt and updatedAt are ISO 8601 date-times', clauses('CONN-BOT-DA
   const get = await client.call(3, 'GET', `/bots/${encodeURIComponent(bot.idOperator)}`, { timeoutMs: CONFIG_TIMEOUT });
   const answers = [['PUT', bot.put], ['GET', get]] as const;
   const judgeable = answers.filter(([, ex]) => is2xx(ex) && ex.json && typeof ex.json === 'object');
-  test.skip(judgeable.length === 0, 'cannot judge: neither PUT nor GET /bots/{idOperator} answered a Bot (see CONN-EP2-01, CONN-EP3-01)');
+  notJudgedIf(judgeable.length === 0, 'neither PUT nor GET /bots/{idOperator} answered a Bot (see CONN-EP2-01, CONN-EP3-01)');
   const problems = judgeable.flatMap(([m, ex]) => dateProblems(ex.json, false).map((p) => `${m}: ${p}`));
   expect(problems, `Bot dates must be non-empty ISO 8601 date-times: ${problems.join('; ')}`).toEqual([]);
 });
@@ -101,7 +102,7 @@ test('distributionRulesToCheck is given for atLeastOne/all and is a subset of th
   const ex = await strategies(client, bot.idOperator);
   const list = Array.isArray(ex.json) ? (ex.json as any[]) : [];
   const ruled = list.filter((s) => s?.strategy === 'atLeastOne' || s?.strategy === 'all');
-  test.skip(ruled.length === 0, `nothing to judge: no atLeastOne/all strategy answered (${describe(ex)})`);
+  notJudgedIf(ruled.length === 0, `no atLeastOne/all strategy answered (${describe(ex)})`);
   const missing = ruled.filter((s) => !Array.isArray(s.distributionRulesToCheck)).map((s) => s.strategy);
   expect(missing, `distributionRulesToCheck is required for ${missing.join(', ')}`).toEqual([]);
   const given = bot.body.distributionRules.map((r) => r.id);
@@ -112,7 +113,7 @@ test('distributionRulesToCheck is given for atLeastOne/all and is a subset of th
 test('availability is given for customAvailability', clauses('CONN-EP4-03'), async ({ bot, client }) => {
   const ex = await strategies(client, bot.idOperator);
   const custom = (Array.isArray(ex.json) ? (ex.json as any[]) : []).filter((s) => s?.strategy === 'customAvailability');
-  test.skip(custom.length === 0, `nothing to judge: no customAvailability strategy answered (${describe(ex)})`);
+  notJudgedIf(custom.length === 0, `no customAvailability strategy answered (${describe(ex)})`);
   const bad = custom.filter((s) => typeof s.availability !== 'boolean').map((s) => JSON.stringify(s));
   expect(bad, `customAvailability needs availability (Boolean): ${bad.join(', ')}`).toEqual([]);
 });

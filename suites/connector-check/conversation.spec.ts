@@ -1,5 +1,6 @@
 // Connector checks judged on one scripted conversation (endpoints 6 and 7, loop safety on echoes, limits of texts, quick replies, transfers, images, bundles).
 import { test, expect, clauses, attachConversation, attachExchanges, is2xx, repliesOf } from './check-fixtures.js';
+import { notJudgedIf } from '../verdicts.js';
 import { agentFor } from '../../lib/http.js';
 import { LIMITS } from '../../lib/limits.js';
 import { mask } from '../../lib/mask.js';
@@ -45,7 +46,7 @@ test('POST /conversations answers empty replies', clauses('CONN-EP6-02'), async 
   void connector;
   const start = startOf(await conversation());
   await attachExchanges('POST /conversations', [start]);
-  test.skip(!Array.isArray((start.json as any)?.replies), `cannot judge: no replies array answered (see CONN-EP6-01; ${describe(start)})`);
+  notJudgedIf(!Array.isArray((start.json as any)?.replies), `no replies array answered (see CONN-EP6-01; ${describe(start)})`);
   expect(repliesOf(start).map((r) => r?.type), 'POST /conversations must answer replies: [] (endpoint 7 follows immediately with the first visitor message)').toEqual([]);
 });
 
@@ -53,7 +54,7 @@ test('Connector conversation createdAt and updatedAt are ISO 8601 date-times', c
   void connector;
   const list = answers(await conversation());
   await attachExchanges('answers judged', list);
-  test.skip(list.length === 0, 'cannot judge: no endpoint 6/7 answer was a JSON object (see CONN-EP6-01, CONN-EP7-02)');
+  notJudgedIf(list.length === 0, 'no endpoint 6/7 answer was a JSON object (see CONN-EP6-01, CONN-EP7-02)');
   const problems = list.flatMap((ex) => dateProblems(ex.json, true).map((p) => `${ex.method} ${ex.path}: ${p}`));
   expect(problems, `createdAt/updatedAt must be non-empty ISO 8601 date-times: ${problems.join('; ')}`).toEqual([]);
 });
@@ -61,7 +62,7 @@ test('Connector conversation createdAt and updatedAt are ISO 8601 date-times', c
 test('Connector conversation spells updatedAt as the sample (updateAt reported)', clauses('CONN-CONV-DATES-02'), async ({ connector, conversation }) => {
   void connector;
   const list = answers(await conversation());
-  test.skip(list.length === 0, 'cannot judge: no endpoint 6/7 answer was a JSON object');
+  notJudgedIf(list.length === 0, 'no endpoint 6/7 answer was a JSON object');
   const updateAt = [...new Set(list.filter((ex) => (ex.json as any).updatedAt === undefined && (ex.json as any).updateAt !== undefined).map((ex) => `${ex.method} ${ex.path}`))];
   expect(updateAt, `these answers spell the field "updateAt" (the field table's spelling); the sample and the service use "updatedAt": ${updateAt.join(', ')}`).toEqual([]);
 });
@@ -70,7 +71,7 @@ test('messages are answered within 10 s', clauses('CONN-EP7-01'), async ({ conne
   void connector;
   const calls = endpoint7(await conversation());
   await attachExchanges('endpoint 7 calls', calls);
-  test.skip(calls.length === 0, 'nothing to judge: no endpoint 7 call was made');
+  notJudgedIf(calls.length === 0, 'no endpoint 7 call was made');
   const late = calls.filter((ex) => ex.error !== undefined || !withinLimit(ex.ms, LIMIT_OF.message)).map((ex) => timingText(`${ex.method} ${ex.path} (${(ex.requestBody as any)?.message?.author?.role} message)`, ex.ms, LIMIT_OF.message, ex.error));
   expect(late, `endpoint 7 must answer within 10 s, else the bot answer is not displayed: ${late.join('; ')}`).toEqual([]);
 });
@@ -80,7 +81,7 @@ test('messages are answered with a schema-valid Connector conversation', clauses
   // An answer that never came is judged by CONN-EP7-01 (the service drops it); only answers are judged here.
   const steps = visitorSteps(await conversation()).filter((s) => s.exchange.error === undefined);
   await attachExchanges('visitor messages', steps.map((s) => s.exchange));
-  test.skip(steps.length === 0, 'cannot judge: no visitor message got an answer (see CONN-EP7-01)');
+  notJudgedIf(steps.length === 0, 'no visitor message got an answer (see CONN-EP7-01)');
   const problems = steps.flatMap((s) => {
     const ex = s.exchange;
     if (!is2xx(ex)) return [`"${s.text}": ${describe(ex)}`];
@@ -94,7 +95,7 @@ test("the connector's own replies echoed back as operator messages get empty rep
   void connector;
   const echoes = echoSteps(await conversation());
   await attachExchanges('echoes of the bot messages (role operator)', echoes.map((s) => s.exchange));
-  test.skip(echoes.length === 0, 'nothing to judge: the connector sent no message reply to echo');
+  notJudgedIf(echoes.length === 0, 'the connector sent no message reply to echo');
   const looping = echoes.filter((s) => repliesOf(s.exchange).length > 0).map((s) => `echo of ${s.of} → ${repliesOf(s.exchange).length} replies`);
   expect(looping, `the service posts every bot message back with role operator; answering them loops the bot on itself: ${looping.join('; ')}`).toEqual([]);
 });
@@ -109,7 +110,7 @@ test('every bot text is at most 450 characters', clauses('CONN-TEXT-01'), async 
   const run = await conversation();
   await attachAnswers(run);
   const list = texts(run);
-  test.skip(list.length === 0, 'nothing to judge: no text in the replies of the conversation');
+  notJudgedIf(list.length === 0, 'no text in the replies of the conversation');
   const over = list.filter((t) => t.value.length > LIMITS.botTextMax).map((t) => `${t.where}: ${t.value.length} characters`);
   expect(over, `texts over ${LIMITS.botTextMax} characters are not sent to the visitor: ${over.join('; ')}`).toEqual([]);
 });
@@ -119,7 +120,7 @@ test('every bot text is at most 250 characters (advised)', clauses('CONN-TEXT-02
   const run = await conversation();
   await attachAnswers(run);
   const list = texts(run);
-  test.skip(list.length === 0, 'nothing to judge: no text in the replies of the conversation');
+  notJudgedIf(list.length === 0, 'no text in the replies of the conversation');
   const over = list.filter((t) => t.value.length > LIMITS.botTextAdvised).map((t) => `${t.where}: ${t.value.length} characters`);
   expect(over, `texts are advised to be at most ${LIMITS.botTextAdvised} characters: ${over.join('; ')}`).toEqual([]);
 });
@@ -129,7 +130,7 @@ test('a message has at most 3 quick replies (advised)', clauses('CONN-QR-01'), a
   const run = await conversation();
   await attachAnswers(run);
   const counts = allReplies(run).flatMap((r) => quickReplyCounts(r.replies, r.origin));
-  test.skip(counts.length === 0, 'nothing to judge: no quick replies in the conversation');
+  notJudgedIf(counts.length === 0, 'no quick replies in the conversation');
   const over = counts.filter((c) => c.value > LIMITS.quickRepliesAdvised).map((c) => `${c.where}: ${c.value} quick replies`);
   expect(over, `at most ${LIMITS.quickRepliesAdvised} quick replies per question are advised: ${over.join('; ')}`).toEqual([]);
 });
@@ -141,7 +142,7 @@ test('transfer timeouts are between 5 and 60 s', clauses('CONN-TRANSFER-01'), as
   const run = await conversation();
   await attachAnswers(run);
   const list = transfers(run);
-  test.skip(list.length === 0, 'nothing to judge: no transfer reply in the conversation');
+  notJudgedIf(list.length === 0, 'no transfer reply in the conversation');
   const bad = list.filter((t) => t.timeoutMs === undefined || t.timeoutMs < LIMITS.transferTimeoutMinMs || t.timeoutMs > LIMITS.transferTimeoutMaxMs).map((t) => `${t.where}: ${t.timeoutMs ?? 'unreadable'} ms`);
   expect(bad, `transfer timeouts must be ${LIMITS.transferTimeoutMinMs}-${LIMITS.transferTimeoutMaxMs} ms: ${bad.join('; ')}`).toEqual([]);
 });
@@ -151,7 +152,7 @@ test('transfer timeouts are at least 15 s (advised)', clauses('CONN-TRANSFER-02'
   const run = await conversation();
   await attachAnswers(run);
   const list = transfers(run).filter((t) => t.timeoutMs !== undefined);
-  test.skip(list.length === 0, 'nothing to judge: no transfer reply with a readable timeout in the conversation');
+  notJudgedIf(list.length === 0, 'no transfer reply with a readable timeout in the conversation');
   const low = list.filter((t) => t.timeoutMs! < LIMITS.transferTimeoutAdvisedMinMs).map((t) => `${t.where}: ${t.timeoutMs} ms`);
   expect(low, `transfer timeouts are advised not below ${LIMITS.transferTimeoutAdvisedMinMs} ms: ${low.join('; ')}`).toEqual([]);
 });
@@ -161,7 +162,7 @@ test('transfers name a distribution rule given in the bot write body', clauses('
   const run = await conversation();
   await attachAnswers(run);
   const list = transfers(run);
-  test.skip(list.length === 0, 'nothing to judge: no transfer reply in the conversation');
+  notJudgedIf(list.length === 0, 'no transfer reply in the conversation');
   const given = run.setup.body.distributionRules.map((r) => r.id);
   const unknown = list.filter((t) => !given.includes(String(t.rule))).map((t) => `${t.where}: ${JSON.stringify(t.rule)}`);
   expect(unknown, `a transfer must name one of the rules given (${run.setup.body.distributionRules.map((r) => `${r.label}=${r.id}`).join(', ')}): ${unknown.join('; ')}`).toEqual([]);
@@ -172,7 +173,7 @@ test('linked images are reachable 240x120 pictures', clauses('CONN-IMAGE-01'), a
   const run = await conversation();
   await attachAnswers(run);
   const images = allReplies(run).flatMap((r) => imagesOf(r.replies, r.origin));
-  test.skip(images.length === 0, 'nothing to judge: no image in the conversation');
+  notJudgedIf(images.length === 0, 'no image in the conversation');
   const urls = [...new Set(images.map((i) => String(i.value.url)))];
   const probes = await Promise.all(urls.map((u) => probeImage(u, agentFor(target.ca_file), abortAfter(LIMIT_OF.config))));
   await test.info().attach('images probed', { body: mask(JSON.stringify(probes, null, 2)), contentType: 'application/json' });
@@ -185,7 +186,7 @@ test('bundle items are valid cards and offers', clauses('CONN-BUNDLE-01'), async
   const run = await conversation();
   await attachAnswers(run);
   const all = allReplies(run);
-  test.skip(all.every((r) => bundlesOf(r.replies, r.origin).length === 0), 'nothing to judge: no bundle/* payload in the conversation');
+  notJudgedIf(all.every((r) => bundlesOf(r.replies, r.origin).length === 0), 'no bundle/* payload in the conversation');
   const problems = all.flatMap((r) => bundleProblems(r.replies, r.origin)).map((p) => `${p.where}: ${p.value}`);
   expect(problems, `bundle/card items must be card/content with a LINK action, bundle/product-offer items product-offer: ${problems.join('; ')}`).toEqual([]);
 });

@@ -198,6 +198,8 @@ function follow(id) {
   $('start-form').hidden = true;
   $('conversation-id').textContent = id;
   $('inspect').href = `/console/inspector?c=${encodeURIComponent(id)}`;
+  // The conversation as a transcript file (the format ces record writes and ces replay plays).
+  $('save-transcript').href = `/console/api/conversations/${encodeURIComponent(id)}/transcript`;
   history.replaceState(null, '', `#c=${encodeURIComponent(id)}`);
   state.feed?.close();
   state.feed = liveFeed(`conversation=${encodeURIComponent(id)}`, { hello: refresh, conversation: refresh, exchange: refresh }, (s) => { $('feed').textContent = s; });

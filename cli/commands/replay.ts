@@ -1,0 +1,68 @@
+// `ces replay FILE|DIR... --connector URL | --target F`: replay recorded conversations and report every change of the bot's answers (issue 17, docs/transcripts.md).
+import fs from 'node:fs';
+import path from 'node:path';
+import type { CommandModule } from 'yargs';
+import { UsageError } from '../usage.js';
+import { newRunDir } from '../run.js';
+import { mask } from '../../lib/mask.js';
+import { loadTarget, TargetError } from '../../lib/target.js';
+import { TranscriptError } from '../../transcripts/format.js';
+import { loadTranscripts, replayTranscripts } from '../../transcripts/run.js';
+import { embeddedSession, targetSession, type Session } from '../../transcripts/session.js';
+import { SetupError } from '../../transcripts/service.js';
+
+interface Args { files: string[]; connector?: string; target?: string; secret?: string; 'ca-file'?: string; 'allow-http': boolean; update: boolean; 'report-dir'?: string }
+
+/** A connector URL the service would call (https, or http with --allow-http) and a CA file that exists. */
+export function validateConnectorUrl(url: string, allowHttp: boolean, caFile?: string): void {
+  let u: URL;
+  try { u = new URL(url); } catch { throw new UsageError(`URL ${JSON.stringify(url)} is not a valid absolute URL (expected https://host[:port][/path])`); }
+  if (u.protocol !== 'https:' && !(allowHttp && u.protocol === 'http:')) throw new UsageError(`the connector URL must be https:// (got ${u.protocol}); add --allow-http for plain http during local development`);
+  if (caFile !== undefined && !fs.existsSync(caFile)) throw new UsageError(`--ca-file ${caFile} does not exist`);
+}
+
+export const replayCommand: CommandModule<{}, Args> = {
+  command: 'replay <files..>',
+  describe: 'Replay recorded conversations against a bot connector (or a service target) and report every change',
+  builder: (y) => y
+    .positional('files', { type: 'string', array: true, demandOption: true, describe: 'Transcript files, or folders of *.json transcripts' })
+    .option('connector', { type: 'string', describe: 'Base URL of the bot connector: replayed through the embedded reference service (creation flow, first messages, signatures, timers)' })
+    .option('target', { type: 'string', describe: 'A service target file (capability sim): replays through its simulation API, each conversation on its recorded website' })
+    .option('secret', { type: 'string', describe: '--connector: the connector secret (X-Service-Signature, G2)' })
+    .option('ca-file', { type: 'string', describe: '--connector: PEM CA to trust for the connector; NODE_EXTRA_CA_CERTS also works' })
+    .option('allow-http', { type: 'boolean', default: false, describe: '--connector: accept a plain-http URL (local development only)' })
+    .option('update', { type: 'boolean', default: false, describe: 'After showing the diff, accept today\'s answers as the new recording (hand-written expectations that still hold are kept)' })
+    .option('report-dir', { type: 'string', describe: 'Folder for this run\'s reports (default reports/<run-id>): replay.html, junit.xml, summary.json' })
+    .check((a) => {
+      if (!a.connector === !a.target) throw new UsageError('give exactly one of --connector URL (a bot connector) or --target F (a service target)');
+      if (a.target && (a.secret || a['ca-file'])) throw new UsageError('--secret and --ca-file apply to --connector (a target file holds its own ca_file)');
+      return true;
+    })
+    .example('$0 replay transcripts/ --connector https://localhost:9000 --secret "$SECRET"', 'replay every transcript of the folder; exit 1 when a conversation changed')
+    .example('$0 replay transcripts/ --target staging.json', 'check that a service release carries the recorded conversations the same way'),
+  handler: async (a) => {
+    if (a.connector) validateConnectorUrl(a.connector, a['allow-http'], a['ca-file']);
+    try { loadTranscripts(a.files); } catch (e) { if (e instanceof TranscriptError) throw new UsageError(e.message); throw e; }
+    let session: Session;
+    try {
+      if (a.target) {
+        let target;
+        try { target = loadTarget(a.target); } catch (e) { if (e instanceof TargetError) throw new UsageError(e.message); throw e; }
+        session = targetSession(target);
+      } else {
+        console.log(`ces replay: ${mask(a.connector!)}${a.secret ? '' : ' (no --secret: calls are signed with an empty key)'}; starting the reference service and setting up the bot…`);
+        session = await embeddedSession({ connectorUrl: a.connector!, secret: a.secret, caFile: a['ca-file'], allowHttp: a['allow-http'] });
+      }
+    } catch (e) { if (e instanceof SetupError) throw new UsageError(e.message); throw e; }
+    const run = a['report-dir'] ? { id: path.basename(path.resolve(a['report-dir'])), dir: path.resolve(a['report-dir']) } : newRunDir('replay');
+    try {
+      const { code } = await replayTranscripts(session, { files: a.files, update: a.update, runDir: run.dir, runId: run.id, against: session.describe });
+      process.exitCode = code;
+    } catch (e) {
+      if (e instanceof SetupError || e instanceof TranscriptError) throw new UsageError(e.message);
+      throw e;
+    } finally {
+      await session.close();
+    }
+  },
+};
