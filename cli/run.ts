@@ -24,8 +24,11 @@ export function newRunDir(kind: string): { id: string; dir: string } {
 
 export interface PlaywrightRun { checks: CheckResult[]; code: number | null }
 
-/** Spawns `playwright test` with the target in CES_TARGET; resolves with the parsed checks. */
-export async function runPlaywright(opts: { targetFile: string; runDir: string; projects?: string[]; grep?: string; quiet?: boolean; workers?: number; extraEnv?: Record<string, string> }): Promise<PlaywrightRun> {
+/**
+ * Spawns `playwright test` with the target in CES_TARGET; resolves with the parsed checks. With `targetFiles` (one embedded stack
+ * per worker), worker k uses targetFiles[k] (CES_TARGETS) and the run has as many workers as files.
+ */
+export async function runPlaywright(opts: { targetFile: string; targetFiles?: string[]; runDir: string; projects?: string[]; grep?: string; quiet?: boolean; workers?: number; extraEnv?: Record<string, string>; progress?: boolean }): Promise<PlaywrightRun> {
   const cli = path.join(ROOT, 'node_modules', '@playwright', 'test', 'cli.js');
   const args = [cli, 'test', '-c', path.join(ROOT, 'suites', 'playwright.config.ts')];
   for (const p of opts.projects ?? []) args.push('--project', p);
@@ -33,14 +36,21 @@ export async function runPlaywright(opts: { targetFile: string; runDir: string; 
   const code = await new Promise<number | null>((resolve) => {
     const child = spawn(process.execPath, args, {
       cwd: ROOT,
-      stdio: opts.quiet ? ['ignore', 'ignore', 'inherit'] : 'inherit',
-      env: { ...process.env, CES_TARGET: opts.targetFile, CES_RUN_DIR: opts.runDir, CES_QUIET: opts.quiet ? '1' : '0', ...(opts.workers ? { CES_WORKERS: String(opts.workers) } : {}), ...opts.extraEnv },
+      // `progress`: a quiet run whose reporter prints one line per unit of work (selftest: per deviation).
+      stdio: opts.quiet && !opts.progress ? ['ignore', 'ignore', 'inherit'] : 'inherit',
+      env: {
+        ...process.env, CES_TARGET: opts.targetFile, CES_RUN_DIR: opts.runDir, CES_QUIET: opts.quiet ? '1' : '0',
+        ...(opts.targetFiles && opts.targetFiles.length > 1 ? { CES_TARGETS: JSON.stringify(opts.targetFiles), CES_WORKERS: String(opts.targetFiles.length) } : opts.workers ? { CES_WORKERS: String(opts.workers) } : {}),
+        ...opts.extraEnv,
+      },
     });
     child.on('exit', (c) => resolve(c));
   });
   // Reports concern: whatever Playwright wrote (assertion messages, error contexts, its HTML report, allure-results) is
   // masked before anything reads it or Allure turns it into a report.
-  try { registerTargetSecrets(JSON.parse(fs.readFileSync(opts.targetFile, 'utf8'))); } catch { /* an unreadable target failed the run already */ }
+  for (const f of opts.targetFiles ?? [opts.targetFile]) {
+    try { registerTargetSecrets(JSON.parse(fs.readFileSync(f, 'utf8'))); } catch { /* an unreadable target failed the run already */ }
+  }
   // Only Playwright's outputs: the target file may sit in the run folder and be needed by a next run of the same target.
   for (const out of ['results.json', 'junit.xml', 'playwright', 'allure-results', 'test-output']) scrubDir(path.join(opts.runDir, out));
   const resultsFile = path.join(opts.runDir, 'results.json');

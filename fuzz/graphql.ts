@@ -112,8 +112,9 @@ export function graphqlSurface(schema: GraphQLSchema, target: Target, creds: Cre
     if (isListType(t)) {
       return nullable(fc.oneof(
         { arbitrary: fc.array(input(t.ofType, kind, depth + 1), { maxLength: 4 }).map((xs) => ({ v: xs.map((x) => x.v), ok: xs.every((x) => x.ok) })), weight: 4 },
-        // A single value where a list is expected is coerced to a list of one (GraphQL spec, input coercion of lists).
-        { arbitrary: input(t.ofType, kind, depth + 1), weight: 1 },
+        // A single value where a list is expected is coerced to a list of one (GraphQL spec, input coercion of lists); a null
+        // there is the (nullable) list itself being null, which is valid.
+        { arbitrary: input(t.ofType, kind, depth + 1).map((x) => (x.v === null ? { v: null, ok: true } : x)), weight: 1 },
       ));
     }
     if (isEnumType(t)) return nullable(fc.oneof({ arbitrary: ok(fc.constantFrom(...t.getValues().map((v) => v.name))), weight: 6 }, bad(fc.constantFrom('NOT_A_VALUE', 1))));

@@ -71,7 +71,8 @@ export async function runFuzz(o: FuzzOptions): Promise<FuzzReport> {
   const notes: string[] = [];
   const { target } = o;
   const creds = o.credentials ?? await credentialsOf(target);
-  if (creds.keys.length < 2) notes.push('the target file names one API key: no cross-client (tenant isolation) check was possible');
+  if (creds.keys.length < 2) notes.push('the target file names one API key: no cross-client (tenant isolation) check was possible on REST');
+  if (creds.tokens.length < 2) notes.push('the target file names no login of a second client: no cross-client check was possible on GraphQL');
 
   let docJson: unknown;
   if (o.openapiFile) docJson = JSON.parse(fs.readFileSync(o.openapiFile, 'utf8'));

@@ -46,7 +46,9 @@ export class SchemaValues {
     if (values) return [...new Set(values.map((v: unknown) => (v === null ? 'null' : Number.isInteger(v) ? 'integer' : typeof v)))] as string[];
     const branches = s.anyOf ?? s.oneOf;
     if (branches) return [...new Set(branches.flatMap((b: Schema) => this.types(b)))] as string[];
-    if (s.properties) return ['object'];
+    // allOf: the types every branch admits.
+    if (s.allOf?.length) return (s.allOf as Schema[]).map((b) => this.types(b)).reduce((a, b) => a.filter((t) => b.includes(t)));
+    if (s.properties || s.required) return ['object'];
     return ['string', 'integer', 'number', 'boolean', 'object', 'array', 'null'];
   }
 
@@ -57,7 +59,10 @@ export class SchemaValues {
     if (Array.isArray(s.enum)) return fc.constantFrom(...s.enum);
     const branches = s.anyOf ?? s.oneOf;
     if (branches?.length) return fc.oneof(...branches.map((b: Schema) => this.valid(b, depth)));
-    if (s.allOf?.length) return this.valid(Object.assign({}, ...s.allOf.map((b: Schema) => this.deref(b)), { allOf: undefined }), depth);
+    if (s.allOf?.length) {
+      const parts = s.allOf.map((b: Schema) => this.deref(b));
+      return this.valid({ ...Object.assign({}, ...parts), allOf: undefined, required: [...new Set(parts.flatMap((b: Schema) => b.required ?? []))] }, depth);
+    }
     const types = this.types(s).filter((t) => depth < 3 || !['object', 'array'].includes(t));
     return fc.oneof(...(types.length ? types : ['string']).map((t) => this.ofType(t, s, depth)));
   }
@@ -123,7 +128,7 @@ export class SchemaValues {
       ...(types.includes('array') ? [] : [[]]),
       ...(types.includes('object') ? [] : [{}]),
     ]);
-    const out: fc.Arbitrary<unknown>[] = [wrongType];
+    const out: fc.Arbitrary<unknown>[] = types.length < 7 ? [wrongType] : [];
     if (Array.isArray(s.enum)) out.push(fc.constantFrom('__not_listed__', 999_999, ...s.enum.filter((v: unknown) => typeof v === 'string').map((v: string) => v.toUpperCase() + '_')));
     if (types.includes('integer')) {
       const outside = [...(s.minimum !== undefined ? [s.minimum - 1] : []), ...(s.maximum !== undefined ? [s.maximum + 1] : [])];
@@ -133,16 +138,17 @@ export class SchemaValues {
     if (types.includes('string') && (s.minLength ?? 0) > 0) out.push(fc.constant(''));
     if (types.includes('string') && s.maxLength !== undefined) out.push(fc.constant('x'.repeat(s.maxLength + 1)));
     if (types.includes('object') && depth < 3) {
-      const props: Record<string, Schema> = s.properties ?? {};
-      const required: string[] = s.required ?? [];
+      const merged: Schema = s.allOf ? Object.assign({}, ...s.allOf.map((b: Schema) => this.deref(b))) : s;
+      const props: Record<string, Schema> = merged.properties ?? {};
+      const required: string[] = [...new Set((s.allOf ?? [s]).flatMap((b: Schema) => this.deref(b).required ?? []))] as string[];
       const full = this.valid(s, depth) as fc.Arbitrary<Record<string, unknown>>;
       if (required.length) out.push(fc.tuple(full, fc.constantFrom(...required)).map(([o, k]) => { const c = { ...o }; delete c[k]; return c; }));
       const keys = Object.keys(props);
       if (keys.length) out.push(fc.tuple(full, fc.constantFrom(...keys)).chain(([o, k]) => this.invalid(props[k]!, depth + 1).map((v) => ({ ...o, [k]: v }))));
-      if (s.additionalProperties === false) out.push(full.map((o) => ({ ...o, __unexpected__: 1 })));
+      if (merged.additionalProperties === false) out.push(full.map((o) => ({ ...o, __unexpected__: 1 })));
     }
     if (types.includes('array') && s.items && depth < 3) out.push(this.invalid(s.items, depth + 1).map((v) => [v]));
-    return fc.oneof(...out);
+    return out.length ? fc.oneof(...out) : fc.constant(null);
   }
 
   /** A query or path parameter value (a string), valid, boundary or hostile; validity is decided afterwards. */
@@ -168,7 +174,8 @@ export class SchemaValues {
     const out: unknown[] = [];
     for (const t of this.types(s0)) {
       if (t === 'string') out.push(text);
-      else if (t === 'integer' && /^-?(0|[1-9]\d*)$/.test(text)) out.push(Number(text));
+      // Leading zeros are still decimal digits (`007` is 7); signs other than a leading minus, exponents and fractions are not.
+      else if (t === 'integer' && /^-?\d+$/.test(text)) out.push(Number(text));
       else if (t === 'number' && /^-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?$/.test(text) && Number.isFinite(Number(text))) out.push(Number(text));
       else if (t === 'boolean' && (text === 'true' || text === 'false')) out.push(text === 'true');
     }

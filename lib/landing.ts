@@ -356,7 +356,8 @@ export function buildEvidence(runDir: string, opts: BuildOptions = {}): string {
       + checks.map((k) => checkHtml(k, evidenceAnchor(sub, k.anchor), runDir, byId, landing, summary?.reference === true)).join('\n'));
   }
   const mutations = summary?.mutations?.length ? `<h2 id="mutations">Mutations (selftest)</h2><div class="scroll"><table class="cards"><thead><tr><th>deviation</th><th>clauses</th><th>caught</th><th>failed checks</th></tr></thead><tbody>${summary.mutations.map((m) => {
-    const titles = subAnchors.get(m.deviation);
+    // Sub-runs per deviation (older selftests), or the one run of all deviations (cli/selftest-plan.ts).
+    const titles = subAnchors.get(m.deviation) ?? subAnchors.get('');
     return `<tr id="mut-${esc(m.deviation)}"><td data-label="deviation"><code>${esc(m.deviation)}</code></td><td data-label="clauses">${m.clauses.map((c) => `<a href="${landing}#clause-${encodeURIComponent(c)}"><code>${esc(c)}</code></a>`).join(', ')}</td><td data-label="caught" class="${m.caught ? 'v-pass' : 'v-fail'}">${m.caught ? 'yes' : 'no — missed'}${m.harnessErrors?.length ? ` <span class="badge v-harness-error">${m.harnessErrors.length} HARNESS ERROR (not counted)</span>` : ''}</td><td data-label="failed checks">${m.failedChecks.map((t) => titles?.get(t) ? `<a href="#${esc(titles.get(t)!)}">${esc(t)}</a>` : esc(t)).join('<br>')}</td></tr>`;
   }).join('')}</tbody></table></div>` : '';
   const links = summary ? runLinks(summary, path.dirname(runDir), '..').filter((l) => l.label !== 'Evidence') : [];

@@ -62,14 +62,15 @@ export const LIMITS = {
   graphqlPageMax: 100,
   /** GQL-RULE-02 / G16: routingRule availability fields resolved per query. */
   graphqlAvailabilityPerQuery: 1,
-  /** Issue 14 item 7: a GraphQL document is refused (before parsing) past this many tokens, nesting levels, aliases, fragments or spreads. */
+  /** Issue 14 item 7: a GraphQL document is refused (before parsing) past this many tokens, nesting levels, aliases, field selections, fragments or spreads. */
   graphqlMaxTokens: 10_000,
   graphqlMaxNesting: 40,
   graphqlMaxAliases: 100,
+  graphqlMaxSelections: 500,
   graphqlMaxFragments: 100,
   graphqlMaxFragmentSpreads: 200,
-  /** Issue 14 item 1: a REST filter value longer than this is a 400 (a 1,000-character wildcard pattern is still matched). */
-  restFilterValueMaxChars: 1_024,
+  /** Issue 14 item 1: a REST filter value longer than this is a 400 (a 1,000-character wildcard pattern is still matched, and the list of every statistic indicator, 1,436 characters, fits). */
+  restFilterValueMaxChars: 4_096,
   /** Issue 14 item 8: a REST request whose path and query are longer than this is answered 414 (Node refuses 16 KiB of headers itself: 431). */
   restUriMaxChars: 8_192,
   /** Issue 14 (Done when): no request blocks the service's event loop longer than this; `ces fuzz` reports the longest block. */

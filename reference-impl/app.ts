@@ -11,6 +11,7 @@ import { Deviations } from './deviations.js';
 import { DomainEvents } from './events.js';
 import type { ServiceContext, ServiceSettings } from './context.js';
 import { newControlToken } from '../lib/control-auth.js';
+import { ApiKeys } from './auth/api-key.js';
 import { createBots, startBots } from './bots/index.js';
 import { startWebhooks } from './webhooks/index.js';
 import rest from './rest/index.js';
@@ -19,6 +20,16 @@ import graphql from './graphql/index.js';
 import platform from './platform/index.js';
 import sim from './sim/index.js';
 import consolePages from './console/index.js';
+import { installErrorHandling, plainShape, type ErrorShape } from '../lib/http-errors.js';
+import { ERROR_CODES } from './graphql/schema.js';
+
+/** Errors outside the surfaces with their own scope, in the shape of the path's surface: GraphQL errors, OAuth errors (RFC 6749), or plain. */
+const rootShape: ErrorShape = (status, message, req) => {
+  const path = req.url.split('?')[0]!;
+  if (path === '/graphql') return { errors: [{ message, extensions: { code: status >= 500 ? ERROR_CODES.internal : ERROR_CODES.badRequest } }] };
+  if (path === '/oauth2/token' || path === '/_authenticated') return { error: status >= 500 ? 'server_error' : 'invalid_request', error_description: message };
+  return plainShape(status, message, req);
+};
 
 export interface BuildOptions extends Partial<ServiceSettings> {
   db?: Db | string;
@@ -51,6 +62,7 @@ export async function buildApp(opts: BuildOptions = {}): Promise<FastifyInstance
       seed: seedValue,
       simToken: opts.simToken ?? newControlToken(),
     },
+    apiKeys: new ApiKeys(db),
     onClose: [],
   } as Omit<ServiceContext, 'bots'> as ServiceContext;
   ctx.bots = createBots(ctx);
@@ -60,10 +72,13 @@ export async function buildApp(opts: BuildOptions = {}): Promise<FastifyInstance
     https: opts.https ?? null,
     bodyLimit: LIMITS.restBodyMaxBytes,
     // `filters[name]=v` must stay a flat key; areas parse brackets themselves.
-    routerOptions: { querystringParser: (s: string) => qs.parse(s) },
+    // A long path parameter is the route's to judge (400), and a long URI the surface's (414 in its own shape), not the router's.
+    routerOptions: { querystringParser: (s: string) => qs.parse(s), maxParamLength: 2 * LIMITS.restUriMaxChars },
   } as FastifyServerOptions) as unknown as FastifyInstance;
   app.decorate('ces', ctx);
   await app.register(formbody, { parser: (s: string) => qs.parse(s) });
+  // Before every route: the root sees them all, for 405 + Allow on paths no surface scope covers (/graphql, /oauth2/token, /console).
+  installErrorHandling(app, { shape: rootShape });
   // Services first (bots, webhooks), so every surface finds them; each surface is one encapsulated plugin with its own authentication.
   startBots(ctx);
   startWebhooks(ctx);

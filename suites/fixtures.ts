@@ -11,9 +11,14 @@ import { httpBlocker } from '../check/settings.js';
 export { expect };
 
 let cachedTarget: Target | undefined;
+/**
+ * The target of this worker: CES_TARGET, or with CES_TARGETS (a JSON list of target files, one embedded stack per worker) the
+ * file of this worker's parallel index, so no two workers share a service (nor its clock, nor its deviations).
+ */
 export function currentTarget(): Target {
   if (cachedTarget) return cachedTarget;
-  const file = process.env.CES_TARGET;
+  const files = process.env.CES_TARGETS ? (JSON.parse(process.env.CES_TARGETS) as string[]) : undefined;
+  const file = files?.length ? files[Number(process.env.TEST_PARALLEL_INDEX ?? 0) % files.length] : process.env.CES_TARGET;
   if (!file) throw new Error('CES_TARGET is not set: run the suites through `ces test` or set CES_TARGET to a target file');
   cachedTarget = loadTarget(file);
   for (const k of cachedTarget.api_keys) addSecret(k.key);
@@ -156,7 +161,31 @@ export function expectSchema(schemaId: string, data: unknown): void {
   expect(errors, `response does not match ${schemaId}: ${errors}`).toBeNull();
 }
 
-export const test = base.extend<{ target: Target; api: Api }>({
+/**
+ * `ces selftest` (cli/selftest-plan.ts): every check of a project belongs to one of its deviations, the one whose clauses it names;
+ * before the check that deviation is switched on in this worker's own stack through the simulation API (none in the baseline).
+ */
+interface SelftestMeta { baseline: boolean; deviations: Array<{ id: string; clauses: string[] }> }
+async function switchDeviation(target: Target, deviation: string): Promise<void> {
+  const sim = target.sim_url ?? `${target.base_url}/sim`;
+  const token = (target as { sim_token?: string }).sim_token;
+  const res = await http({ method: 'POST', url: `${sim}/deviations`, headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) }, body: JSON.stringify({ ids: deviation ? [deviation] : [] }) }, agentFor(target.ca_file));
+  if (res.status >= 300) throw new Error(`harness: switching the deviation to "${deviation}" failed: ${res.status} ${res.text.slice(0, 200)}`);
+}
+
+export const test = base.extend<{ target: Target; api: Api; deviation: void }>({
   target: async ({}, use) => { await use(currentTarget()); },
   api: async ({ target }, use) => { await use(new Api(target)); },
+  deviation: [async ({ target }, use, testInfo) => {
+    const meta = (testInfo.project.metadata as { selftest?: SelftestMeta } | undefined)?.selftest;
+    if (!meta) { await use(); return; }
+    const tags = new Set(testInfo.tags.map((t) => t.replace(/^@/, '')));
+    const id = meta.baseline ? '' : meta.deviations.find((d) => d.clauses.some((c) => tags.has(c)))?.id ?? '';
+    if (!meta.baseline) testInfo.annotations.push({ type: 'deviation', description: id });
+    await switchDeviation(target, id);
+    await use();
+    // A check that fails under its deviation caught it: that is the expected outcome here, so Playwright keeps the worker (a
+    // restart after each caught deviation cost a process start each). cli/selftest-plan.ts reads the actual status.
+    if (!meta.baseline && testInfo.status === 'failed') testInfo.fail();
+  }, { auto: true }],
 });

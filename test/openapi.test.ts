@@ -52,7 +52,9 @@ test('lists get page, limit, full and their filters; deprecated routes and filte
   const list = doc.paths['/operator'].get;
   const names = list.parameters.map((p: any) => p.$ref ?? p.name);
   for (const n of ['#/components/parameters/page', '#/components/parameters/limit', '#/components/parameters/full', 'filters[name]', 'filters[website_list]']) assert.ok(names.includes(n), `${n} on GET /operator`);
-  assert.equal(doc.paths['/operator'].post.requestBody.content['application/x-www-form-urlencoded'].schema.$ref, '#/components/schemas/operator-write');
+  // Create needs name, first_name and email on top of the shared write schema (issue 14, item 8).
+  assert.deepEqual(doc.paths['/operator'].post.requestBody.content['application/x-www-form-urlencoded'].schema, { allOf: [{ $ref: '#/components/schemas/operator-write' }, { required: ['name', 'first_name', 'email'] }] });
+  assert.equal(doc.paths['/operator/{id}'].put.requestBody.content['application/json'].schema.$ref, '#/components/schemas/operator-write');
   assert.ok(doc.paths['/operator'].post.responses['201']);
   for (const p of ['/client', '/client/{id}', '/website', '/website/{id}']) assert.equal(doc.paths[p].get.deprecated, true, p);
   assert.equal(doc.paths['/operator'].get.deprecated, undefined);

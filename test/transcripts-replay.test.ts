@@ -62,7 +62,7 @@ test('replaying against the same version (v1): exit 0, no difference', async () 
   const { code, results } = await replay();
   assert.equal(code, 0);
   assert.deepEqual(results[0]!.comparison.differences, []);
-  assert.equal(results[0]!.comparison.verdict, 'PASS');
+  assert.equal(results[0]!.comparison.verdict, 'pass');
 });
 
 test('the chat page\'s "Save transcript" gives the conversation in the same format, the same turns', async () => {
@@ -85,9 +85,9 @@ test('replaying against v2: exit 1 with exactly its three changes', async () => 
   assert.equal(code, 1);
   const diffs = results[0]!.comparison.differences.map((d) => ({ turn: d.turn, kind: d.kind, verdict: d.verdict }));
   assert.deepEqual(diffs, [
-    { turn: 2, kind: 'quick replies changed', verdict: 'FAIL' },
-    { turn: 3, kind: 'text changed', verdict: 'FAIL' },
-    { turn: 4, kind: 'slower', verdict: 'WARN' },
+    { turn: 2, kind: 'quick replies changed', verdict: 'fail' },
+    { turn: 3, kind: 'text changed', verdict: 'fail' },
+    { turn: 4, kind: 'slower', verdict: 'warn' },
   ]);
   const [qr, text] = results[0]!.comparison.differences;
   assert.match(qr!.now!, new RegExp(V2_CHANGES.quickReply.to));
@@ -112,7 +112,7 @@ test('--update accepts today\'s answers after the diff and keeps the expectation
   assert.match(updated, new RegExp(V2_CHANGES.quickReply.to));
   const again = await replay();
   assert.equal(again.code, 0);
-  assert.deepEqual(again.results[0]!.comparison.differences.filter((d) => d.verdict === 'FAIL'), []);
+  assert.deepEqual(again.results[0]!.comparison.differences.filter((d) => d.verdict === 'fail'), []);
 });
 
 test('ces replay exits 2 on a broken transcript and on a missing --connector/--target', () => {

@@ -6,6 +6,7 @@ import { linearRegex, PatternError } from '../transcripts/linear-regex.js';
 import { formatTranscript, parseTranscript, TranscriptError, parseDuration, formatDuration, type Transcript } from '../transcripts/format.js';
 import { normaliseReply, normaliseVariables, failureText } from '../transcripts/normalise.js';
 import { compareTranscripts, slowerThreshold } from '../transcripts/compare.js';
+import { LABEL } from '../lib/verdicts.js';
 import { matches } from '../transcripts/expect.js';
 import { maskPersonal, junitXml, replayPage, terminalDiff } from '../transcripts/report.js';
 import { buildTranscript, marksOf, withoutCredentials, type ServiceView } from '../transcripts/from-service.js';
@@ -102,7 +103,7 @@ test('a rule recorded by the check (label "Night shift") is the service\'s "Nigh
 });
 
 // ---- comparison -----------------------------------------------------------------------------------------------------
-const kinds = (rec: Transcript, now: Transcript) => compareTranscripts(rec, now).differences.map((d) => `${d.verdict} ${d.kind}`);
+const kinds = (rec: Transcript, now: Transcript) => compareTranscripts(rec, now).differences.map((d) => `${LABEL[d.verdict]} ${d.kind}`);
 
 test('differences are classified', () => {
   const rec = base([{ firstMessages: [text('Hi')], ms: 10 }, { visitor: 'a', ms: 10, bot: [text('one', ['x', 'y']), { type: 'transfer', distributionRule: '@rule:Support' }], variables: { plan: 'gold' }, events: ['transfer requested'] }]);
@@ -163,7 +164,7 @@ test('e-mail addresses and phone numbers are masked in every report', () => {
     assert.ok(!/example\.(com|org)|555/.test(out), out);
     assert.match(out, /e-mail masked/);
   }
-  assert.match(junitXml([result]), /<testcase classname="transcripts" name="t\.json"[^>]*><failure message="1 regression\(s\): variables changed"/);
+  assert.match(junitXml([result]), /<testcase name="transcript t\.json" classname="t\.json"[^>]*>.*<failure type="FAIL" message="FAIL {2}t\.json/, 'one test case per transcript, failed with its diff');
 });
 
 // ---- service view → transcript (chat page) --------------------------------------------------------------------------

@@ -3,10 +3,9 @@ import { LIMITS } from '../lib/limits.js';
 import { isExpectation, isFirst, isVisitor, isWait, type Answer, type Reply, type Transcript, type Turn } from './format.js';
 import { describeExpected, matches } from './expect.js';
 import { isCloseOrTransfer } from './normalise.js';
+import type { Verdict } from '../lib/verdicts.js';
 import { NO_BOT } from './from-service.js';
 
-/** The vendor checks' verdict words (docs/check.md). */
-export type Verdict = 'PASS' | 'FAIL' | 'WARN' | 'NOTE' | 'SKIP' | 'NOT JUDGED';
 
 export type DifferenceKind =
   | 'text changed' | 'content changed' | 'quick replies changed' | 'reply missing' | 'reply extra' | 'close/transfer changed'
@@ -16,7 +15,8 @@ export interface Difference {
   /** 1-based position of the turn in the recorded transcript. */
   turn: number;
   kind: DifferenceKind;
-  verdict: 'FAIL' | 'WARN';
+  /** The vendor checks' vocabulary (lib/verdicts.ts): a regression fails, a slower answer or a changed delay warns. */
+  verdict: 'fail' | 'warn';
   /** One line: what differs and where (reply number, variable name). */
   what: string;
   recorded?: string;
@@ -70,24 +70,24 @@ function align(rec: unknown[], now: Reply[]): Array<[number | null, number | nul
 
 function compareReply(turn: number, k: number, rec: unknown, now: Reply): Difference[] {
   const at = `reply ${k + 1}`;
-  if (isExpectation(rec)) return matches(rec, now) ? [] : [{ turn, kind: 'content changed', verdict: 'FAIL', what: at, recorded: describeExpected(rec), now: describeReply(now) }];
+  if (isExpectation(rec)) return matches(rec, now) ? [] : [{ turn, kind: 'content changed', verdict: 'fail', what: at, recorded: describeExpected(rec), now: describeReply(now) }];
   const r = rec as Reply;
   const out: Difference[] = [];
   switch (r.type) {
     case 'message': {
       const rp = r.payload as any; const np = now.payload as any;
       if (rp?.contentType === 'text' && np?.contentType === 'text') {
-        if (!matches(rp.value, np.value)) out.push({ turn, kind: 'text changed', verdict: 'FAIL', what: at, recorded: describeExpected(rp.value), now: JSON.stringify(np.value) });
-      } else if (!matches(rp, np)) out.push({ turn, kind: 'content changed', verdict: 'FAIL', what: at, recorded: describeReply(r), now: describeReply(now) });
-      if (!matches(r.quickReplies ?? [], now.quickReplies ?? [])) out.push({ turn, kind: 'quick replies changed', verdict: 'FAIL', what: at, recorded: describeQuickReplies(r.quickReplies ?? []), now: describeQuickReplies(now.quickReplies ?? []) });
+        if (!matches(rp.value, np.value)) out.push({ turn, kind: 'text changed', verdict: 'fail', what: at, recorded: describeExpected(rp.value), now: JSON.stringify(np.value) });
+      } else if (!matches(rp, np)) out.push({ turn, kind: 'content changed', verdict: 'fail', what: at, recorded: describeReply(r), now: describeReply(now) });
+      if (!matches(r.quickReplies ?? [], now.quickReplies ?? [])) out.push({ turn, kind: 'quick replies changed', verdict: 'fail', what: at, recorded: describeQuickReplies(r.quickReplies ?? []), now: describeQuickReplies(now.quickReplies ?? []) });
       return out;
     }
     case 'await':
-      return matches(r.duration, now.duration) ? [] : [{ turn, kind: 'await changed', verdict: 'WARN', what: `${at}: the scheduled delay changed`, recorded: describeReply(r), now: describeReply(now) }];
+      return matches(r.duration, now.duration) ? [] : [{ turn, kind: 'await changed', verdict: 'warn', what: `${at}: the scheduled delay changed`, recorded: describeReply(r), now: describeReply(now) }];
     case 'transfer':
-      return matches(r.distributionRule, now.distributionRule) && matches(r.transferOptions, now.transferOptions) ? [] : [{ turn, kind: 'close/transfer changed', verdict: 'FAIL', what: at, recorded: describeReply(r), now: describeReply(now) }];
+      return matches(r.distributionRule, now.distributionRule) && matches(r.transferOptions, now.transferOptions) ? [] : [{ turn, kind: 'close/transfer changed', verdict: 'fail', what: at, recorded: describeReply(r), now: describeReply(now) }];
     case 'close': return [];
-    default: return matches(r, now) ? [] : [{ turn, kind: 'content changed', verdict: 'FAIL', what: at, recorded: describeReply(r), now: describeReply(now) }];
+    default: return matches(r, now) ? [] : [{ turn, kind: 'content changed', verdict: 'fail', what: at, recorded: describeReply(r), now: describeReply(now) }];
   }
 }
 
@@ -97,10 +97,10 @@ function compareLists(turn: number, rec: unknown[], now: Reply[]): Difference[] 
     if (i !== null && j !== null) out.push(...compareReply(turn, i, rec[i], now[j]!));
     else if (i !== null) {
       const t = (rec[i] as Reply)?.type;
-      out.push({ turn, kind: t === 'close' || t === 'transfer' ? 'close/transfer changed' : 'reply missing', verdict: 'FAIL', what: `reply ${i + 1} is not answered any more`, recorded: describeReply(rec[i]), now: 'nothing' });
+      out.push({ turn, kind: t === 'close' || t === 'transfer' ? 'close/transfer changed' : 'reply missing', verdict: 'fail', what: `reply ${i + 1} is not answered any more`, recorded: describeReply(rec[i]), now: 'nothing' });
     } else {
       const t = now[j!]!.type;
-      out.push({ turn, kind: t === 'close' || t === 'transfer' ? 'close/transfer changed' : 'reply extra', verdict: 'FAIL', what: `a reply is answered that was not recorded (now reply ${j! + 1})`, recorded: 'nothing', now: describeReply(now[j!]) });
+      out.push({ turn, kind: t === 'close' || t === 'transfer' ? 'close/transfer changed' : 'reply extra', verdict: 'fail', what: `a reply is answered that was not recorded (now reply ${j! + 1})`, recorded: 'nothing', now: describeReply(now[j!]) });
     }
   }
   return out;
@@ -112,12 +112,12 @@ function compareAnswer(turn: number, rec: Answer, now: Reply[], displayedOnly: b
   if (isExpectation(rec)) {
     if ('any' in rec) return [];
     if ('oneOf' in rec) {
-      const tries = rec.oneOf.map((alt) => (Array.isArray(alt) ? compareLists(turn, shown(alt), now) : matches(alt, now) ? [] : [{ turn, kind: 'content changed' as const, verdict: 'FAIL' as const, what: 'the answer', recorded: describeExpected(alt), now: now.map(describeReply).join('; ') }]));
+      const tries = rec.oneOf.map((alt) => (Array.isArray(alt) ? compareLists(turn, shown(alt), now) : matches(alt, now) ? [] : [{ turn, kind: 'content changed' as const, verdict: 'fail' as const, what: 'the answer', recorded: describeExpected(alt), now: now.map(describeReply).join('; ') }]));
       if (tries.some((d) => d.length === 0)) return [];
       const closest = tries.reduce((a, b) => (b.length < a.length ? b : a));
       return closest.map((d) => ({ ...d, what: `${d.what} (closest of ${rec.oneOf.length} alternatives)` }));
     }
-    return [{ turn, kind: 'content changed', verdict: 'FAIL', what: 'a text pattern cannot stand for a whole answer', recorded: describeExpected(rec), now: now.map(describeReply).join('; ') }];
+    return [{ turn, kind: 'content changed', verdict: 'fail', what: 'a text pattern cannot stand for a whole answer', recorded: describeExpected(rec), now: now.map(describeReply).join('; ') }];
   }
   return compareLists(turn, shown(rec), now);
 }
@@ -128,14 +128,14 @@ function compareVariables(turn: number, rec: Record<string, unknown> | undefined
   const changed = names.filter((k) => !(k in n) || !(k in r) || !matches(r[k], n[k]));
   if (!changed.length) return [];
   const what = changed.map((k) => (!(k in n) ? `${k} not collected any more` : !(k in r) ? `${k} collected now` : `${k} changed`)).join(', ');
-  return [{ turn, kind: 'variables changed', verdict: 'FAIL', what, recorded: describeVars(rec), now: describeVars(now) }];
+  return [{ turn, kind: 'variables changed', verdict: 'fail', what, recorded: describeVars(rec), now: describeVars(now) }];
 }
 
 function compareEvents(turn: number, rec: string[] | undefined, now: string[] | undefined): Difference[] {
   const r = rec ?? []; const n = now ?? [];
   if (r.length === n.length && r.every((e, i) => matches(e, n[i]))) return [];
   const involved = [...r, ...n].some(isCloseOrTransfer);
-  return [{ turn, kind: involved ? 'close/transfer changed' : 'events changed', verdict: 'FAIL', what: 'what the service did', recorded: r.join('; ') || 'nothing', now: n.join('; ') || 'nothing' }];
+  return [{ turn, kind: involved ? 'close/transfer changed' : 'events changed', verdict: 'fail', what: 'what the service did', recorded: r.join('; ') || 'nothing', now: n.join('; ') || 'nothing' }];
 }
 
 function compareTiming(turn: number, recMs: number | undefined, nowMs: number | undefined, limitMs: number, what: string, notJudged: Set<string>, displayedOnly: boolean): Difference[] {
@@ -144,19 +144,19 @@ function compareTiming(turn: number, recMs: number | undefined, nowMs: number | 
     if (displayedOnly) notJudged.add('answer times: the target does not expose the connector exchanges (GET {sim_url}/conversations/{id}/exchanges)');
     return [];
   }
-  if (nowMs > limitMs) return [{ turn, kind: 'past the spec limit', verdict: 'FAIL', what: `${what}: ${nowMs} ms, past the spec's ${limitMs / 1000} s`, recorded: `${recMs} ms`, now: `${nowMs} ms` }];
+  if (nowMs > limitMs) return [{ turn, kind: 'past the spec limit', verdict: 'fail', what: `${what}: ${nowMs} ms, past the spec's ${limitMs / 1000} s`, recorded: `${recMs} ms`, now: `${nowMs} ms` }];
   const threshold = slowerThreshold(recMs);
-  if (nowMs > threshold) return [{ turn, kind: 'slower', verdict: 'WARN', what: `${what}: ${nowMs} ms, slower than recorded by more than max(${SLOWER_MIN_MS} ms, ${SLOWER_RATIO * 100} %) (threshold ${Math.round(threshold)} ms)`, recorded: `${recMs} ms`, now: `${nowMs} ms` }];
+  if (nowMs > threshold) return [{ turn, kind: 'slower', verdict: 'warn', what: `${what}: ${nowMs} ms, slower than recorded by more than max(${SLOWER_MIN_MS} ms, ${SLOWER_RATIO * 100} %) (threshold ${Math.round(threshold)} ms)`, recorded: `${recMs} ms`, now: `${nowMs} ms` }];
   return [];
 }
 
 function failureDifference(turn: number, rec: string | undefined, now: string | undefined, limitMs: number, what: string): Difference | undefined {
   if (now && !rec) {
     const timeout = /time limit/.test(now);
-    return { turn, kind: timeout ? 'past the spec limit' : 'no answer', verdict: 'FAIL', what: timeout ? `${what}: no answer within the spec's ${limitMs / 1000} s; the service shows nothing` : `${what}: the answer was not used (${now})`, recorded: 'answered', now };
+    return { turn, kind: timeout ? 'past the spec limit' : 'no answer', verdict: 'fail', what: timeout ? `${what}: no answer within the spec's ${limitMs / 1000} s; the service shows nothing` : `${what}: the answer was not used (${now})`, recorded: 'answered', now };
   }
-  if (rec && !now) return { turn, kind: 'reply extra', verdict: 'FAIL', what: `${what}: recorded without a usable answer, answered now`, recorded: rec, now: 'answered' };
-  if (rec && now && rec !== now) return { turn, kind: 'no answer', verdict: 'FAIL', what: `${what}: failed differently`, recorded: rec, now };
+  if (rec && !now) return { turn, kind: 'reply extra', verdict: 'fail', what: `${what}: recorded without a usable answer, answered now`, recorded: rec, now: 'answered' };
+  if (rec && now && rec !== now) return { turn, kind: 'no answer', verdict: 'fail', what: `${what}: failed differently`, recorded: rec, now };
   return undefined;
 }
 
@@ -180,13 +180,13 @@ export function compareTranscripts(recorded: Transcript, now: Transcript, opts: 
   // No bot took the conversation (the routing rule sent it to a human): one difference says so, not one per turn.
   if (nowRest.some((t) => isVisitor(t) && t.failure === NO_BOT)) {
     const turn = recorded.turns.findIndex((t) => isVisitor(t)) + 1;
-    return { verdict: 'FAIL', notJudged: [...notJudged], differences: [{ turn, kind: 'no answer', verdict: 'FAIL', what: `${NO_BOT} on website ${now.website.id}: its routing rule sent it to a human operator (is the bot set up and available?)`, recorded: `scenario ${recorded.bot.idBot ?? '?'} answered`, now: 'no bot' }] };
+    return { verdict: 'fail', notJudged: [...notJudged], differences: [{ turn, kind: 'no answer', verdict: 'fail', what: `${NO_BOT} on website ${now.website.id}: its routing rule sent it to a human operator (is the bot set up and available?)`, recorded: `scenario ${recorded.bot.idBot ?? '?'} answered`, now: 'no bot' }] };
   }
   let k = 0;
   recorded.turns.forEach((rt, idx) => {
     const turn = idx + 1;
     if (isFirst(rt)) {
-      if (!nowFirst) { differences.push({ turn, kind: 'reply missing', verdict: 'FAIL', what: 'no first messages were asked for' }); return; }
+      if (!nowFirst) { differences.push({ turn, kind: 'reply missing', verdict: 'fail', what: 'no first messages were asked for' }); return; }
       const f = failureDifference(turn, rt.failure, nowFirst.failure, LIMITS.firstMessagesTimeoutMs, 'first messages');
       if (f) differences.push(f);
       else if (!rt.failure) differences.push(...compareAnswer(turn, rt.firstMessages, Array.isArray(nowFirst.firstMessages) ? nowFirst.firstMessages : [], opts.displayedOnly === true));
@@ -196,7 +196,7 @@ export function compareTranscripts(recorded: Transcript, now: Transcript, opts: 
     const position = k++;
     const nt: Turn | undefined = nowRest[position];
     if (!nt) {
-      differences.push({ turn, kind: 'not played', verdict: 'FAIL', what: isVisitor(rt) ? `"${rt.visitor}" could not be sent: the conversation was closed before` : `wait ${rt.wait}: the conversation was closed before`, recorded: isVisitor(rt) ? describeAnswer(rt.bot) : (rt.events ?? []).join('; '), now: 'nothing' });
+      differences.push({ turn, kind: 'not played', verdict: 'fail', what: isVisitor(rt) ? `"${rt.visitor}" could not be sent: the conversation was closed before` : `wait ${rt.wait}: the conversation was closed before`, recorded: isVisitor(rt) ? describeAnswer(rt.bot) : (rt.events ?? []).join('; '), now: 'nothing' });
       return;
     }
     if (opts.unplayed?.has(position)) return;
@@ -214,7 +214,7 @@ export function compareTranscripts(recorded: Transcript, now: Transcript, opts: 
     if (judgeEvents) differences.push(...compareEvents(turn, rt.events, nt.events));
     if (!f) differences.push(...compareTiming(turn, rt.ms, nt.ms, LIMITS.messageTimeoutMs, `the answer to "${rt.visitor}"`, notJudged, opts.displayedOnly === true));
   });
-  const verdict: Verdict = differences.some((d) => d.verdict === 'FAIL') ? 'FAIL' : differences.length ? 'WARN' : 'PASS';
+  const verdict: Verdict = differences.some((d) => d.verdict === 'fail') ? 'fail' : differences.length ? 'warn' : 'pass';
   return { verdict, differences, notJudged: [...notJudged] };
 }
 

@@ -4,6 +4,9 @@ import { mask } from '../lib/mask.js';
 import { isExpectation, isFirst, isVisitor, isWait, type Reply, type Transcript, type Turn } from './format.js';
 import { describeExpected } from './expect.js';
 import { describeReply, type Comparison, type Difference } from './compare.js';
+import { LABEL, LEGEND, type Verdict } from '../lib/verdicts.js';
+import { junitXml as checksJunit } from '../lib/junit.js';
+import type { CheckResult } from '../lib/results.js';
 
 // Our own patterns, run on values cut to VALUE_SHOWN_MAX characters (never a user's pattern).
 const EMAIL = /[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+/g;
@@ -43,54 +46,56 @@ const shown = (d: Difference, v: string | undefined) => clean(d.kind === 'variab
 export function terminalDiff(r: ReplayResult): string {
   const lines: string[] = [];
   const { differences } = r.comparison;
-  const counts = (v: string) => differences.filter((d) => d.verdict === v).length;
-  lines.push(`${r.comparison.verdict.padEnd(5)} ${r.file}  (${r.recorded.name}; ${differences.length ? `${differences.length} difference(s): ${counts('FAIL')} FAIL, ${counts('WARN')} WARN` : 'no difference'})`);
+  const counts = (v: Verdict) => differences.filter((d) => d.verdict === v).length;
+  lines.push(`${LABEL[r.comparison.verdict].padEnd(5)} ${r.file}  (${r.recorded.name}; ${differences.length ? `${differences.length} difference(s): ${counts('fail')} ${LABEL.fail}, ${counts('warn')} ${LABEL.warn}` : 'no difference'})`);
   const byTurn = new Map<number, Difference[]>();
   for (const d of differences) byTurn.set(d.turn, [...(byTurn.get(d.turn) ?? []), d]);
   for (const [n, ds] of [...byTurn].sort((a, b) => a[0] - b[0])) {
     lines.push(`  ${turnTitle(r.recorded.turns[n - 1], n)}`);
     for (const d of ds) {
-      lines.push(`    ${d.verdict} ${d.kind}: ${clean(d.what)}`);
+      lines.push(`    ${LABEL[d.verdict]} ${d.kind}: ${clean(d.what)}`);
       if (d.recorded !== undefined) lines.push(`      - recorded: ${shown(d, d.recorded)}`);
       if (d.now !== undefined) lines.push(`      + now:      ${shown(d, d.now)}`);
     }
   }
-  for (const n of r.comparison.notJudged) lines.push(`  NOT JUDGED ${clean(n)}`);
+  for (const n of r.comparison.notJudged) lines.push(`  ${LABEL['not-judged']} ${clean(n)}`);
   return lines.join('\n');
 }
 
 // ---- JUnit ----------------------------------------------------------------------------------------------------------
-const xml = (s: string) => s.replace(/[<>&"']/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;', "'": '&apos;' })[c]!).replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f]/g, '');
+/** A transcript as a check of the run (summary.json, JUnit): a FAIL difference fails it; WARNs and what was not judged ride along. */
+export function transcriptCheck(r: ReplayResult): CheckResult {
+  const warn = r.comparison.differences.filter((d) => d.verdict === 'warn');
+  return {
+    title: `transcript ${r.file}`, file: r.file, project: 'replay', clauses: [], durationMs: Math.round(r.ms),
+    outcome: r.comparison.verdict === 'fail' ? 'failed' : 'passed',
+    ...(r.comparison.verdict === 'fail' ? { reason: terminalDiff(r) } : {}),
+    ...(warn.length ? { warnings: warn.map((d) => `turn ${d.turn}: ${d.kind}: ${d.what}`) } : {}),
+    ...(r.comparison.notJudged.length ? { notes: r.comparison.notJudged.map((n) => `${LABEL['not-judged']}: ${n}`) } : {}),
+  };
+}
 
-/** JUnit XML: one test case per transcript; a FAIL difference fails it, WARNs and NOT JUDGED go to its output. */
+/** JUnit XML (lib/junit.ts, the vendor checks' writer): one test case per transcript; FAIL is a <failure> carrying the diff. */
 export function junitXml(results: ReplayResult[], suite = 'ces replay'): string {
-  const failed = results.filter((r) => r.comparison.verdict === 'FAIL').length;
-  const total = results.reduce((s, r) => s + r.ms, 0) / 1000;
-  const cases = results.map((r) => {
-    const diff = terminalDiff(r);
-    const fails = r.comparison.differences.filter((d) => d.verdict === 'FAIL');
-    const body = r.comparison.verdict === 'FAIL'
-      ? `<failure message="${xml(`${fails.length} regression(s): ${[...new Set(fails.map((d) => d.kind))].join(', ')}`)}" type="regression">${xml(diff)}</failure>`
-      : r.comparison.differences.length || r.comparison.notJudged.length ? `<system-out>${xml(diff)}</system-out>` : '';
-    return `  <testcase classname="transcripts" name="${xml(r.file)}" time="${(r.ms / 1000).toFixed(3)}">${body}</testcase>`;
-  });
-  return `<?xml version="1.0" encoding="UTF-8"?>\n<testsuites name="${xml(suite)}" tests="${results.length}" failures="${failed}" time="${total.toFixed(3)}">\n<testsuite name="${xml(suite)}" tests="${results.length}" failures="${failed}" errors="0" skipped="0" time="${total.toFixed(3)}">\n${cases.join('\n')}\n</testsuite>\n</testsuites>\n`;
+  return checksJunit(suite, results.map(transcriptCheck), results.map((r) => r.comparison.verdict));
 }
 
 // ---- HTML -----------------------------------------------------------------------------------------------------------
 const CSS = `body{font:15px/1.45 system-ui,sans-serif;margin:0;color:#1b1f24;background:#f6f7f9}main{max-width:1200px;margin:auto;padding:1rem}
 h1{font-size:1.4rem}h2{font-size:1.15rem;margin-top:2rem}.meta{color:#57606a;font-size:.85rem}
-.badge{display:inline-block;padding:0 .45em;border-radius:.3em;font-weight:600;font-size:.8rem;color:#fff}.PASS{background:#1a7f37}.FAIL{background:#cf222e}.WARN{background:#9a6700}.NOTE,.NOT-JUDGED{background:#57606a}
+.badge{display:inline-block;padding:0 .45em;border-radius:.3em;font-weight:600;font-size:.8rem;color:#fff}.v-pass{background:#1a7f37}.v-fail{background:#cf222e}.v-warn{background:#9a6700}.v-note,.v-not-judged{background:#57606a}
 .conv{list-style:none;margin:0;padding:0}.conv li{margin:.3rem 0;display:flex;flex-direction:column}
 .bubble{max-width:85%;padding:.4rem .7rem;border-radius:.8rem;background:#fff;border:1px solid #d0d7de;white-space:pre-wrap;word-break:break-word}
 .visitor{align-items:flex-end}.visitor .bubble{background:#0969da;color:#fff;border-color:#0969da}.bot{align-items:flex-start}
 .qr{display:flex;gap:.3rem;flex-wrap:wrap;margin-top:.2rem}.qr span{border:1px solid #0969da;color:#0969da;border-radius:1rem;padding:0 .6rem;font-size:.85rem}
 .sys{align-items:center;color:#57606a;font-size:.85rem}.fail-note{color:#cf222e;font-size:.85rem}
 table.side{border-collapse:collapse;width:100%;background:#fff}table.side td,table.side th{border:1px solid #d0d7de;vertical-align:top;padding:.4rem;width:42%}
-table.side th:first-child,table.side td:first-child{width:6%}tr.d-FAIL td{background:#ffebe9}tr.d-WARN td{background:#fff8c5}
+table.side th:first-child,table.side td:first-child{width:6%}tr.d-fail td{background:#ffebe9}tr.d-warn td{background:#fff8c5}
 .diffs{margin:.3rem 0 0;padding-left:1.1rem;font-size:.9rem}.diffs li{margin:.15rem 0}del{color:#cf222e}ins{color:#1a7f37;text-decoration:none}
 @media (max-width:700px){table.side td,table.side th{display:block;width:auto}}`;
 
+/** A verdict badge with its legend as a tooltip (the vendor checks' words, lib/verdicts.ts). */
+const badge = (v: Verdict) => `<span class="badge v-${v}" title="${esc(LEGEND[v])}">${LABEL[v]}</span>`;
 const page = (title: string, body: string) => `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${esc(title)}</title><style>${CSS}</style></head><body><main>${body}</main></body></html>\n`;
 
 function payloadHtml(p: any): string {
@@ -154,18 +159,18 @@ export function replayPage(results: ReplayResult[], meta: { against: string; dat
     const rows = r.recorded.turns.map((rt, idx) => {
       const nt = r.now ? (isFirst(rt) ? nowFirst : nowRest[k++]) : undefined;
       const ds = r.comparison.differences.filter((d) => d.turn === idx + 1);
-      const worst = ds.some((d) => d.verdict === 'FAIL') ? 'FAIL' : ds.length ? 'WARN' : '';
-      const list = ds.length ? `<ul class="diffs">${ds.map((d) => `<li><span class="badge ${d.verdict}">${d.verdict}</span> <strong>${esc(d.kind)}</strong>: ${esc(d.what)}${d.recorded !== undefined ? `<br><del>− ${esc(shown(d, d.recorded))}</del>` : ''}${d.now !== undefined ? `<br><ins>+ ${esc(shown(d, d.now))}</ins>` : ''}</li>`).join('')}</ul>` : '';
-      return `<tr class="${worst ? `d-${worst}` : ''}" id="t${i + 1}-${idx + 1}"><th scope="row">${idx + 1}${worst ? ` <span class="badge ${worst}">${worst}</span>` : ''}</th><td>${turnHtml(rt)}</td><td>${r.now ? turnHtml(nt) : '<p class="meta">not replayed</p>'}${list}</td></tr>`;
+      const worst: Verdict | '' = ds.some((d) => d.verdict === 'fail') ? 'fail' : ds.length ? 'warn' : '';
+      const list = ds.length ? `<ul class="diffs">${ds.map((d) => `<li>${badge(d.verdict)} <strong>${esc(d.kind)}</strong>: ${esc(d.what)}${d.recorded !== undefined ? `<br><del>− ${esc(shown(d, d.recorded))}</del>` : ''}${d.now !== undefined ? `<br><ins>+ ${esc(shown(d, d.now))}</ins>` : ''}</li>`).join('')}</ul>` : '';
+      return `<tr class="${worst ? `d-${worst}` : ''}" id="t${i + 1}-${idx + 1}"><th scope="row">${idx + 1}${worst ? ` ${badge(worst)}` : ''}</th><td>${turnHtml(rt)}</td><td>${r.now ? turnHtml(nt) : '<p class="meta">not replayed</p>'}${list}</td></tr>`;
     }).join('');
-    const nj = r.comparison.notJudged.map((n) => `<li><span class="badge NOT-JUDGED">NOT JUDGED</span> ${esc(n)}</li>`).join('');
-    return `<section id="transcript-${i + 1}"><h2><span class="badge ${r.comparison.verdict}">${r.comparison.verdict}</span> ${esc(r.recorded.name)}</h2><p class="meta"><code>${esc(r.file)}</code> · ${r.comparison.differences.length} difference(s) · replayed in ${Math.round(r.ms)} ms</p>${header(r.recorded)}${nj ? `<ul class="diffs">${nj}</ul>` : ''}
+    const nj = r.comparison.notJudged.map((n) => `<li>${badge('not-judged')} ${esc(n)}</li>`).join('');
+    return `<section id="transcript-${i + 1}"><h2>${badge(r.comparison.verdict)} ${esc(r.recorded.name)}</h2><p class="meta"><code>${esc(r.file)}</code> · ${r.comparison.differences.length} difference(s) · replayed in ${Math.round(r.ms)} ms</p>${header(r.recorded)}${nj ? `<ul class="diffs">${nj}</ul>` : ''}
 <table class="side"><thead><tr><th>turn</th><th>recorded</th><th>now</th></tr></thead><tbody>${rows}</tbody></table></section>`;
   }).join('');
-  const counts = (v: string) => results.filter((r) => r.comparison.verdict === v).length;
-  const verdict = counts('FAIL') ? 'FAIL' : counts('WARN') ? 'WARN' : 'PASS';
-  const body = `${meta.landing ? `<p><a href="${esc(meta.landing)}">← conformance report</a></p>` : ''}<h1><span class="badge ${verdict}">${verdict}</span> Transcript replay</h1>
-<p class="meta">against ${esc(meta.against)} · ${esc(meta.date)} · ${results.length} transcript(s): ${counts('PASS')} PASS, ${counts('WARN')} WARN, ${counts('FAIL')} FAIL. E-mail addresses and phone numbers in variables are masked.</p>
-<ul>${results.map((r, i) => `<li><a href="#transcript-${i + 1}"><span class="badge ${r.comparison.verdict}">${r.comparison.verdict}</span> ${esc(r.recorded.name)}</a> <span class="meta">${esc(r.file)}</span></li>`).join('')}</ul>${sections}`;
+  const counts = (v: Verdict) => results.filter((r) => r.comparison.verdict === v).length;
+  const verdict: Verdict = counts('fail') ? 'fail' : counts('warn') ? 'warn' : 'pass';
+  const body = `${meta.landing ? `<p><a href="${esc(meta.landing)}">← conformance report</a></p>` : ''}<h1>${badge(verdict)} Transcript replay</h1>
+<p class="meta">against ${esc(meta.against)} · ${esc(meta.date)} · ${results.length} transcript(s): ${counts('pass')} ${LABEL.pass}, ${counts('warn')} ${LABEL.warn}, ${counts('fail')} ${LABEL.fail}. E-mail addresses and phone numbers in variables are masked.</p>
+<ul>${results.map((r, i) => `<li><a href="#transcript-${i + 1}">${badge(r.comparison.verdict)} ${esc(r.recorded.name)}</a> <span class="meta">${esc(r.file)}</span></li>`).join('')}</ul>${sections}`;
   return clean(page('Transcript replay', body));
 }

@@ -5,12 +5,12 @@ import { QUICK_REPLY_STEP } from '../check/settings.js';
 import { buildLanding, writeRunSummary, type RunSummary } from '../lib/landing.js';
 import { mask } from '../lib/mask.js';
 import { REPORTS } from '../lib/paths.js';
-import type { CheckResult } from '../lib/results.js';
+import { countsLine, LABEL, runVerdict } from '../lib/verdicts.js';
 import { compareTranscripts, describeAnswer } from './compare.js';
 import { isFirst, isVisitor, isWait, parseDuration, readTranscript, transcriptFiles, TranscriptError, writeTranscript, type Transcript, type Turn } from './format.js';
 import { holdConversation, SetupError, type Input } from './service.js';
 import { wantOf, type Session } from './session.js';
-import { junitXml, replayPage, terminalDiff, transcriptsPage, type ReplayResult } from './report.js';
+import { junitXml, replayPage, terminalDiff, transcriptCheck, transcriptsPage, type ReplayResult } from './report.js';
 
 export const WAIT_STEP = '@wait';
 
@@ -69,6 +69,8 @@ export function acceptNow(recorded: Transcript, now: Transcript, changedTurns: S
 
 export interface ReplayOptions {
   files: string[]; update: boolean; runDir: string; runId: string; against: string; log?: (line: string) => void;
+  /** A WARN (slower answer, changed delay) fails the run too, as `ces check --strict` does. */
+  strict?: boolean;
   /** Where the landing page lives (default reports/, or CES_REPORTS_DIR). */
   reportsDir?: string;
 }
@@ -104,31 +106,28 @@ export async function replayTranscripts(session: Session, opts: ReplayOptions): 
     }
   }
   writeReplayReports(results, opts);
-  const failed = results.filter((r) => r.comparison.verdict === 'FAIL').length;
-  const warned = results.filter((r) => r.comparison.verdict === 'WARN').length;
-  const code: 0 | 1 = failed && !opts.update ? 1 : 0;
-  log(`\n${results.length} transcript(s): ${results.length - failed - warned} PASS, ${warned} WARN, ${failed} FAIL${opts.update && failed ? ' (accepted by --update)' : ''}`);
+  const verdicts = results.map((r) => r.comparison.verdict);
+  const run = runVerdict(verdicts, { strict: opts.strict });
+  // --update accepted every difference: the recordings now hold today's answers.
+  const code: 0 | 1 = opts.update || run.code === 0 ? 0 : 1;
+  log(`\n${results.length} transcript(s): ${countsLine(verdicts)}${opts.update && run.code ? ' (differences accepted by --update)' : ''}`);
   log(`report: ${path.join(opts.runDir, 'replay.html')}\njunit: ${path.join(opts.runDir, 'junit.xml')}`);
-  log(`verdict: ${failed ? (opts.update ? 'differences accepted' : 'a conversation changed (regression)') : 'every conversation replays as recorded'} (exit ${code})`);
+  log(`verdict: ${opts.update && run.code ? 'differences accepted' : run.verdict === 'fail' ? `${LABEL.fail}: a conversation changed (regression)` : run.verdict === 'warn' ? `${LABEL.pass} with ${LABEL.warn}: no regression, an answer got slower or a delay changed` : `${LABEL.pass}: every conversation replays as recorded`} (exit ${code})`);
   return { code, results };
 }
 
 /** replay.html, junit.xml and summary.json in the run folder, then the landing page. */
-export function writeReplayReports(results: ReplayResult[], opts: Pick<ReplayOptions, 'runDir' | 'runId' | 'against' | 'update' | 'reportsDir'>): void {
+export function writeReplayReports(results: ReplayResult[], opts: Pick<ReplayOptions, 'runDir' | 'runId' | 'against' | 'update' | 'reportsDir' | 'strict'>): void {
   fs.mkdirSync(opts.runDir, { recursive: true });
   const date = new Date().toISOString();
   // The landing page is linked only where it is (a --report-dir elsewhere has none next to it).
   const landing = path.resolve(opts.runDir, '..') === path.resolve(opts.reportsDir ?? REPORTS) ? '../index.html' : undefined;
   fs.writeFileSync(path.join(opts.runDir, 'replay.html'), replayPage(results, { against: mask(opts.against), date, landing }));
   fs.writeFileSync(path.join(opts.runDir, 'junit.xml'), junitXml(results));
-  const checks: CheckResult[] = results.map((r) => ({
-    title: `transcript ${r.file}`, file: r.file, project: 'replay', clauses: [], durationMs: Math.round(r.ms),
-    outcome: r.comparison.verdict === 'FAIL' ? 'failed' : 'passed',
-    ...(r.comparison.differences.length ? { reason: r.comparison.differences.map((d) => `turn ${d.turn}: ${d.verdict} ${d.kind}`).join('; ') } : {}),
-  }));
+  const verdicts = results.map((r) => r.comparison.verdict);
   const summary: RunSummary = {
     id: opts.runId, kind: 'replay', date, target: mask(opts.against), reference: false, deviations: [],
-    exitCode: results.some((r) => r.comparison.verdict === 'FAIL') && !opts.update ? 1 : 0, checks, verdicts: [],
+    exitCode: opts.update ? 0 : runVerdict(verdicts, { strict: opts.strict }).code, checks: results.map(transcriptCheck), verdicts: [],
   };
   writeRunSummary(opts.runDir, summary);
   buildLanding(opts.reportsDir ? { reportsDir: opts.reportsDir } : {});

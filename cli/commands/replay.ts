@@ -11,7 +11,7 @@ import { loadTranscripts, replayTranscripts } from '../../transcripts/run.js';
 import { embeddedSession, targetSession, type Session } from '../../transcripts/session.js';
 import { SetupError } from '../../transcripts/service.js';
 
-interface Args { files: string[]; connector?: string; target?: string; secret?: string; 'ca-file'?: string; 'allow-http': boolean; update: boolean; 'report-dir'?: string }
+interface Args { files: string[]; connector?: string; target?: string; secret?: string; 'ca-file'?: string; 'allow-http': boolean; update: boolean; strict: boolean; 'report-dir'?: string }
 
 /** A connector URL the service would call (https, or http with --allow-http) and a CA file that exists. */
 export function validateConnectorUrl(url: string, allowHttp: boolean, caFile?: string): void {
@@ -32,6 +32,7 @@ export const replayCommand: CommandModule<{}, Args> = {
     .option('ca-file', { type: 'string', describe: '--connector: PEM CA to trust for the connector; NODE_EXTRA_CA_CERTS also works' })
     .option('allow-http', { type: 'boolean', default: false, describe: '--connector: accept a plain-http URL (local development only)' })
     .option('update', { type: 'boolean', default: false, describe: 'After showing the diff, accept today\'s answers as the new recording (hand-written expectations that still hold are kept)' })
+    .option('strict', { type: 'boolean', default: false, describe: 'A WARN (an answer slower than recorded beyond max(500 ms, 50 %), a changed await) fails the run too' })
     .option('report-dir', { type: 'string', describe: 'Folder for this run\'s reports (default reports/<run-id>): replay.html, junit.xml, summary.json' })
     .check((a) => {
       if (!a.connector === !a.target) throw new UsageError('give exactly one of --connector URL (a bot connector) or --target F (a service target)');
@@ -56,7 +57,7 @@ export const replayCommand: CommandModule<{}, Args> = {
     } catch (e) { if (e instanceof SetupError) throw new UsageError(e.message); throw e; }
     const run = a['report-dir'] ? { id: path.basename(path.resolve(a['report-dir'])), dir: path.resolve(a['report-dir']) } : newRunDir('replay');
     try {
-      const { code } = await replayTranscripts(session, { files: a.files, update: a.update, runDir: run.dir, runId: run.id, against: session.describe });
+      const { code } = await replayTranscripts(session, { files: a.files, update: a.update, strict: a.strict, runDir: run.dir, runId: run.id, against: session.describe });
       process.exitCode = code;
     } catch (e) {
       if (e instanceof SetupError || e instanceof TranscriptError) throw new UsageError(e.message);

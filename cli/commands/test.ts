@@ -8,6 +8,12 @@ import { generateAllure } from '../allure.js';
 import { preflight, writeTokens } from '../../lib/preflight.js';
 import type { Target } from '../../lib/target.js';
 
+/**
+ * Workers of an embedded run, each on its own stack: most long checks wait in real time (retries at 10 s and 20 s, 30 s timeouts),
+ * so more workers than cores shorten the run, and own stacks keep one worker's clock moves from delaying another's waits.
+ */
+const EMBEDDED_WORKERS = 6;
+
 /** Pre-flight of a target file: any problem stops the run (exit 2) before a clause is judged; else the users' tokens for the run. */
 export async function preflightOrStop(target: Target, file: string): Promise<{ file: string; remove(): void }> {
   const r = await preflight(target);
@@ -30,7 +36,7 @@ export const testCommand: CommandModule<{}, Args> = {
     .option('suite', { type: 'string', describe: `Comma list of suites (${SUITES.join(', ')}); default: all` })
     .option('grep', { type: 'string', describe: 'Only checks whose title or clause tag matches this regular expression' })
     .option('deviate', { type: 'string', array: true, default: [] as string[], describe: 'Embedded target only: switch on a deviation (repeatable)' })
-    .option('workers', { type: 'number', describe: 'Parallel Playwright workers (default 2)' })
+    .option('workers', { type: 'number', describe: `Parallel Playwright workers (default ${EMBEDDED_WORKERS} against the embedded reference implementation, each with its own stack; 2 against a target file)` })
     .option('allure', { type: 'boolean', default: true, describe: 'Generate the Allure HTML report' })
     .option('strict', { type: 'boolean', default: false, describe: 'WARN fails the run (exit 1), as FAIL does' }),
   handler: async (a) => {
@@ -38,17 +44,23 @@ export const testCommand: CommandModule<{}, Args> = {
     const unknown = suites.filter((s) => !SUITES.includes(s));
     if (unknown.length) throw new UsageError(`unknown suite(s) ${unknown.join(', ')}; accepted: ${SUITES.join(', ')}`);
     if (a.grep) { try { new RegExp(a.grep); } catch (e) { throw new UsageError(`--grep is not a valid regular expression: ${(e as Error).message}`); } }
-    const resolved = await resolveTarget({ target: a.target, deviate: a.deviate });
+    if (a.workers !== undefined && (!Number.isInteger(a.workers) || a.workers < 1)) throw new UsageError(`--workers must be a positive integer (got ${a.workers})`);
+    const t0 = performance.now();
+    const secs = (from: number) => `${((performance.now() - from) / 1000).toFixed(1)} s`;
+    const resolved = await resolveTarget({ target: a.target, deviate: a.deviate, stacks: a.target ? 1 : a.workers ?? EMBEDDED_WORKERS });
     let tokens: { file: string; remove(): void } | undefined;
     let code: number;
     try {
       if (a.target && a.preflight) tokens = await preflightOrStop(resolved.target, a.target);
       const run = newRunDir('test');
-      console.log(`ces test: target ${resolved.target.base_url}${resolved.stack ? ' (embedded reference implementation)' : ''}; reports in ${run.dir}`);
-      const { checks } = await runPlaywright({ targetFile: resolved.file, runDir: run.dir, projects: suites, grep: a.grep, workers: a.workers, extraEnv: tokens ? { CES_TOKENS: tokens.file } : {} });
+      console.log(`ces test: target ${resolved.target.base_url}${resolved.stack ? ` (embedded reference implementation, ${resolved.stacks.length} stack(s), one per worker)` : ''}; reports in ${run.dir}`);
+      const t1 = performance.now();
+      const { checks } = await runPlaywright({ targetFile: resolved.file, targetFiles: resolved.files, runDir: run.dir, projects: suites, grep: a.grep, workers: a.workers, extraEnv: tokens ? { CES_TOKENS: tokens.file } : {} });
       if (checks.length === 0) throw new UsageError('no check ran: look at the Playwright output above (a suite failed to load, or --grep matched nothing)');
+      const t2 = performance.now();
       if (a.allure) await generateAllure(run.dir, undefined, { reference: resolved.target.reference === true });
       code = finishRun(run, 'test', resolved.target, checks, {}, { strict: a.strict });
+      console.log(`ces test: set-up ${((t1 - t0) / 1000).toFixed(1)} s, suites ${((t2 - t1) / 1000).toFixed(1)} s, reports ${secs(t2)}; ${secs(t0)} in all`);
     } finally {
       tokens?.remove();
       await resolved.close();

@@ -10,8 +10,8 @@ const defaults = {
   availabilityPollMs: LIMITS.availabilityPollMs,
   /** A bot whose last good endpoint 4 answer is older than this is unavailable. */
   availabilityStaleMs: LIMITS.botAvailabilityStaleMs,
-  /** A failed poll makes the bot unavailable (given what it was). */
-  availableAfterFailedPoll: (_was: boolean): boolean => false,
+  /** A failed poll marks the bot failed (unavailable until a good answer), given whether it was. */
+  failedAfterFailedPoll: (_wasFailed: boolean): boolean => true,
   botInactivityMs: LIMITS.botInactivityMs,
   offsiteInactivityMs: LIMITS.offsiteInactivityMs,
   /** The longest bot text shown (G21: 450 characters). */
@@ -61,7 +61,7 @@ const defaults = {
 export const BOTS_POLICY: PolicyModule<typeof defaults> = {
   defaults,
   variants: {
-    availableAfterFailedPoll: { kept: (was) => was },
+    failedAfterFailedPoll: { kept: (was) => was },
     atLeastOne: { 'as-all': (rules, available) => rules.length > 0 && rules.every(available) },
     all: { 'as-at-least-one': (rules, available) => rules.some(available) },
     notAvailable: { available: () => true },

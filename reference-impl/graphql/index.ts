@@ -3,6 +3,7 @@ import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { GraphQLError, type GraphQLSchema } from 'graphql';
 import { createHandler } from 'graphql-http/lib/use/fastify';
 import { buildCesSchema, ERROR_CODES, type GqlContext, type SchemaVariant } from './schema.js';
+import { parseWithinLimits } from './document-limits.js';
 import { bearerOf, verifyToken, type TokenOwner } from '../auth/tokens.js';
 
 const GRAPHQL_RESPONSE = 'application/graphql-response+json';
@@ -29,6 +30,8 @@ const area: FastifyPluginAsync = async (app) => {
   const owners = new WeakMap<object, TokenOwner>();
 
   const handler = createHandler<GqlContext>({
+    // Nesting, aliases, fragments and tokens are counted in one linear pass before graphql-js' recursive parser runs (issue 14, item 7).
+    parse: parseWithinLimits,
     // Deviations that change the schema's shape pick a variant per request (they can be switched at run time).
     schema: () => schemaFor(ces.deviations.policy.graphql.schemaVariant),
     context: (req) => {
@@ -78,8 +81,13 @@ const area: FastifyPluginAsync = async (app) => {
       if (!owner) return unauthenticated(req, reply, policy.unauthenticatedStatus);
       owners.set(req, owner);
     },
-    onSend: async (_req, reply, payload) => {
+    onSend: async (req, reply, payload) => {
       const policy = ces.deviations.policy.graphql;
+      // graphql-http refuses other media types with an empty 415: say what is accepted (issue 14, item 7).
+      if (reply.statusCode === 415 && (payload === null || payload === undefined || payload === '')) {
+        reply.header('content-type', `${answerType(req.headers.accept)}; charset=utf-8`);
+        return JSON.stringify({ errors: [{ message: `Unsupported content type '${req.headers['content-type'] ?? ''}': POST a body of type application/json ({"query": ..., "variables": ...}), or GET with query parameters.`, extensions: { code: ERROR_CODES.badRequest } }] });
+      }
       if (policy.forcedContentType) reply.header('content-type', policy.forcedContentType);
       // graphql-http answers some HTTP-level refusals itself (e.g. 405 for a mutation over GET) without formatError: give them a code too.
       if (reply.statusCode >= 400 && typeof payload === 'string' && payload.includes('"errors"')) {

@@ -9,42 +9,66 @@ import { ERROR_CODES } from './schema.js';
 type Fragments = Record<string, FragmentDefinitionNode>;
 const isIntrospection = (f: FieldNode) => f.name.value.startsWith('__');
 
-function fieldsOf(set: SelectionSetNode, fragments: Fragments, seen: Set<string>): FieldNode[] {
-  const out: FieldNode[] = [];
-  for (const s of set.selections) {
-    if (s.kind === Kind.FIELD) out.push(s);
-    else if (s.kind === Kind.INLINE_FRAGMENT) out.push(...fieldsOf(s.selectionSet, fragments, seen));
-    else if (!seen.has(s.name.value) && fragments[s.name.value]) {
-      // A fragment cycle is reported by graphql-js' own rule; `seen` only keeps this walk finite.
-      out.push(...fieldsOf(fragments[s.name.value]!.selectionSet, fragments, new Set([...seen, s.name.value])));
-    }
-  }
-  return out;
-}
-
-/** Deepest field nesting below a selection set; a top-level field has depth 1. */
-export function depthOf(set: SelectionSetNode, fragments: Fragments, seen = new Set<string>()): number {
+/**
+ * Deepest field nesting below a selection set; a top-level field has depth 1. Each fragment is measured once (memo), so a document
+ * whose fragments spread each other many times costs its size, not the size of its expansion (issue 14, item 7).
+ */
+export function depthOf(set: SelectionSetNode, fragments: Fragments, seen = new Set<string>(), memo = new Map<string, number>()): number {
   let max = 0;
-  for (const f of fieldsOf(set, fragments, seen)) {
-    if (isIntrospection(f)) continue;
-    max = Math.max(max, 1 + (f.selectionSet ? depthOf(f.selectionSet, fragments, seen) : 0));
+  for (const s of set.selections) {
+    if (s.kind === Kind.FIELD) {
+      if (!isIntrospection(s)) max = Math.max(max, 1 + (s.selectionSet ? depthOf(s.selectionSet, fragments, seen, memo) : 0));
+    } else if (s.kind === Kind.INLINE_FRAGMENT) {
+      max = Math.max(max, depthOf(s.selectionSet, fragments, seen, memo));
+    } else {
+      const name = s.name.value;
+      const fragment = fragments[name];
+      // A fragment cycle is reported by graphql-js' own rule; `seen` only keeps this walk finite.
+      if (!fragment || seen.has(name)) continue;
+      let d = memo.get(name);
+      if (d === undefined) {
+        seen.add(name);
+        d = depthOf(fragment.selectionSet, fragments, seen, memo);
+        seen.delete(name);
+        memo.set(name, d);
+      }
+      max = Math.max(max, d);
+    }
   }
   return max;
 }
 
 /** Estimated cost: every field counts 1, and what is selected below a paged field counts once per requested item
- * (`first`, its default when omitted, its maximum when given by a variable). */
-export function costOf(schema: GraphQLSchema, set: SelectionSetNode, parent: GraphQLNamedType | undefined, fragments: Fragments, seen = new Set<string>()): number {
+ * (`first`, its default when omitted, its maximum when given by a variable). Fragments are costed once each (memo). */
+export function costOf(schema: GraphQLSchema, set: SelectionSetNode, parent: GraphQLNamedType | undefined, fragments: Fragments, seen = new Set<string>(), memo = new Map<string, number>()): number {
   let total = 0;
-  for (const f of fieldsOf(set, fragments, seen)) {
-    if (isIntrospection(f)) continue;
-    const def = parent && (isObjectType(parent) || isInterfaceType(parent)) ? parent.getFields()[f.name.value] : undefined;
+  for (const s of set.selections) {
+    if (s.kind === Kind.INLINE_FRAGMENT) {
+      total += costOf(schema, s.selectionSet, (s.typeCondition && schema.getType(s.typeCondition.name.value)) || parent, fragments, seen, memo);
+      continue;
+    }
+    if (s.kind === Kind.FRAGMENT_SPREAD) {
+      const name = s.name.value;
+      const fragment = fragments[name];
+      if (!fragment || seen.has(name)) continue;
+      let c = memo.get(name);
+      if (c === undefined) {
+        seen.add(name);
+        c = costOf(schema, fragment.selectionSet, schema.getType(fragment.typeCondition.name.value) ?? parent, fragments, seen, memo);
+        seen.delete(name);
+        memo.set(name, c);
+      }
+      total += c;
+      continue;
+    }
+    if (isIntrospection(s)) continue;
+    const def = parent && (isObjectType(parent) || isInterfaceType(parent)) ? parent.getFields()[s.name.value] : undefined;
     let times = 1;
     if (def?.args.some((a) => a.name === 'first')) {
-      const arg = f.arguments?.find((a) => a.name.value === 'first');
+      const arg = s.arguments?.find((a) => a.name.value === 'first');
       times = !arg ? LIMITS.graphqlPageDefault : arg.value.kind === Kind.INT ? Number(arg.value.value) : LIMITS.graphqlPageMax;
     }
-    const below = f.selectionSet ? costOf(schema, f.selectionSet, def ? getNamedType(def.type) : undefined, fragments, seen) : 0;
+    const below = s.selectionSet ? costOf(schema, s.selectionSet, def ? getNamedType(def.type) : undefined, fragments, seen, memo) : 0;
     total += 1 + Math.max(0, times) * below;
   }
   return total;

@@ -2,6 +2,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { clientFromRequest, type ClientRow } from '../auth/api-key.js';
 import registerBots from './bots.js';
+import { installErrorHandling, plainShape } from '../../lib/http-errors.js';
 import registerWebhooks from './webhooks.js';
 
 declare module 'fastify' {
@@ -19,7 +20,7 @@ const platform: FastifyPluginAsync = async (app) => {
     if (!client) return reply.code(403).send(PLATFORM_FORBIDDEN);
     req.platformClient = client;
   });
-  app.setNotFoundHandler((req, reply) => reply.code(404).send({ error: 'not_found', message: `no platform route ${req.method} ${req.url.split('?')[0]}` }));
+  installErrorHandling(app, { shape: plainShape, notFound: (req) => `no platform route ${req.method} ${req.url.split('?')[0]}` });
   registerBots(app);
   registerWebhooks(app);
 };

@@ -2,6 +2,8 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { clientFromRequest, type ClientRow } from '../auth/api-key.js';
 import { RestFail, forbidden } from './envelope.js';
+import { installErrorHandling, uriLimitHook } from '../../lib/http-errors.js';
+import { LIMITS } from '../../lib/limits.js';
 import { REST_BASES, type Platform } from './request.js';
 import { resourceOf } from './list.js';
 import { applyEdits } from '../../lib/json-edit.js';
@@ -12,8 +14,14 @@ import { RouteRegistry, collectRoutes, openapiRoute } from './openapi.js';
 const scope = (platform: Platform, registry: RouteRegistry): FastifyPluginAsync => async (app) => {
   // Before any route: the OpenAPI collector must see every route of this scope.
   collectRoutes(app, registry);
+  installErrorHandling(app, {
+    shape: (status, message) => ({ meta: { status: status === 403 || status >= 500 ? 'error' : 'fail', message } }),
+    accepted: 'application/json or application/x-www-form-urlencoded',
+  });
   app.decorateRequest('client', null as unknown as ClientRow);
   app.decorateRequest('platform', platform);
+  // A URI over the limit is refused before anything reads it, authentication included (it reveals nothing).
+  app.addHook('onRequest', uriLimitHook(LIMITS.restUriMaxChars));
   app.addHook('onRequest', async (req) => {
     req.platform = platform;
     const policy = app.ces.deviations.policy.rest;
@@ -30,20 +38,6 @@ const scope = (platform: Platform, registry: RouteRegistry): FastifyPluginAsync 
     if (!edits.length || typeof payload !== 'string' || !String(reply.getHeader('content-type') ?? '').includes('json')) return payload;
     return JSON.stringify(applyEdits(JSON.parse(payload), edits));
   });
-  app.setErrorHandler((err, req, reply) => {
-    if (err instanceof RestFail) {
-      return reply.code(err.statusCode).send(err.body());
-    }
-    const e = err as { statusCode?: number; code?: string; message: string };
-    const status = e.statusCode && e.statusCode >= 400 && e.statusCode < 500 ? e.statusCode : 500;
-    if (status === 500) req.log.error(err);
-    const message = status === 415 ? `Unsupported content type '${req.headers['content-type'] ?? ''}': send application/json or application/x-www-form-urlencoded.`
-      : status === 413 ? 'Request body too large.'
-      : status === 400 && e.code === 'FST_ERR_CTP_INVALID_JSON_BODY' ? `Invalid JSON body: ${e.message}`
-      : status === 500 ? 'Internal error.' : e.message;
-    return reply.code(status).send({ meta: { status: status === 500 ? 'error' : 'fail', message } });
-  });
-  app.setNotFoundHandler((req, reply) => reply.code(404).send({ meta: { status: 'fail', message: `Unknown route ${req.method} ${req.url.split('?')[0]}.` } }));
   openapiRoute(app, registry);
   peopleRoutes(app);
   activityRoutes(app);

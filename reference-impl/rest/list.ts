@@ -1,10 +1,12 @@
 // List endpoints: page/limit/full validation, `filters[name]=value` parsing with `*` wildcards, pagination and item shaping.
 import type { FastifyRequest } from 'fastify';
+import { LIMITS } from '../../lib/limits.js';
 import { badRequest, success, type Pagination } from './envelope.js';
 import type { Policies } from '../policies.js';
+import { integerOf, shown } from './request.js';
+import { wildcard } from './wildcard.js';
 
 type RestPolicy = Policies['rest'];
-
 export type Row = Record<string, any>;
 /** A filter over a row; `q` (optional) carries the list options, e.g. whether `*` is a wildcard. */
 export type FilterFn = (row: Row, value: string, q?: ListQuery) => boolean;
@@ -27,10 +29,9 @@ export function resourceOf(req: FastifyRequest): string {
 }
 
 function positiveInt(name: string, raw: unknown, min: number): number {
-  if (typeof raw !== 'string' || !/^\d+$/.test(raw) || Number(raw) < min) {
-    throw badRequest(`'${name}' must be an integer >= ${min} (got ${JSON.stringify(raw)}).`);
-  }
-  return Number(raw);
+  const n = integerOf(raw);
+  if (n === null || n < min) throw badRequest(`'${name}' must be an integer from ${min} to ${Number.MAX_SAFE_INTEGER} (got ${shown(raw)}).`);
+  return n;
 }
 
 /** Parses and validates list options and filters; unknown filters or parameters are refused naming what is accepted. */
@@ -46,6 +47,7 @@ export function parseList(req: FastifyRequest, filterNames: string[], extraParam
         throw badRequest(`Unknown filter '${name}'. Accepted filters: ${filterNames.length ? filterNames.join(', ') : 'none'}.`);
       }
       if (typeof v !== 'string') throw badRequest(`Filter '${name}' must be given once.`);
+      if (v.length > LIMITS.restFilterValueMaxChars) throw badRequest(`Filter '${name}' is ${v.length} characters long; at most ${LIMITS.restFilterValueMaxChars} are accepted.`);
       filters[name] = v;
     } else if (!COMMON_PARAMS.has(k) && !extraParams.includes(k)) {
       throw badRequest(`Unknown parameter '${k}'. Accepted: page, limit, full, filters[<name>]${extraParams.length ? ', ' + extraParams.join(', ') : ''}.`);
@@ -64,20 +66,17 @@ export function parseList(req: FastifyRequest, filterNames: string[], extraParam
   return { page, limit, full: policy.fullShown(q.full === '1'), filters, policy, ignored };
 }
 
-/** Turns a value with `*` wildcards into an anchored, case-insensitive matcher (`literal`: `*` is an ordinary character). */
-export function wildcard(pattern: string, literal = false): (s: unknown) => boolean {
-  const re = new RegExp('^' + (literal ? [pattern] : pattern.split('*')).map((p) => p.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*') + '$', 'i');
-  return (s) => s !== null && s !== undefined && re.test(String(s));
-}
-
+/** An id filter value: decimal digits within Number.MAX_SAFE_INTEGER (ids are never negative). */
 export function intValue(name: string, v: string): number {
-  if (!/^-?\d+$/.test(v)) throw badRequest(`filters[${name}] must be an integer (got ${JSON.stringify(v)}).`);
-  return Number(v);
+  const n = integerOf(v);
+  if (n === null) throw badRequest(`filters[${name}] must be an integer from 0 to ${Number.MAX_SAFE_INTEGER} (got ${shown(v)}).`);
+  return n;
 }
 export function intList(name: string, v: string): number[] {
   const parts = v.split(',').map((s) => s.trim()).filter(Boolean);
-  if (!parts.length || parts.some((p) => !/^\d+$/.test(p))) throw badRequest(`filters[${name}] must be a comma list of integers (got ${JSON.stringify(v)}).`);
-  return parts.map(Number);
+  const ids = parts.map((p) => integerOf(p));
+  if (!parts.length || ids.some((n) => n === null)) throw badRequest(`filters[${name}] must be a comma list of integers from 0 to ${Number.MAX_SAFE_INTEGER} (got ${shown(v)}).`);
+  return ids as number[];
 }
 const asList = (x: unknown): unknown[] => (Array.isArray(x) ? x : typeof x === 'string' && x.startsWith('[') ? JSON.parse(x) : []);
 

@@ -9,6 +9,7 @@
 //     params?: ['formatHistory', ...],   // other query parameters the route accepts
 //     response: 'rest/operator.json',    // $id of the schema of one `data` item (lists: each item; `$defs/summary` = the list subset)
 //     body?: 'rest/operator-write.json', // $id of the request body schema (JSON and form)
+//     bodyRequired?: ['name', ...],      // fields the body must have on this route (create), beyond what the shared schema says
 //     deprecated?: true,                 // the whole resource/route is deprecated
 //   } } }, handler)
 // The collector hook is added to the REST scope before any route, so it sees every route of both route files.
@@ -24,6 +25,7 @@ export interface OpenApiRoute {
   params?: string[];
   response: string;
   body?: string;
+  bodyRequired?: readonly string[];
   deprecated?: boolean;
 }
 
@@ -64,6 +66,21 @@ export function openapiRoute(app: FastifyInstance, registry: RouteRegistry): voi
   });
 }
 
+const MAX_ID = Number.MAX_SAFE_INTEGER;
+/** An id: decimal digits only, from 0 to 2^53 - 1 (issue 14, item 6: anything else is a 400). */
+const ID_SCHEMA = { type: 'integer', minimum: 0, maximum: MAX_ID };
+/** Filters whose `_id` is not a numeric id of the service (free text, or text values besides numbers). */
+const TEXT_IDS = new Set(['external_id', 'unique_id', 'visitor_id', 'resource_id', 'conversation_id', 'rule_id', 'parent_id']);
+
+/** The schema of one filter's value, from its name (ids, comma lists of ids, dates, text with `*` wildcards); every value is bounded. */
+export function filterSchema(filter: string): { schema: object; description: string; example: string } {
+  const text = { type: 'string', maxLength: LIMITS.restFilterValueMaxChars };
+  if (filter === 'id' || (filter.endsWith('_id') && !TEXT_IDS.has(filter))) return { schema: ID_SCHEMA, description: `Only items whose ${filter} is this id.`, example: '1' };
+  if (filter.endsWith('_list')) return { schema: { ...text, pattern: '^[0-9, ]+$' }, description: `Comma list of ids (${filter}).`, example: '1,2' };
+  if (filter === 'from' || filter === 'to') return { schema: text, description: `${filter === 'from' ? 'Start' : 'End'} of the period, YYYY-MM-DD HH:MM:SS (UTC).`, example: filter === 'from' ? '2024-01-01 00:00:00' : '2024-02-01 00:00:00' };
+  return { schema: text, description: `Filter on ${filter}; a value may contain * as a wildcard (matched in linear time); at most ${LIMITS.restFilterValueMaxChars} characters.`, example: 'a*' };
+}
+
 const name = (id: string) => id.replace(/^rest\//, '').replace(/\.json$/, '');
 const ref = (id: string, pointer = '') => ({ $ref: `#/components/schemas/${name(id)}${pointer}` });
 
@@ -94,15 +111,16 @@ export function buildOpenApi(routes: CollectedRoute[]): object {
     if (!r.openapi) { undocumented.push(`${r.method} ${r.path}`); continue; }
     const o = r.openapi;
     const path = r.path.replace(/:([A-Za-z_]+)/g, '{$1}');
-    const parameters: unknown[] = [...path.matchAll(/\{([A-Za-z_]+)\}/g)].map((m) => ({ name: m[1], in: 'path', required: true, schema: { type: 'integer', minimum: 0 } }));
+    const parameters: unknown[] = [...path.matchAll(/\{([A-Za-z_]+)\}/g)].map((m) => ({ name: m[1], in: 'path', required: true, schema: ID_SCHEMA, example: 1 }));
     if (o.list) parameters.push({ $ref: '#/components/parameters/page' }, { $ref: '#/components/parameters/limit' }, { $ref: '#/components/parameters/full' });
     for (const f of [...new Set([...(o.filters ?? []), ...(o.deprecatedFilters ?? [])])]) {
+      const fs = filterSchema(f);
       parameters.push({
-        name: `filters[${f}]`, in: 'query', required: false, schema: { type: 'string' },
-        description: `Filter on ${f}; a string value may contain * as a wildcard.`, ...(o.deprecatedFilters?.includes(f) ? { deprecated: true } : {}),
+        name: `filters[${f}]`, in: 'query', required: false, schema: fs.schema, description: fs.description, example: fs.example,
+        ...(o.deprecatedFilters?.includes(f) ? { deprecated: true } : {}),
       });
     }
-    for (const p of o.params ?? []) parameters.push({ name: p, in: 'query', required: false, schema: { type: 'string' } });
+    for (const p of o.params ?? []) parameters.push({ name: p, in: 'query', required: false, schema: { type: 'string', maxLength: LIMITS.restFilterValueMaxChars } });
     const item = o.response === 'openapi' ? { type: 'object', description: 'The OpenAPI document.' }
       : o.list && schemas[o.response]?.$defs?.summary ? { anyOf: [ref(o.response), ref(o.response, '/$defs/summary')], description: 'With full=1 every field; otherwise the summary subset.' }
       : ref(o.response);
@@ -115,22 +133,29 @@ export function buildOpenApi(routes: CollectedRoute[]): object {
       },
     };
     const okCode = r.method === 'POST' ? '201' : '200';
+    const bodySchema = o.body ? (o.bodyRequired?.length ? { allOf: [ref(o.body), { required: [...o.bodyRequired] }] } : ref(o.body)) : undefined;
     const op: Record<string, unknown> = {
       summary: o.summary,
       operationId: `${r.method.toLowerCase()}${path.replace(/[{}]/g, '').split(/[/._-]/).map((s) => s.charAt(0).toUpperCase() + s.slice(1)).join('')}`,
       ...(o.deprecated ? { deprecated: true } : {}),
       ...(parameters.length ? { parameters } : {}),
-      ...(o.body ? { requestBody: { required: true, content: { 'application/json': { schema: ref(o.body) }, 'application/x-www-form-urlencoded': { schema: ref(o.body) } } } } : {}),
+      ...(o.body ? { requestBody: { required: true, content: Object.fromEntries(['application/json', 'application/x-www-form-urlencoded'].map((t) => [t, { schema: bodySchema }])) } } : {}),
       responses: {
         [okCode]: { description: 'Success', content: { 'application/json': { schema: okSchema } } },
         '400': { $ref: '#/components/responses/BadRequest' },
         '403': { $ref: '#/components/responses/Forbidden' },
         ...(path.includes('{') ? { '404': { $ref: '#/components/responses/UnknownId' } } : {}),
+        '405': { $ref: '#/components/responses/MethodNotAllowed' },
+        ...(o.body ? { '413': { $ref: '#/components/responses/TooLarge' }, '415': { $ref: '#/components/responses/UnsupportedMediaType' } } : {}),
+        '414': { $ref: '#/components/responses/UriTooLong' },
+        '431': { $ref: '#/components/responses/HeadersTooLarge' },
       },
     };
     (paths[path] ??= {})[r.method.toLowerCase()] = op;
   }
-  const fail = (description: string) => ({ description, content: { 'application/json': { schema: ref('rest/envelope.json', '/$defs/fail') } } });
+  const fail = (description: string, example: { status: string; message: string }) => ({ description, content: { 'application/json': { schema: ref('rest/envelope.json', '/$defs/fail'), example: { meta: example } } } });
+  /** The failure envelope with its meta.status and meta.message pinned. */
+  const envelopeOf = (status: object, message: object) => ({ allOf: [ref('rest/envelope.json', '/$defs/fail'), { properties: { meta: { properties: { status, message } } } }] });
   return {
     openapi: '3.1.0',
     jsonSchemaDialect: 'https://json-schema.org/draft/2020-12/schema',
@@ -154,14 +179,19 @@ export function buildOpenApi(routes: CollectedRoute[]): object {
         basic: { type: 'http', scheme: 'basic', description: 'The API key as the username, any password.' },
       },
       parameters: {
-        page: { name: 'page', in: 'query', required: false, schema: { type: 'integer', minimum: 1, default: 1 }, description: 'Page number; past the last page the answer has empty data and the right pagination.' },
-        limit: { name: 'limit', in: 'query', required: false, schema: { type: 'integer', minimum: 1, default: LIMITS.restPageDefault }, description: `Page size, at most ${LIMITS.restPageMax} (larger values are clamped to ${LIMITS.restPageMax}).` },
-        full: { name: 'full', in: 'query', required: false, schema: { enum: ['0', '1'] }, description: '1 shows every field of each item; otherwise the subset documented in the item schema.' },
+        page: { name: 'page', in: 'query', required: false, schema: { type: 'integer', minimum: 1, maximum: MAX_ID, default: 1 }, example: 1, description: 'Page number; past the last page the answer has empty data and the right pagination.' },
+        limit: { name: 'limit', in: 'query', required: false, schema: { type: 'integer', minimum: 1, maximum: MAX_ID, default: LIMITS.restPageDefault }, example: LIMITS.restPageDefault, description: `Page size, at most ${LIMITS.restPageMax} (larger values are clamped to ${LIMITS.restPageMax}).` },
+        full: { name: 'full', in: 'query', required: false, schema: { enum: ['0', '1'] }, example: '1', description: '1 shows every field of each item; otherwise the subset documented in the item schema.' },
       },
       responses: {
-        BadRequest: fail('fail: invalid parameter, filter or body (the message names it).'),
-        Forbidden: fail('error: authentication failed (message Forbidden).'),
-        UnknownId: fail("fail: Unknown '<resource>' with 'id' <id>."),
+        BadRequest: fail('fail: invalid parameter, filter or body (the message names it).', { status: 'fail', message: "'page' must be an integer from 1 to 9007199254740991 (got \"0\")." }),
+        Forbidden: { description: 'error: authentication failed (G10): no key, a wrong key, or different keys given several ways.', content: { 'application/json': { schema: envelopeOf({ const: 'error' }, { const: 'Forbidden' }), example: { meta: { status: 'error', message: 'Forbidden' } } } } },
+        UnknownId: { description: "fail: no such id for the key's client (REST-ID-01).", content: { 'application/json': { schema: envelopeOf({ const: 'fail' }, { type: 'string', pattern: "^Unknown '[^']+' with 'id' .+\\.$" }), example: { meta: { status: 'fail', message: "Unknown 'operator' with 'id' 99." } } } } },
+        MethodNotAllowed: { ...fail('fail: the path exists, not with this method.', { status: 'fail', message: 'Method PATCH is not allowed on /api/2/operator/1; allowed: DELETE, GET, HEAD, PUT.' }), headers: { Allow: { description: 'The methods the path accepts.', schema: { type: 'string' } } } },
+        TooLarge: fail(`fail: the body is over ${LIMITS.restBodyMaxBytes} bytes.`, { status: 'fail', message: 'Request body too large.' }),
+        UriTooLong: fail(`fail: the path and query are over ${LIMITS.restUriMaxChars} characters.`, { status: 'fail', message: `The request URI is 9000 characters long; at most ${LIMITS.restUriMaxChars} are accepted.` }),
+        UnsupportedMediaType: fail('fail: the body is neither application/json nor application/x-www-form-urlencoded.', { status: 'fail', message: "Unsupported content type 'text/plain': send application/json or application/x-www-form-urlencoded." }),
+        HeadersTooLarge: { description: 'The request line and headers are over 16 KiB: refused by the HTTP server before the service reads it (no body).' },
       },
       schemas: Object.fromEntries(Object.entries(schemas).map(([id, s]) => [name(id), componentOf(id, s)])),
     },

@@ -6,9 +6,10 @@ import { LIMITS } from '../../lib/limits.js';
 import type { PolicyModule } from '../policies.js';
 import { presentedKey } from '../auth/api-key.js';
 import { badRequest, TEXT } from './envelope.js';
+import { shown } from './request.js';
 import { wellFormed, type HistoryEntry } from './activity/history.js';
 import { bounds } from './activity/period.js';
-import { wildcard } from './list.js';
+import { wildcard } from './wildcard.js';
 
 /** A plausible e-mail address (REST-OPW: 'email' must be valid). */
 export const EMAIL = /^[^\s@]+@[^\s@.]+(\.[^\s@.]+)+$/;
@@ -36,7 +37,7 @@ const defaults = {
   /** Whether the high-availability base answers. */
   haBaseServed: true as boolean,
   /** The error of a non-numeric path id. */
-  badIdError: (name: string, resource: string, raw: string): Error => badRequest(`'${name}' of ${resource} must be a positive integer (got ${JSON.stringify(raw)}).`),
+  badIdError: (name: string, resource: string, raw: string): Error => badRequest(`'${name}' of ${resource} must be an integer from 0 to ${Number.MAX_SAFE_INTEGER} (got ${shown(raw)}).`),
   openapiDocument: (doc: object): object => doc,
   /** A row of `table` by id, of the key's client only (another client's row is unknown). */
   clientRowById: (db: Db, table: string, id: number, clientId: number): Row | undefined =>

@@ -2,6 +2,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { requireBearer } from '../../lib/control-auth.js';
 import { registerSimControl } from './control.js';
+import { installErrorHandling, plainShape } from '../../lib/http-errors.js';
 import { registerSimConversations } from './conversations.js';
 import { registerSimLogins } from './logins.js';
 import { registerSimVisitors } from './visitors.js';
@@ -9,7 +10,7 @@ import { registerSimVisitors } from './visitors.js';
 const sim: FastifyPluginAsync = async (app) => {
   // Route hooks of this scope run after the router decoded and matched the path, for unknown paths too (the 404 handler below).
   app.addHook('onRequest', requireBearer(app.ces.settings.simToken, 'the simulation API'));
-  app.setNotFoundHandler((req, reply) => reply.code(404).send({ error: 'not_found', message: `no simulation route ${req.method} ${req.url.split('?')[0]}` }));
+  installErrorHandling(app, { shape: plainShape, notFound: (req) => `no simulation route ${req.method} ${req.url.split('?')[0]}` });
   registerSimControl(app);
   registerSimConversations(app);
   registerSimLogins(app);

@@ -22,8 +22,8 @@ const defaults = {
   sequentialQueue: false as boolean,
   /** What becomes of a delivery whose attempts all failed: a dead letter. */
   deadLetter: (db: Db, delivery: number, at: number): void => { db.prepare(`UPDATE webhook_deliveries SET state = 'dead', finished_at = ?, due_at = NULL WHERE id = ?`).run(at, delivery); },
-  /** X-Service-Delivery: new for every attempt. */
-  deliveryId: (_firstAttempt: string | undefined): string => randomUUID(),
+  /** X-Service-Delivery: new for every attempt (the first attempt's is read only by a deviation that reuses it). */
+  deliveryId: (_firstAttempt: () => string | undefined): string => randomUUID(),
   /** X-Service-CorrelationId: the same for every attempt of a delivery. */
   correlationId: (stored: string, _attempt: number): string => stored,
   /** G1: the bytes signed are the raw body sent. */
@@ -44,8 +44,14 @@ export const WEBHOOKS_POLICY: PolicyModule<typeof defaults> = {
   variants: {
     delivered: { 'also-3xx': (s) => s >= 200 && s < 400, never: () => false },
     finalFailure: { '40x': (o) => o.status !== null && o.status >= 400 && o.status < 500, network: (o) => o.network === true },
-    deadLetter: { deleted: (db, id) => { db.prepare('DELETE FROM webhook_attempts WHERE delivery = ?').run(id); db.prepare('DELETE FROM webhook_deliveries WHERE id = ?').run(id); } },
-    deliveryId: { 'first-reused': (first) => first ?? randomUUID() },
+    deadLetter: {
+      deleted: (db, id) => {
+        db.prepare('DELETE FROM webhook_attempts WHERE delivery = ?').run(id);
+        db.prepare('DELETE FROM webhook_interruptions WHERE delivery = ?').run(id);
+        db.prepare('DELETE FROM webhook_deliveries WHERE id = ?').run(id);
+      },
+    },
+    deliveryId: { 'first-reused': (first) => first() ?? randomUUID() },
     correlationId: { 'new-per-retry': (stored, attempt) => (attempt > 1 ? randomUUID() : stored) },
     signedBytes: { 'pretty-printed': (body) => JSON.stringify(JSON.parse(body), null, 2) },
     signatureHeader: { 'uppercase-hex': (s) => 'sha256=' + s.slice(7).toUpperCase(), 'no-prefix': (s) => s.slice(7) },

@@ -2,6 +2,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { list as jsonList } from '../../store/db.js';
 import { badRequest, restDate, success, unknownId } from '../envelope.js';
+import { integerOf, shown } from '../request.js';
 import { parseList, type Row } from '../list.js';
 import { meta } from './common.js';
 import { conversationWindow } from './period.js';
@@ -52,7 +53,7 @@ function baseScope(app: FastifyInstance, req: FastifyRequest, f: Record<string, 
   if (websitesRaw !== undefined) {
     const name = f.website_list !== undefined ? 'website_list' : 'website_id';
     const parts = websitesRaw.split(',').map((s) => s.trim());
-    if (!parts.length || parts.some((p) => !/^\d+$/.test(p))) throw badRequest(`filters[${name}] must be a comma list of website ids (got ${JSON.stringify(websitesRaw)}).`);
+    if (!parts.length || parts.some((p) => integerOf(p) === null)) throw badRequest(`filters[${name}] must be a comma list of website ids (got ${shown(websitesRaw)}).`);
     websites = parts.map(Number);
     const own = new Set((db.prepare('SELECT id FROM websites WHERE client_id = ?').all(clientId) as Row[]).map((r) => r.id));
     const foreign = policy.websitesOwned(websites, own);
@@ -121,7 +122,7 @@ function resourceRows(app: FastifyInstance, req: FastifyRequest, base: Base, typ
   wantId = app.ces.deviations.policy.rest.statisticResourceId(wantId);
   if (wantId === undefined) return rows;
   const numeric = !['contact_type', 'page_type'].includes(type);
-  if (numeric && !/^\d+$/.test(wantId)) throw badRequest(`filters[resource_id] must be an integer for resource '${type}' (got ${JSON.stringify(wantId)}).`);
+  if (numeric && integerOf(wantId) === null) throw badRequest(`filters[resource_id] must be an integer from 0 to ${Number.MAX_SAFE_INTEGER} for resource '${type}' (got ${shown(wantId)}).`);
   const one = rows.filter((r) => String(r.id) === wantId);
   if (!one.length) throw unknownId(type, numeric ? Number(wantId) : wantId);
   return one;

@@ -54,7 +54,7 @@ function convert(field: string, kind: Kind, v: unknown): { value?: unknown; erro
     case 'int': case 'priority': case 'int?': {
       if (kind === 'int?' && (v === null || v === '' || v === 'null')) return { value: null };
       const n = typeof v === 'number' ? v : isIntString(v) ? Number(v) : NaN;
-      if (!Number.isInteger(n)) return { error: `'${field}' must be an integer.` };
+      if (!Number.isSafeInteger(n)) return { error: `'${field}' must be an integer within ±${Number.MAX_SAFE_INTEGER}.` };
       if (kind === 'priority' && !PRIORITIES.includes(n)) return { error: `'${field}' must be 0 or 10 (got ${n}).` };
       if (kind === 'int' && n < 0) return { error: `'${field}' must be >= 0 (got ${n}).` };
       return { value: n };
@@ -63,7 +63,7 @@ function convert(field: string, kind: Kind, v: unknown): { value?: unknown; erro
       if (!Array.isArray(v)) return { error: `'${field}' must be a list (JSON array, or repeated ${field}[]= form fields).` };
       if (kind === 'list:string') return v.every((x) => typeof x === 'string') ? { value: v } : { error: `'${field}' must be a list of strings.` };
       const ns = v.map((x) => (typeof x === 'number' ? x : isIntString(x) ? Number(x) : NaN));
-      return ns.every(Number.isInteger) ? { value: ns } : { error: `'${field}' must be a list of integers.` };
+      return ns.every(Number.isSafeInteger) ? { value: ns } : { error: `'${field}' must be a list of integers within ±${Number.MAX_SAFE_INTEGER}.` };
     }
   }
 }
