@@ -3,32 +3,66 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { loadTarget, TargetError, type Target } from '../lib/target.js';
-import { startStack, type Stack } from '../reference-impl/stack.js';
-import { UnknownDeviationError } from '../reference-impl/deviations.js';
+import type { ReadyInfo } from '../reference-impl/stack.js';
+import { generateTls } from '../lib/tls.js';
+import { startInThread } from '../lib/thread-server.js';
+import { Deviations, UnknownDeviationError } from '../reference-impl/deviations.js';
 import { UsageError } from './usage.js';
 
-export interface ResolvedTarget { target: Target; file: string; stack?: Stack; close(): Promise<void> }
+/** An embedded stack running in its own worker thread: its ready info (a target), and how to stop it. */
+export interface EmbeddedStack { ready: ReadyInfo; close(): Promise<void> }
 
-export async function resolveTarget(opts: { target?: string; deviate?: string[]; seed?: number; /** Not used: the target file never goes under reports/. */ runDir?: string }): Promise<ResolvedTarget> {
+export interface ResolvedTarget {
+  target: Target; file: string;
+  /** The embedded stack (the first of `stacks`), when no target file was given. */
+  stack?: EmbeddedStack;
+  /** Embedded only: one stack and target file per Playwright worker (the first is `stack` / `file`). */
+  stacks: EmbeddedStack[]; files: string[];
+  close(): Promise<void>;
+}
+
+/**
+ * A target file given by the user, or embedded reference stacks started in this process: `stacks` of them (default 1), each with
+ * its own database, clock, deviations, fake connector and sink, so checks of one worker never wait for another's clock moves.
+ */
+export async function resolveTarget(opts: { target?: string; deviate?: string[]; seed?: number; stacks?: number; /** Not used: the target file never goes under reports/. */ runDir?: string }): Promise<ResolvedTarget> {
   if (opts.target) {
     if (opts.deviate?.length) throw new UsageError('--deviate applies to the embedded reference implementation only (omit --target)');
     try {
       const target = loadTarget(opts.target);
-      return { target, file: path.resolve(opts.target), close: async () => {} };
+      const file = path.resolve(opts.target);
+      return { target, file, stacks: [], files: [file], close: async () => {} };
     } catch (e) {
       if (e instanceof TargetError) throw new UsageError(e.message);
       throw e;
     }
   }
-  let stack: Stack;
-  try {
+  const stacks: EmbeddedStack[] = [];
+  const files: string[] = [];
+  const close = async () => {
+    await Promise.all(stacks.map(async (s) => { await s.close(); fs.rmSync(path.dirname(s.ready.ca_file), { recursive: true, force: true }); }));
+  };
+  // Each stack in its own worker thread: its own event loop, so one worker's checks never delay another stack's timers, and the
+  // stacks use both cores. One CA for all of them: a check in any worker trusts every stack (shared vendor-check conversations).
+  // Checked here, where the error is still an UnknownDeviationError (a usage error), before any thread starts.
+  try { new Deviations(opts.deviate ?? []); } catch (e) { if (e instanceof UnknownDeviationError) throw new UsageError(e.message); throw e; }
+  const tls = generateTls();
+  const started = await Promise.allSettled(Array.from({ length: Math.max(1, opts.stacks ?? 1) }, async () => {
     // The embedded target file holds live keys and passwords: it lives in a private temporary folder, never under reports/.
-    stack = await startStack({ deviate: opts.deviate ?? [], seed: opts.seed, workDir: fs.mkdtempSync(path.join(os.tmpdir(), 'ces-embedded-')) });
-  } catch (e) {
+    const workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ces-embedded-'));
+    const t = await startInThread<ReadyInfo>(new URL('../reference-impl/stack.ts', import.meta.url), 'startStack', { deviate: opts.deviate ?? [], seed: opts.seed, workDir, tls });
+    const stack: EmbeddedStack = { ready: t.ready, close: t.close };
+    const file = path.join(path.dirname(stack.ready.ca_file), 'target.json');
+    fs.writeFileSync(file, JSON.stringify(stack.ready, null, 2));
+    return { stack, file };
+  }));
+  for (const r of started) if (r.status === 'fulfilled') { stacks.push(r.value.stack); files.push(r.value.file); }
+  const failed = started.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+  if (failed) {
+    await close();
+    const e = failed.reason as Error;
     if (e instanceof UnknownDeviationError) throw new UsageError(e.message);
     throw e;
   }
-  const file = path.join(path.dirname(stack.ready.ca_file), 'target.json');
-  fs.writeFileSync(file, JSON.stringify(stack.ready, null, 2));
-  return { target: stack.ready, file, stack, close: async () => { await stack.close(); fs.rmSync(path.dirname(file), { recursive: true, force: true }); } };
+  return { target: stacks[0]!.ready, file: files[0]!, stack: stacks[0], stacks, files, close };
 }

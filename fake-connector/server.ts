@@ -10,6 +10,7 @@ import { guardRoutes, newControlToken } from '../lib/control-auth.js';
 import { check } from '../lib/schemas.js';
 import { LIMITS } from '../lib/limits.js';
 import { cardPng } from './image.js';
+import { PollIntervals } from './intervals.js';
 import { installErrorHandling, plainShape } from '../lib/http-errors.js';
 import { asVersion, CONNECTOR_VERSIONS, type ConnectorVersion } from './versions.js';
 
@@ -64,6 +65,8 @@ export class ConnectorState {
   /** idConversation (the service's and ours) → idOperator and bound script. */
   conversations = new Map<string, { idOperator: string; script?: Script; createdAt: string }>();
   log: RequestRecord[] = [];
+  /** Endpoint-4 interval errors per bot, counted on arrival (the log above is capped). */
+  intervals = new PollIntervals(LIMITS.availabilityPollMs);
   /** The bot version answering visitor messages (fake-connector/versions.ts). */
   version: ConnectorVersion = 'v1';
   private seq = 0;
@@ -87,6 +90,7 @@ export class ConnectorState {
   record(r: Omit<RequestRecord, 'seq'>): RequestRecord {
     const rec = { ...r, seq: ++this.seq } as RequestRecord;
     this.log.push(rec);
+    if (rec.endpoint === 'availability' && rec.idOperator) this.intervals.note(rec.idOperator, rec.at);
     // Availability polls arrive every second per bot: keep the log bounded.
     if (this.log.length > 20_000) this.log.splice(0, this.log.length - 15_000);
     for (const w of [...this.waiters]) if (w.match(rec)) { this.waiters.delete(w); w.resolve(rec); }
@@ -328,6 +332,12 @@ export async function startFakeConnector(opts: FakeConnectorOptions): Promise<Fa
     return { request: r };
   });
   app.get('/_control/bots', async () => Object.fromEntries(state.bots));
+  // Endpoint-4 interval errors since the last reset (benchmarks): `prefix` keeps bots whose idOperator starts with it, `exclude` drops them.
+  app.post('/_control/intervals/reset', async () => { state.intervals.reset(); return { ok: true }; });
+  app.get<{ Querystring: Record<string, string> }>('/_control/intervals', async (req) => {
+    const { prefix, exclude } = req.query;
+    return state.intervals.summary((id) => (!prefix || id.startsWith(prefix)) && (!exclude || !id.startsWith(exclude)));
+  });
   app.post<{ Body: any }>('/_control/version', async (req, reply) => {
     const b = typeof req.body === 'string' ? JSON.parse(req.body || '{}') : req.body ?? {};
     if (!CONNECTOR_VERSIONS.includes(b.version)) return reply.code(400).send({ error: `version must be one of ${CONNECTOR_VERSIONS.join(', ')}` });

@@ -42,7 +42,10 @@ export function readPlaywrightResults(file: string): CheckResult[] {
         const said = (type: string) => [...new Set(annotations.filter((a) => a.type === type).map((a) => String(a.description ?? '')))];
         const skip = annotations.find((a) => a.type === 'skip');
         const failure = String(last?.error?.message ?? last?.errors?.[0]?.message ?? 'failed').replace(/\u001b\[[0-9;]*m/g, '');
-        let outcome: Outcome = t.status === 'skipped' ? 'skipped' : t.status === 'expected' || t.status === 'flaky' ? 'passed' : 'failed';
+        // The actual status of the last result decides: `ces selftest` marks a check that failed under its deviation as expected to
+        // fail (so Playwright keeps the worker), and it still failed.
+        const broke = last?.status === 'failed' || last?.status === 'timedOut' || last?.status === 'interrupted';
+        let outcome: Outcome = t.status === 'skipped' ? 'skipped' : broke ? 'failed' : t.status === 'expected' || t.status === 'flaky' ? 'passed' : 'failed';
         if (outcome === 'failed' && (isHarnessError(failure) || said(ANNOTATION.harness).length)) outcome = 'harness-error';
         if (outcome === 'skipped' && (said(ANNOTATION.notJudged).length || String(skip?.description ?? '').startsWith(NOT_JUDGED_PREFIX))) outcome = 'not-judged';
         const reason = outcome === 'failed' || outcome === 'harness-error' ? failure

@@ -11,6 +11,7 @@ import { Deviations } from './deviations.js';
 import { DomainEvents } from './events.js';
 import type { ServiceContext, ServiceSettings } from './context.js';
 import { newControlToken } from '../lib/control-auth.js';
+import { ApiKeys } from './auth/api-key.js';
 import { createBots, startBots } from './bots/index.js';
 import { startWebhooks } from './webhooks/index.js';
 import rest from './rest/index.js';
@@ -61,6 +62,7 @@ export async function buildApp(opts: BuildOptions = {}): Promise<FastifyInstance
       seed: seedValue,
       simToken: opts.simToken ?? newControlToken(),
     },
+    apiKeys: new ApiKeys(db),
     onClose: [],
   } as Omit<ServiceContext, 'bots'> as ServiceContext;
   ctx.bots = createBots(ctx);

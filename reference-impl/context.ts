@@ -4,6 +4,7 @@ import type { Clock } from '../lib/clock.js';
 import type { Deviations } from './deviations.js';
 import type { DomainEvents } from './events.js';
 import type { BotServices } from './bots/index.js';
+import type { ApiKeys } from './auth/api-key.js';
 
 export interface ServiceSettings {
   /** Base URL of the connector the seeded bot uses (fake connector by default; `--connector-url`). */
@@ -30,6 +31,8 @@ export interface ServiceContext {
   settings: ServiceSettings;
   /** Connector calls and their exchange log, availability poller, conversation runtime. */
   bots: BotServices;
+  /** API key digests → client (REST, platform and sim authentication). */
+  apiKeys: ApiKeys;
   /** Functions run on close (timers, pollers, outbound agents). */
   onClose: Array<() => void | Promise<void>>;
 }

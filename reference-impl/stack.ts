@@ -3,15 +3,16 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
-import { generateTls } from '../lib/tls.js';
+import { generateTls, type TlsMaterial } from '../lib/tls.js';
 import type { Target } from '../lib/target.js';
 import { buildApp, type BuildOptions } from './app.js';
 import { randomizeCredentials, seededPassword } from './store/seed.js';
 import { newControlToken } from '../lib/control-auth.js';
-import { startFakeConnector } from '../fake-connector/server.js';
-import { startWebhookSink } from '../webhook-sink/server.js';
+import { startInThread } from '../lib/thread-server.js';
 
 export interface StackOptions extends BuildOptions {
+  /** CA and server certificate to use (the stacks of one run share one CA, so every worker trusts every stack); generated when absent. */
+  tls?: TlsMaterial;
   port?: number;
   host?: string;
   /** Folder for the CA file (a temporary folder by default). */
@@ -42,7 +43,7 @@ export interface Stack { ready: ReadyInfo; app: FastifyInstance; close(): Promis
 
 export async function startStack(opts: StackOptions = {}): Promise<Stack> {
   const host = opts.host ?? '127.0.0.1';
-  const tls = generateTls(host === '127.0.0.1' ? [] : [host]);
+  const tls = opts.tls ?? generateTls(host === '127.0.0.1' ? [] : [host]);
   const workDir = opts.workDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'ces-'));
   fs.mkdirSync(workDir, { recursive: true });
   const caFile = path.join(workDir, 'ca.pem');
@@ -55,8 +56,11 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
   const connectorSecret = opts.connectorSecret ?? secret('connector-secret-' + seed);
   const sinkSecret = opts.sinkSecret ?? secret('sink-secret-' + seed);
   const simToken = opts.simToken ?? newControlToken();
-  const connector = await startFakeConnector({ tls: tls.server, secret: connectorSecret, host, controlToken: simToken });
-  const sink = await startWebhookSink({ tls: tls.server, secret: sinkSecret, host, controlToken: simToken });
+  // The fake connector and the sink each run in their own worker thread, off the service's event loop (as a real partner would be).
+  const [connector, sink] = await Promise.all([
+    startInThread(new URL('../fake-connector/server.ts', import.meta.url), 'startFakeConnector', { tls: tls.server, secret: connectorSecret, host, controlToken: simToken }),
+    startInThread(new URL('../webhook-sink/server.ts', import.meta.url), 'startWebhookSink', { tls: tls.server, secret: sinkSecret, host, controlToken: simToken }),
+  ]);
   const app = await buildApp({
     ...opts,
     seed,
@@ -75,6 +79,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
   const secretsFile = path.join(secretsDir, 'secrets.json');
   fs.writeFileSync(secretsFile, JSON.stringify({ connector_secret: connectorSecret, sink_secret: sinkSecret }), { mode: 0o600 });
   const randomized = loopback ? null : randomizeCredentials(app.ces.db);
+  if (randomized) app.ces.apiKeys.forget();
   const clients = app.ces.db.prepare('SELECT id, api_key FROM clients ORDER BY id').all() as Array<{ id: number; api_key: string }>;
   const users = clients.map((c, i) => ({ client_id: c.id, username: `admin@client${i + 1}.example`, password: randomized?.get(c.id)?.adminPassword ?? seededPassword(seed, c.id) }));
   const ready: ReadyInfo = {

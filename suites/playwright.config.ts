@@ -8,6 +8,14 @@ const runDir = process.env.CES_RUN_DIR ?? path.join(process.env.CES_REPORTS_DIR 
 export const SUITES = ['rest', 'auth', 'graphql', 'bot-runtime', 'webhooks', 'connector-check', 'receiver-check', 'browser'];
 const present = SUITES.filter((s) => fs.existsSync(path.join(here, s)) && fs.readdirSync(path.join(here, s)).some((f) => f.endsWith('.spec.ts')));
 const quiet = process.env.CES_QUIET === '1';
+/** Spec files by their total time in a conformance run, longest first (measured: retry 128 s, lab bot 33 s serial, browser 30 s...). */
+const LONGEST_FIRST = ['webhooks/retry.spec.ts', 'bot-runtime/lab-bot.spec.ts', 'browser/inspector.spec.ts', 'browser/chat.spec.ts', 'bot-runtime/conversation.spec.ts', 'bot-runtime/timing.spec.ts'];
+/**
+ * `ces selftest` writes its plan here (cli/selftest-plan.ts): a few projects, each with the deviations whose checks it runs; the
+ * fixture of suites/fixtures.ts switches each check's deviation on in the worker's own stack. The baseline project has none.
+ */
+interface SelftestProject { name: string; grep: string; deviations: Array<{ id: string; clauses: string[] }>; baseline?: boolean }
+const selftestPlan: SelftestProject[] | undefined = process.env.CES_SELFTEST_PLAN ? JSON.parse(fs.readFileSync(process.env.CES_SELFTEST_PLAN, 'utf8')) : undefined;
 
 export default defineConfig({
   testDir: here,
@@ -18,7 +26,7 @@ export default defineConfig({
   workers: Number(process.env.CES_WORKERS ?? 2),
   timeout: 120_000,
   reporter: [
-    [quiet ? 'dot' : 'list'],
+    selftestPlan ? [path.join(here, 'selftest-reporter.ts')] : [quiet ? 'dot' : 'list'],
     ['json', { outputFile: path.join(runDir, 'results.json') }],
     ['junit', { outputFile: path.join(runDir, 'junit.xml'), stripANSIControlSequences: true }],
     ['html', { outputFolder: path.join(runDir, 'playwright'), open: 'never', title: `CES conformance — ${path.basename(runDir)}`, noCopyPrompt: true }],
@@ -37,5 +45,18 @@ export default defineConfig({
     ignoreHTTPSErrors: true,
     screenshot: 'only-on-failure',
   },
-  projects: present.map((name) => ({ name, testDir: path.join(here, name) })),
+  projects: selftestPlan
+    ? selftestPlan.map((p) => ({ name: p.name, testDir: here, testMatch: present.map((s) => `${s}/**/*.spec.ts`), grep: new RegExp(p.grep), metadata: { selftest: { baseline: p.baseline === true, deviations: p.deviations.map((d) => ({ id: d.id, clauses: d.clauses })) } } }))
+    : [
+      // Longest first: the files whose checks wait longest in real time (30 s timeouts, retries at +10 s and +20 s, a serial bot
+      // lab) start at once, as a project of the same suite name listed before the others; the rest of each suite follows.
+      ...present.flatMap((name) => {
+        const slow = LONGEST_FIRST.filter((f) => f.startsWith(name + '/')).map((f) => f.slice(name.length + 1));
+        return slow.length ? [{ name, testDir: path.join(here, name), testMatch: slow }] : [];
+      }).sort((a, b) => LONGEST_FIRST.findIndex((f) => f.startsWith(a.name + '/')) - LONGEST_FIRST.findIndex((f) => f.startsWith(b.name + '/'))),
+      ...present.map((name) => {
+        const slow = LONGEST_FIRST.filter((f) => f.startsWith(name + '/')).map((f) => f.slice(name.length + 1));
+        return { name, testDir: path.join(here, name), ...(slow.length ? { testIgnore: slow } : {}) };
+      }),
+    ],
 });

@@ -74,6 +74,18 @@ export interface DeliveryFilter { path?: string; correlationId?: string; eventTy
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const KNOWN_KINDS = new Set(Object.keys(allSchemas()).filter((id) => id.startsWith('webhooks/')).map((id) => id.slice('webhooks/'.length).replace(/\.json$/, '')));
 const asAnswer = (a: PlannedAnswer | number): PlannedAnswer => (typeof a === 'number' ? { status: a } : a);
+/** Deliveries kept in full (bodies, headers, verdicts); older ones are dropped, their counts stay in the per-path summary. */
+export const RECORD_CAP = 20_000;
+
+/** Counts of one path since its last reset, kept for every delivery even when the record has dropped it (benchmarks, G29 tests). */
+export interface PathSummary {
+  deliveries: number; statuses: Record<string, number>; events: number; eventsAnswered20x: number;
+  /** Deliveries of an event id that had already been answered 20x (at-least-once repeats). */
+  repeatsAfter20x: number; badVerdicts: number;
+  /** Arrival minus the payload's createdAt, ms: p50/p95/max; `resolutionMs` is that of createdAt (1000 for whole seconds). */
+  lagMs: { p50: number | null; p95: number | null; max: number | null; resolutionMs: number };
+}
+interface PathCounts { deliveries: number; statuses: Map<number, number>; events: Set<string>; ok: Set<string>; repeats: number; bad: number; lags: number[]; resolutionMs: number }
 
 /** Judges one delivery's headers, signature and payload against the spec (verdicts never decide the answer). */
 export function judge(secret: string, headers: Record<string, string>, raw: Buffer, json: unknown): Verdicts {
@@ -131,6 +143,9 @@ export async function startWebhookSink(opts: WebhookSinkOptions): Promise<Runnin
   guardRoutes(app, '/_control', controlToken, 'the webhook sink control API');
   const recorded: SinkDelivery[] = [];
   let plans: Plan[] = [];
+  /** n-th delivery of an event under a plan: `${planId} ${correlationId}` → deliveries answered so far (no scan of the record). */
+  let planCounts = new Map<string, number>();
+  const counts = new Map<string, PathCounts>();
   let seq = 0;
   let planSeq = 0;
   const stalls = new Map<number, { stall: Stall; server: net.Server; sockets: Set<net.Socket> }>();
@@ -153,9 +168,10 @@ export async function startWebhookSink(opts: WebhookSinkOptions): Promise<Runnin
       return p;
     },
     reset(path) {
-      if (!path) { recorded.length = 0; plans = []; return; }
+      if (!path) { recorded.length = 0; plans = []; planCounts = new Map(); counts.clear(); return; }
       for (let i = recorded.length - 1; i >= 0; i--) if (recorded[i]!.path === path) recorded.splice(i, 1);
       plans = plans.filter((p) => p.match.path !== path);
+      counts.delete(path);
     },
     waitFor(filter, count, timeoutMs) {
       return new Promise((resolve) => {
@@ -209,14 +225,49 @@ export async function startWebhookSink(opts: WebhookSinkOptions): Promise<Runnin
       if (m.correlationId !== undefined && m.correlationId !== d.correlationId) continue;
       if (m.body && Object.entries(m.body).some(([k, v]) => String(json[k]) !== String(v))) continue;
       // The n-th delivery of this event (by correlation id) under this plan.
-      const n = recorded.filter((r) => r.answer.planId === p.id && r.correlationId === d.correlationId).length;
+      const key = `${p.id} ${d.correlationId}`;
+      const n = planCounts.get(key) ?? 0;
+      planCounts.set(key, n + 1);
       return { ...(p.answers[n] ?? p.then), planId: p.id };
     }
     return { status: 200, planId: null };
   }
 
+  function count(d: SinkDelivery): void {
+    let c = counts.get(d.path);
+    if (!c) counts.set(d.path, (c = { deliveries: 0, statuses: new Map(), events: new Set(), ok: new Set(), repeats: 0, bad: 0, lags: [], resolutionMs: 1 }));
+    c.deliveries++;
+    c.statuses.set(d.answer.status, (c.statuses.get(d.answer.status) ?? 0) + 1);
+    const v = d.verdicts;
+    if (v.contentType || v.deliveryId || v.correlationId || !v.signature.ok || v.schema) c.bad++;
+    if (!d.eventId) return;
+    c.events.add(d.eventId);
+    if (c.ok.has(d.eventId)) c.repeats++;
+    if (d.answer.status >= 200 && d.answer.status < 300) c.ok.add(d.eventId);
+    const createdAt = String((d.json as Record<string, unknown> | undefined)?.createdAt ?? '');
+    const created = Date.parse(createdAt);
+    if (Number.isFinite(created)) {
+      c.lags.push(d.arrivedAt - created);
+      // Older event kinds carry whole seconds: their lag reads up to 1 s more than it was.
+      if (!/\.\d/.test(createdAt)) c.resolutionMs = 1000;
+    }
+  }
+  function summary(path: string): PathSummary {
+    const c = counts.get(path);
+    const lags = [...(c?.lags ?? [])].sort((a, b) => a - b);
+    const q = (p: number) => (lags.length ? lags[Math.min(lags.length - 1, Math.floor(p * lags.length))]! : null);
+    return {
+      deliveries: c?.deliveries ?? 0, statuses: Object.fromEntries(c?.statuses ?? []), events: c?.events.size ?? 0, eventsAnswered20x: c?.ok.size ?? 0,
+      repeatsAfter20x: c?.repeats ?? 0, badVerdicts: c?.bad ?? 0, lagMs: { p50: q(0.5), p95: q(0.95), max: lags.length ? lags[lags.length - 1]! : null, resolutionMs: c?.resolutionMs ?? 1 },
+    };
+  }
+
   const control = (path: string) => `/_control${path}`;
   app.get(control('/health'), async () => ({ ok: true }));
+  app.get<{ Querystring: { path?: string } }>(control('/summary'), async (req, reply) => {
+    if (typeof req.query.path !== 'string' || !req.query.path) return reply.code(400).send({ error: 'invalid_request', message: 'give ?path=/the/delivery/path' });
+    return summary(req.query.path);
+  });
   app.get(control('/deliveries'), async (req) => ({ deliveries: sink.deliveries(filterFromQuery(req.query as Record<string, unknown>)) }));
   app.get(control('/wait'), async (req, reply) => {
     const q = req.query as Record<string, unknown>;
@@ -277,6 +328,8 @@ export async function startWebhookSink(opts: WebhookSinkOptions): Promise<Runnin
     const answer = base.path.startsWith('/strict/') && !base.verdicts.signature.ok ? { status: 401, planId: null } : choose(base);
     const d: SinkDelivery = { ...base, answer };
     recorded.push(d);
+    if (recorded.length > RECORD_CAP) recorded.splice(0, recorded.length - RECORD_CAP);
+    count(d);
     arrivals.emit('delivery', d);
     if (answer.delayMs) {
       await new Promise<void>((resolve) => {

@@ -60,6 +60,8 @@ export interface K6Options {
   extraArgs?: string[];
   env?: Record<string, string>;
   quiet?: boolean;
+  /** Called with k6's process id once it runs (benchmarks sample its CPU). */
+  onSpawn?: (pid: number) => void;
 }
 export interface K6Run { code: number | null; summaryFile: string; summary: K6Summary | null }
 export interface K6Summary { metrics: Record<string, { type: string; values: Record<string, number>; thresholds?: Record<string, { ok: boolean }> }>; ces?: { scenario: string } }
@@ -86,6 +88,7 @@ export async function runK6(o: K6Options): Promise<K6Run> {
   const args = ['run', '--quiet', ...(o.extraArgs ?? []), o.script];
   const code = await new Promise<number | null>((resolve, reject) => {
     const child = spawn(k6, args, { cwd: ROOT, env, stdio: o.quiet ? ['ignore', 'ignore', 'pipe'] : 'inherit' });
+    if (child.pid) o.onSpawn?.(child.pid);
     let err = '';
     child.stderr?.on('data', (b) => { err += String(b); });
     child.on('error', reject);
@@ -159,7 +162,7 @@ export const loadCommand: CommandModule<{}, Args> = {
       console.log(`ces load ${a.scenario}: target ${resolved.target.base_url}${resolved.stack ? ' (embedded reference implementation)' : ''}; reports in ${run.dir}`);
       const k6 = await runK6({
         script: path.join(LOAD_DIR, `${a.scenario}.js`), targetFile: resolved.file, caFile: resolved.target.ca_file, outDir: run.dir,
-        dashboard: a.dashboard, vus: a.vus, rate: a.rate, duration: a.duration, env: connectorEnv(resolved.stack?.app.ces.settings.connectorSecret, resolved.target),
+        dashboard: a.dashboard, vus: a.vus, rate: a.rate, duration: a.duration, env: connectorEnv(undefined, resolved.target),
       });
       if (!k6.summary || (k6.code !== 0 && k6.code !== K6_THRESHOLDS_CROSSED)) {
         throw new UsageError(`k6 stopped with exit code ${k6.code} before judging the thresholds (script or set-up error: see its output above)`);

@@ -3,6 +3,8 @@ import type { CommandModule } from 'yargs';
 import fs from 'node:fs';
 import path from 'node:path';
 import { loadDeviations, type Deviation } from '../../lib/catalogue.js';
+import { listChecks } from '../../lib/list-checks.js';
+import { planSelftest, readSelftestResults } from '../selftest-plan.js';
 import { newRunDir, runPlaywright, finishRun } from '../run.js';
 import { resolveTarget } from '../embedded.js';
 import { UsageError } from '../usage.js';
@@ -10,8 +12,7 @@ import type { RunSummary } from '../../lib/landing.js';
 
 interface Args { list: boolean; only?: string; area?: string; baseline: boolean; parallel: number; matrix?: string }
 
-/** A grep matching the clause tags exactly (REST-PAGE-01 must not match REST-PAGE-010). */
-export const clauseGrep = (ids: string[]) => `(${ids.map((id) => '@' + id.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|')})(?![\\w-])`;
+export { clauseGrep } from '../selftest-plan.js';
 
 export const selftestCommand: CommandModule<{}, Args> = {
   command: 'selftest',
@@ -21,7 +22,7 @@ export const selftestCommand: CommandModule<{}, Args> = {
     .option('only', { type: 'string', describe: 'Comma list of deviation ids to run' })
     .option('area', { type: 'string', describe: 'Only deviations of this area (file name in fixtures/deviations/)' })
     .option('baseline', { type: 'boolean', default: true, describe: 'First check that the same checks pass with no deviation' })
-    .option('parallel', { type: 'number', default: 1, describe: 'Deviations run at once, each on its own embedded stack (one Playwright worker each when > 1)' })
+    .option('parallel', { type: 'number', default: 1, describe: 'Lanes: Playwright workers, each with its own embedded stack whose deviation it switches between checks' })
     .option('matrix', { type: 'string', describe: 'Also write FILE: {deviation: [titles of the checks that caught it]} (compare two with scripts/compare-matrix.ts)' }),
   handler: async (a) => {
     let devs: Deviation[] = loadDeviations();
@@ -40,47 +41,41 @@ export const selftestCommand: CommandModule<{}, Args> = {
       if (!devs.length) throw new UsageError(`no deviation in area "${a.area}"`);
     }
     const run = newRunDir('selftest');
-    const parallel = Math.max(1, Math.min(a.parallel, devs.length || 1));
-    // Each lane is its own embedded stack: a deviation is global to a stack, so lanes never see each other's deviations.
-    const lanes = await Promise.all(Array.from({ length: parallel }, () => resolveTarget({ runDir: run.dir })));
+    const lanes = Math.max(1, Math.min(a.parallel, devs.length || 1));
+    // One Playwright run: the deviations grouped into a few projects (no check belongs to two deviations of one project), each
+    // worker on its own embedded stack whose deviation its fixture switches before every check, so a deviation never reaches
+    // another lane and a worker runs many deviations without restarting (suites/fixtures.ts, cli/selftest-plan.ts).
+    const plan = planSelftest(devs, listChecks(), a.baseline);
+    const resolved = await resolveTarget({ runDir: run.dir, stacks: lanes });
+    const planFile = path.join(path.dirname(resolved.file), 'selftest-plan.json');
+    fs.writeFileSync(planFile, JSON.stringify(plan));
     const mutations: NonNullable<RunSummary['mutations']> = [];
     let baselineOk = true;
     try {
+      console.log(`selftest: ${devs.length} deviations in ${plan.filter((p) => !p.baseline).length} project(s) on ${lanes} lane(s)${a.baseline ? ', with a baseline (no deviation) first' : ''}`);
+      await runPlaywright({ targetFile: resolved.file, targetFiles: resolved.files, runDir: run.dir, quiet: true, progress: true, workers: lanes, extraEnv: { CES_SELFTEST_PLAN: planFile } });
+      const resultsFile = path.join(run.dir, 'results.json');
+      const out = fs.existsSync(resultsFile) ? readSelftestResults(resultsFile) : { byDeviation: new Map(), baselineFailed: [], baselineRan: 0 };
       if (a.baseline) {
-        console.log(`selftest: baseline (no deviation) over the checks of ${devs.length} deviations`);
-        const base = await runPlaywright({ targetFile: lanes[0]!.file, runDir: path.join(run.dir, 'baseline'), grep: clauseGrep([...new Set(devs.flatMap((d) => d.clauses))]), quiet: true });
-        // A harness error in the baseline is as bad as a failure: the checks do not run cleanly without deviations.
-        const failed = base.checks.filter((c) => c.outcome === 'failed' || c.outcome === 'harness-error');
-        baselineOk = failed.length === 0 && base.checks.length > 0;
-        for (const f of failed) console.log(`  baseline FAIL ${f.title}: ${(f.reason ?? '').split('\n')[0]}`);
+        baselineOk = out.baselineFailed.length === 0 && out.baselineRan > 0;
+        for (const f of out.baselineFailed) console.log(`  baseline FAIL ${f.title}: ${f.reason.split('\n')[0]}`);
       }
-      console.log(`selftest: ${devs.length} deviations on ${parallel} lane(s)`);
-      let next = 0;
-      let done = 0;
-      await Promise.all(lanes.map(async (lane) => {
-        const ces = lane.stack!.app.ces;
-        for (let i = next++; i < devs.length; i = next++) {
-          const d = devs[i]!;
-          ces.deviations.set([d.id]);
-          const res = await runPlaywright({ targetFile: lane.file, runDir: path.join(run.dir, d.id), grep: clauseGrep(d.clauses), quiet: true, workers: parallel > 1 ? 1 : undefined });
-          ces.deviations.clear();
-          // Only a check's own failure catches a deviation; a harness error says nothing about it (lib/verdicts.ts).
-          const failedChecks = res.checks.filter((c) => c.outcome === 'failed').map((c) => c.title);
-          const harnessErrors = res.checks.filter((c) => c.outcome === 'harness-error').map((c) => c.title);
-          const caught = failedChecks.length > 0;
-          mutations.push({ deviation: d.id, clauses: d.clauses, caught, failedChecks, ...(harnessErrors.length ? { harnessErrors } : {}) });
-          const errs = harnessErrors.length ? ` (${harnessErrors.length} HARNESS ERROR, not counted: ${harnessErrors.join('; ')})` : '';
-          console.log(`[${++done}/${devs.length}] ${caught ? 'caught ' : 'MISSED '} ${d.id} (${d.clauses.join(', ')})${caught ? ` by ${failedChecks.length} check(s)` : `: ${res.checks.length} check(s) ran, none failed`}${errs}`);
-        }
-      }));
+      for (const d of devs) {
+        const o = out.byDeviation.get(d.id);
+        // Only a check's own failure catches a deviation; a harness error says nothing about it (lib/verdicts.ts).
+        const failedChecks = (o?.failed ?? []).map((c: { title: string }) => c.title);
+        const harnessErrors = (o?.harnessErrors ?? []).map((c: { title: string }) => c.title);
+        mutations.push({ deviation: d.id, clauses: d.clauses, caught: failedChecks.length > 0, failedChecks, ...(harnessErrors.length ? { harnessErrors } : {}) });
+        if (harnessErrors.length) console.log(`  ${d.id}: ${harnessErrors.length} HARNESS ERROR, not counted: ${harnessErrors.join('; ')}`);
+      }
     } finally {
-      await Promise.all(lanes.map((l) => l.close()));
+      await resolved.close();
     }
     const order = new Map(devs.map((d, i) => [d.id, i]));
     mutations.sort((x, y) => order.get(x.deviation)! - order.get(y.deviation)!);
     const missed = mutations.filter((m) => !m.caught);
     if (a.matrix) fs.writeFileSync(a.matrix, JSON.stringify(Object.fromEntries(mutations.map((m) => [m.deviation, [...m.failedChecks].sort()])), null, 1) + '\n');
-    finishRun(run, 'selftest', lanes[0]!.target, [], { mutations, exitCode: missed.length || !baselineOk ? 1 : 0 });
+    finishRun(run, 'selftest', resolved.target, [], { mutations, exitCode: missed.length || !baselineOk ? 1 : 0 });
     console.log(`\nselftest: ${mutations.length - missed.length} passed, ${missed.length} failed${baselineOk ? '' : ' (baseline failed: the checks do not pass without deviations)'}`);
     process.exitCode = missed.length || !baselineOk ? 1 : 0;
   },

@@ -2,6 +2,7 @@
 import type { FastifyRequest } from 'fastify';
 import { timingSafeEqual, createHash } from 'node:crypto';
 import type { ServiceContext } from '../context.js';
+import type { Db } from '../store/db.js';
 
 export interface ClientRow { id: number; lang: string; premium_enabled: number; api_key: string; name: string }
 
@@ -25,13 +26,37 @@ export function presentedKey(req: FastifyRequest): string | null {
 
 const digest = (s: string) => createHash('sha256').update(s).digest();
 
-/** The client owning the presented key; keys are compared in constant time (over digests, so lengths do not leak). */
+/**
+ * API key digests → client of one stack, read from the store at first use and again when a digest is not found (a client added
+ * since), so a request costs one hash and one lookup instead of reading every client and hashing every key. Keys change only in the
+ * seed, before the service listens; forget() drops the map after such a change.
+ */
+export class ApiKeys {
+  private byDigest?: Map<string, { row: ClientRow; digest: Buffer }>;
+  constructor(private readonly db: Db) {}
+
+  private load(): Map<string, { row: ClientRow; digest: Buffer }> {
+    if (!this.byDigest) {
+      const rows = this.db.prepare('SELECT * FROM clients').all() as ClientRow[];
+      this.byDigest = new Map(rows.map((row) => { const d = digest(row.api_key); return [d.toString('hex'), { row, digest: d }]; }));
+    }
+    return this.byDigest;
+  }
+
+  /** The client owning `key`, or null. The stored digest is compared with the presented one in constant time. */
+  find(key: string): ClientRow | null {
+    const want = digest(key);
+    const hex = want.toString('hex');
+    let hit = this.load().get(hex);
+    if (!hit) { this.forget(); hit = this.load().get(hex); }
+    return hit && timingSafeEqual(hit.digest, want) ? hit.row : null;
+  }
+
+  forget(): void { this.byDigest = undefined; }
+}
+
+/** The client owning the presented key; keys are compared as digests (lengths do not leak), through the stack's key map. */
 export function clientFromRequest(ces: ServiceContext, req: FastifyRequest): ClientRow | null {
   const key = presentedKey(req);
-  if (!key) return null;
-  const want = digest(key);
-  const rows = ces.db.prepare('SELECT * FROM clients').all() as ClientRow[];
-  let match: ClientRow | null = null;
-  for (const r of rows) if (timingSafeEqual(digest(r.api_key), want)) match = r;
-  return match;
+  return key ? ces.apiKeys.find(key) : null;
 }

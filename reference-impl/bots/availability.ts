@@ -2,76 +2,111 @@
 import { LIMITS } from '../../lib/limits.js';
 import { list } from '../store/db.js';
 import type { ServiceContext } from '../context.js';
-import type { ConnectorClient } from './connector-client.js';
-import { botOperator, distributionRule, availableOperatorsOfRule, installation } from './setup.js';
+import type { ConnectorClient, Installation } from './connector-client.js';
+import { botOperator, distributionRule, availableOperatorsOfRule, installation, type BotOperatorRow } from './setup.js';
+import { DueQueue } from './due-queue.js';
 
 export interface ChannelAvailability { chat: boolean; call: boolean; video: boolean }
 
-interface BotPoll { timer?: NodeJS.Timeout; inflight: boolean; lastOkAt: number; available: boolean; strategies: unknown; lastError?: string; polls: number }
+interface BotPoll {
+  next: number; inflight: boolean; lastOkAt: number; strategies: unknown; lastError?: string; polls: number;
+  /** The last poll failed (an unavailable bot, unless a deviation keeps the previous answer). */
+  failed: boolean;
+  /** Bot row and installation, read once per entry (no database in the steady state); start() again refreshes them. */
+  target?: { bot: BotOperatorRow; inst: Installation };
+}
 
-/** One poller per bot operator: endpoint 4 once per period, each on its own timer, so a slow connector never delays another bot. */
+/**
+ * Endpoint 4 once per period for every bot operator, at a fixed rate per bot (no drift): one scheduler keeps the due polls in a
+ * heap and one timer wakes at the earliest, so thousands of bots cost one timer; a slow connector never delays another bot's poll.
+ * The strategies are kept as answered and judged when availability is asked (routing, GraphQL, console), against the live state then.
+ */
 export class AvailabilityPoller {
   private bots = new Map<number, BotPoll>();
+  private due = new DueQueue<{ operatorId: number; p: BotPoll }>();
+  private timer?: NodeJS.Timeout;
+  private timerAt = Infinity;
   private stopped = false;
   constructor(private ces: ServiceContext, private client: ConnectorClient) {}
 
+  /** Starts polling a bot (ready); for a bot already polled, reads its row and installation again at its next poll. */
   start(operatorId: number): void {
-    if (this.stopped || this.bots.has(operatorId)) return;
-    const p: BotPoll = { inflight: false, lastOkAt: 0, available: false, strategies: null, polls: 0 };
+    if (this.stopped) return;
+    const known = this.bots.get(operatorId);
+    if (known) { known.target = undefined; return; }
+    const p: BotPoll = { next: performance.now(), inflight: false, lastOkAt: 0, strategies: null, polls: 0, failed: false };
     this.bots.set(operatorId, p);
-    let next = performance.now();
-    const tick = () => {
-      if (this.stopped || this.bots.get(operatorId) !== p) return;
-      // Fixed rate (no drift): the next poll is one period after the previous one was due, whatever the answer time.
-      const period = this.ces.deviations.has('bots-poll-2s') ? 2 * LIMITS.availabilityPollMs : LIMITS.availabilityPollMs;
-      next += period;
-      p.timer = setTimeout(tick, Math.max(0, next - performance.now()));
-      p.timer.unref?.();
-      // A poll still waiting for its answer is not doubled: the bot is judged stale instead.
-      if (!p.inflight) void this.poll(operatorId, p);
-    };
-    tick();
+    this.due.push(p.next, { operatorId, p });
+    this.wake();
   }
 
-  /** Stops polling one bot (deleted). */
+  /** Stops polling one bot (deleted); its queued entry is dropped when it comes due. */
   remove(operatorId: number): void {
-    const p = this.bots.get(operatorId);
-    if (p?.timer) clearTimeout(p.timer);
     this.bots.delete(operatorId);
   }
 
   stop(): void {
     this.stopped = true;
-    for (const p of this.bots.values()) if (p.timer) clearTimeout(p.timer);
+    if (this.timer) clearTimeout(this.timer);
+    this.due.clear();
+  }
+
+  /** Arms the one timer for the earliest due poll (unless it is already armed for that moment or earlier). */
+  private wake(): void {
+    const at = this.due.peekAt();
+    if (at === undefined || this.stopped || (this.timer && this.timerAt <= at)) return;
+    if (this.timer) clearTimeout(this.timer);
+    this.timerAt = at;
+    this.timer = setTimeout(() => this.tick(), Math.max(0, at - performance.now()));
+    this.timer.unref?.();
+  }
+
+  private tick(): void {
+    this.timer = undefined;
+    this.timerAt = Infinity;
+    const now = performance.now();
+    for (let at = this.due.peekAt(); at !== undefined && at <= now; at = this.due.peekAt()) {
+      const { operatorId, p } = this.due.pop()!.item;
+      if (this.stopped || this.bots.get(operatorId) !== p) continue;
+      // Fixed rate: the next poll is one period after this one was due, whatever the answer time.
+      p.next += this.ces.deviations.has('bots-poll-2s') ? 2 * LIMITS.availabilityPollMs : LIMITS.availabilityPollMs;
+      this.due.push(p.next, { operatorId, p });
+      // A poll still waiting for its answer is not doubled: the bot is judged stale instead.
+      if (!p.inflight) void this.poll(operatorId, p);
+    }
+    this.wake();
   }
 
   private async poll(operatorId: number, p: BotPoll) {
-    const bot = botOperator(this.ces, operatorId);
-    const inst = bot && installation(this.ces, bot.install_id);
-    if (!bot || !inst) return;
+    if (!p.target) {
+      const bot = botOperator(this.ces, operatorId);
+      const inst = bot && installation(this.ces, bot.install_id);
+      if (!bot || !inst) return;
+      p.target = { bot, inst };
+    }
     p.inflight = true;
     p.polls++;
     try {
-      const res = await this.client.call(inst, {
+      const res = await this.client.call(p.target.inst, {
         endpoint: 'availability', method: 'GET', path: '/availability-strategies', query: { idOperator: String(operatorId) },
         timeoutMs: LIMITS.configEndpointTimeoutMs, schema: 'connector/availability-strategies.json', operatorId,
       });
-      if (res.ok) { p.lastOkAt = performance.now(); p.strategies = res.json; p.available = evaluateStrategies(this.ces, operatorId, res.json); p.lastError = undefined; }
+      if (res.ok) { p.lastOkAt = performance.now(); p.strategies = res.json; p.failed = false; p.lastError = undefined; }
       else if (this.ces.deviations.has('bots-stale-availability')) { p.lastOkAt = performance.now(); p.lastError = res.reason; }
-      else { p.available = false; p.lastError = res.reason; }
+      else { p.failed = true; p.lastError = res.reason; }
     } catch (e) {
-      p.available = false; p.lastError = String(e);
+      p.failed = true; p.lastError = String(e);
     } finally {
       p.inflight = false;
     }
   }
 
-  /** True when the last good answer is fresh and its strategies say available. */
+  /** True when the last good answer is fresh and its strategies say available (judged now, against the current live state). */
   isAvailable(operatorId: number): boolean {
     const p = this.bots.get(operatorId);
-    if (!p || !p.lastOkAt) return false;
+    if (!p || !p.lastOkAt || p.failed) return false;
     if (performance.now() - p.lastOkAt > LIMITS.botAvailabilityStaleMs && !this.ces.deviations.has('bots-stale-availability')) return false;
-    return p.available;
+    return evaluateStrategies(this.ces, operatorId, p.strategies as Parameters<typeof evaluateStrategies>[2]);
   }
 
   describe(operatorId: number) {

@@ -2,12 +2,13 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { success, badRequest } from './envelope.js';
 import { parseList, listAnswer, F, intValue, type FilterFn, type Row } from './list.js';
+import { totalChanges } from '../store/db.js';
 import type { OpenApiRoute } from './openapi.js';
 import { nextOperatorId } from './people/operator-ids.js';
 import * as R from './people/resources.js';
 import { clientRow, clientRows } from './people/tenant.js';
 import { operatorWrite, bodyObject, CREATE_REQUIRED } from './people/operator-write.js';
-import { liveResource, liveRow, isAvailable, parseLiveBody, applyLive } from './people/live.js';
+import { liveResource, liveRow, liveRowsOf, isAvailable, parseLiveBody, applyLive } from './people/live.js';
 
 /** Route metadata for the OpenAPI document (format: see openapi.ts). */
 const doc = (openapi: OpenApiRoute) => ({ config: { openapi } });
@@ -40,6 +41,26 @@ export default function peopleRoutes(app: FastifyInstance): void {
   const ces = app.ces;
   const event = (kind: 'user.created' | 'user.updated' | 'user.connected' | 'user.disconnected', req: FastifyRequest, userId: number) =>
     ces.events.emit({ kind, clientId: req.client.id, userId, at: ces.clock.now() });
+
+  /**
+   * GET /operator/live is the hottest read (desks and dashboards poll it): the client's operators with their live rows are kept
+   * between requests while nothing at all was written through this stack's one connection (SQLite's total_changes()) and the
+   * deviations are the same; any write reads them again. The kept rows are never modified (the route builds new objects).
+   */
+  const liveViews = new Map<string, { changes: number; rows: Row[] }>();
+  const liveView = (req: FastifyRequest): Row[] => {
+    const changes = totalChanges(ces.db);
+    const key = `${req.client.id} ${ces.deviations.list().join(',')}`;
+    const kept = liveViews.get(key);
+    if (kept && kept.changes === changes) return kept.rows;
+    const ops = clientRows(req, 'operator');
+    const live = liveRowsOf(ces, ops.map((op) => op.id as number));
+    // Each row carries its live resource, built once per change: the route only filters, pages and serialises.
+    const rows = ops.map((op) => { const l = live.get(op.id) ?? null; return { ...op, _live: l, _resource: liveResource(op, l) }; });
+    if (liveViews.size >= 64) liveViews.clear();
+    liveViews.set(key, { changes, rows });
+    return rows;
+  };
 
   // --- client, website (deprecated) ---
   app.get('/client', doc({ summary: 'List the clients the key may see (its own client only)', list: true, filters: [], response: 'rest/client.json', deprecated: true }), async (req) => {
@@ -75,12 +96,12 @@ export default function peopleRoutes(app: FastifyInstance): void {
     const q = parseList(req, names(OPERATOR_FILTERS), ['connected']);
     const connected = (req.query as Record<string, unknown>).connected;
     if (connected !== undefined && connected !== '0') throw badRequest(`'connected' accepts only 0 (got ${JSON.stringify(connected)}).`);
-    const rows = clientRows(req, 'operator').map((op) => ({ ...op, _live: liveRow(ces, op.id) }));
+    const rows = liveView(req);
     const wanted = rows.filter((r) => {
       if (connected === '0') return r._live !== null;
-      return ces.deviations.has('rest-live-default-offline') ? r._live !== null : isAvailable(liveResource(r, r._live));
+      return ces.deviations.has('rest-live-default-offline') ? r._live !== null : isAvailable(r._resource);
     });
-    return listAnswer(wanted, q, OPERATOR_FILTERS, (r) => liveResource(r, r._live));
+    return listAnswer(wanted, q, OPERATOR_FILTERS, (r) => r._resource);
   });
   app.get('/operator/:id', doc({ summary: 'Get an operator', response: 'rest/operator.json' }), async (req) => success(R.operator(ces, clientRow(req, 'operator'))));
   app.put('/operator/:id', doc({ summary: 'Update an operator (any subset of the fields)', body: 'rest/operator-write.json', response: 'rest/operator.json' }), async (req) => {

@@ -24,6 +24,9 @@ export interface AttemptRow {
 /** Outcome of one attempt: a 20x answer stops; 30x/40x/50x, a timeout or a network error is a failure (G3, G4). */
 type Outcome = { status: number | null; error: string | null; ok: boolean; network?: boolean };
 
+/** Keep-alive connections per subscriber origin (issue 16 measured 16 clean at 1,500 deliveries/s, where no cap collapsed at ~300/s). */
+const SUBSCRIBER_CONNECTIONS = 16;
+
 export class WebhookDispatcher {
   private timers = new Map<number, TimerHandle>();
   private inFlight = new Set<number>();
@@ -34,7 +37,11 @@ export class WebhookDispatcher {
 
   constructor(private ces: ServiceContext) {}
 
-  /** One agent per answer timeout (deviations switch at run time); no connection cap per origin, so a slow subscriber holds no slot another delivery needs. */
+  /**
+   * One agent per answer timeout (deviations switch at run time), a bounded pool per subscriber origin: without a cap a burst opened
+   * dozens of TLS connections at once, their handshakes queued past the 1 s connect timeout (G3) and failed, and came back 10 s later
+   * as another burst. Deliveries beyond the cap wait in undici's queue, and that wait is not connect time (the timer starts at connect).
+   */
   private agent(): Agent {
     const answerMs = this.ces.deviations.has('webhooks-answer-timeout-60s') ? 60_000 : LIMITS.webhookAnswerTimeoutMs;
     const connectMs = this.ces.deviations.has('webhooks-connect-timeout-5s') ? 5_000 : LIMITS.webhookConnectTimeoutMs;
@@ -49,6 +56,7 @@ export class WebhookDispatcher {
       bodyTimeout: answerMs,
       // Reused connections spare a handshake per retry; undici still honours a shorter Keep-Alive hint from the subscriber.
       keepAliveTimeout: 30_000,
+      connections: SUBSCRIBER_CONNECTIONS,
     });
     this.agents.set(key, a);
     return a;
@@ -85,17 +93,26 @@ export class WebhookDispatcher {
     return !p.deprecated || s.include_deprecated === 1 || this.ces.deviations.has('webhooks-deprecated-without-optin');
   }
 
-  /** After a restart: an attempt cut short by the crash counts as failed; every pending delivery is re-armed at its due time. */
+  /**
+   * After a restart (G29): an attempt cut short by the crash is not one of G4's attempts. Its row moves to webhook_interruptions
+   * and the delivery is repeated at once with the same attempt number (the receiver may see the event twice: at-least-once);
+   * an event whose answer was 20x is therefore never marked dead by a crash. Every other pending delivery is re-armed at its due time.
+   */
   resume(): void {
     const { db, clock } = this.ces;
-    const cut = db.prepare(`SELECT a.* FROM webhook_attempts a JOIN webhook_deliveries d ON d.id = a.delivery
-      WHERE d.state = 'pending' AND a.ended_at IS NULL`).all() as AttemptRow[];
-    for (const a of cut) {
-      const outcome: Outcome = { status: null, error: 'interrupted: the service stopped during this attempt', ok: false };
-      this.settle(a.delivery, a, outcome, a.started_at);
-    }
+    const now = clock.now();
+    db.transaction(() => {
+      const cut = db.prepare(`SELECT a.* FROM webhook_attempts a JOIN webhook_deliveries d ON d.id = a.delivery
+        WHERE d.state = 'pending' AND a.ended_at IS NULL`).all() as AttemptRow[];
+      for (const a of cut) {
+        db.prepare(`INSERT INTO webhook_interruptions (delivery, attempt, delivery_id, correlation_id, started_at, noted_at) VALUES (?, ?, ?, ?, ?, ?)`)
+          .run(a.delivery, a.attempt, a.delivery_id, a.correlation_id, a.started_at, now);
+        db.prepare('DELETE FROM webhook_attempts WHERE id = ?').run(a.id);
+        db.prepare('UPDATE webhook_deliveries SET next_attempt = ?, due_at = ? WHERE id = ?').run(a.attempt, now, a.delivery);
+      }
+    })();
     const pending = db.prepare(`SELECT id, due_at FROM webhook_deliveries WHERE state = 'pending'`).all() as Array<{ id: number; due_at: number | null }>;
-    for (const p of pending) this.arm(p.id, p.due_at ?? clock.now());
+    for (const p of pending) this.arm(p.id, p.due_at ?? now);
   }
 
   private arm(id: number, due: number): void {
@@ -127,13 +144,13 @@ export class WebhookDispatcher {
     }
     this.inFlight.add(id);
     try {
-      const first = db.prepare('SELECT delivery_id FROM webhook_attempts WHERE delivery = ? AND attempt = 1').get(id) as { delivery_id: string } | undefined;
-      const deliveryId = deviations.has('webhooks-delivery-id-reused') && first ? first.delivery_id : randomUUID();
+      const first = () => db.prepare('SELECT delivery_id FROM webhook_attempts WHERE delivery = ? AND attempt = 1').get(id) as { delivery_id: string } | undefined;
+      const deliveryId = (deviations.has('webhooks-delivery-id-reused') ? first()?.delivery_id : undefined) ?? randomUUID();
       const correlationId = deviations.has('webhooks-correlation-changes') && d.next_attempt > 1 ? randomUUID() : d.correlation_id;
       const started = clock.now();
       const r = db.prepare(`INSERT INTO webhook_attempts (delivery, attempt, delivery_id, correlation_id, due_at, started_at) VALUES (?, ?, ?, ?, ?, ?)`)
         .run(id, d.next_attempt, deliveryId, correlationId, d.due_at ?? started, started);
-      const attemptRow = db.prepare('SELECT * FROM webhook_attempts WHERE id = ?').get(Number(r.lastInsertRowid)) as AttemptRow;
+      const attemptRow: AttemptRow = { id: Number(r.lastInsertRowid), delivery: id, attempt: d.next_attempt, delivery_id: deliveryId, correlation_id: correlationId, due_at: d.due_at ?? started, started_at: started, ended_at: null, status: null, error: null };
       const outcome = await this.post(s, d.body, deliveryId, correlationId);
       if (this.closing) return; // the row stays open; resume() after restart counts it as interrupted
       this.settle(id, attemptRow, outcome, clock.now());
@@ -175,6 +192,11 @@ export class WebhookDispatcher {
 
   /** Records an attempt's outcome and decides: delivered, retry at +10 s / +20 s after the failure, or dead letter. */
   private settle(id: number, a: AttemptRow, outcome: Outcome, endedAt: number): void {
+    // The attempt's outcome and the delivery's next state in one commit.
+    this.ces.db.transaction(() => this.settleRows(id, a, outcome, endedAt))();
+  }
+
+  private settleRows(id: number, a: AttemptRow, outcome: Outcome, endedAt: number): void {
     const { db, deviations } = this.ces;
     db.prepare('UPDATE webhook_attempts SET ended_at = ?, status = ?, error = ? WHERE id = ?').run(endedAt, outcome.status, outcome.error, a.id);
     const retryOn20x = deviations.has('webhooks-retry-on-20x') && outcome.ok;
@@ -190,6 +212,7 @@ export class WebhookDispatcher {
     if (delay === undefined || final) {
       if (deviations.has('webhooks-dead-vanishes')) {
         db.prepare('DELETE FROM webhook_attempts WHERE delivery = ?').run(id);
+        db.prepare('DELETE FROM webhook_interruptions WHERE delivery = ?').run(id);
         db.prepare('DELETE FROM webhook_deliveries WHERE id = ?').run(id);
         return;
       }

@@ -12,5 +12,9 @@ CREATE TABLE IF NOT EXISTS webhook_attempts (
   id INTEGER PRIMARY KEY, delivery INTEGER NOT NULL REFERENCES webhook_deliveries(id), attempt INTEGER NOT NULL, delivery_id TEXT NOT NULL,
   correlation_id TEXT NOT NULL, due_at INTEGER NOT NULL, started_at INTEGER NOT NULL, ended_at INTEGER, status INTEGER, error TEXT,
   UNIQUE (delivery, attempt));
+-- Attempts cut short by a crash of the service (G29): not one of G4's attempts; the delivery was repeated with the same attempt number.
+CREATE TABLE IF NOT EXISTS webhook_interruptions (
+  id INTEGER PRIMARY KEY, delivery INTEGER NOT NULL REFERENCES webhook_deliveries(id), attempt INTEGER NOT NULL, delivery_id TEXT NOT NULL,
+  correlation_id TEXT NOT NULL, started_at INTEGER NOT NULL, noted_at INTEGER NOT NULL);
 CREATE INDEX IF NOT EXISTS webhook_deliveries_state ON webhook_deliveries(state, due_at);
 CREATE INDEX IF NOT EXISTS webhook_deliveries_sub ON webhook_deliveries(subscription_id, id);

@@ -12,18 +12,26 @@ export function liveRow(ces: ServiceContext, operatorId: number): Row | null {
   return (ces.db.prepare('SELECT * FROM operator_live WHERE operator_id = ?').get(operatorId) as Row | undefined) ?? null;
 }
 
+/** Live rows of many operators in one query (GET /operator/live reads every operator of a client: no query per operator). */
+export function liveRowsOf(ces: ServiceContext, operatorIds: number[]): Map<number, Row> {
+  const rows = ces.db.prepare('SELECT * FROM operator_live WHERE operator_id IN (SELECT value FROM json_each(?))').all(JSON.stringify(operatorIds)) as Row[];
+  return new Map(rows.map((r) => [r.operator_id as number, r]));
+}
+
+/** Column names per channel, built once (the live view is the hottest read: no string building per request). */
+const CHANNEL_COLUMNS = Object.freeze(Object.fromEntries(LIVE_CHANNELS.map((c) => [c, { enabled: `${c}_enabled`, slots: `${c}_slot_number`, max: `${c}_slot_max_number`, available: `${c}_available` }]))) as Readonly<Record<LiveChannel, { enabled: string; slots: string; max: string; available: string }>>;
+
+function liveChannel(op: Row, live: Row | null, c: LiveChannel, connected: boolean) {
+  const k = CHANNEL_COLUMNS[c];
+  const slotMax = c === 'chat' ? op.chat_max_number : (live?.[k.max] ?? 1);
+  const slots = live?.[k.slots] ?? 0;
+  return { enabled: !!op[k.enabled], slot_number: slots, slot_max_number: slotMax, busy: slotMax > 0 && slots >= slotMax, available: connected && !!op[k.enabled] && !!live?.[k.available] };
+}
+
 /** The live resource: a channel is available only when the operator is connected, the channel enabled and switched available. */
 export function liveResource(op: Row, live: Row | null): Row {
   const connected = !!live?.connected;
-  const channel = (c: LiveChannel) => {
-    const slotMax = c === 'chat' ? op.chat_max_number : (live?.[`${c}_slot_max_number`] ?? 1);
-    const slots = live?.[`${c}_slot_number`] ?? 0;
-    return {
-      enabled: !!op[`${c}_enabled`], slot_number: slots, slot_max_number: slotMax, busy: slotMax > 0 && slots >= slotMax,
-      available: connected && !!op[`${c}_enabled`] && !!live?.[`${c}_available`],
-    };
-  };
-  return { id: op.id, connected, chat: channel('chat'), call: channel('call'), video: channel('video'), _link: `/operator/${op.id}/live` };
+  return { id: op.id, connected, chat: liveChannel(op, live, 'chat', connected), call: liveChannel(op, live, 'call', connected), video: liveChannel(op, live, 'video', connected), _link: `/operator/${op.id}/live` };
 }
 
 /** Available in the default view of GET /operator/live: available on at least one channel. */

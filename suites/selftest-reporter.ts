@@ -1,0 +1,58 @@
+// Progress of `ces selftest` in one Playwright run: a line per deviation as soon as all of its checks have ended.
+import fs from 'node:fs';
+import type { FullResult, Reporter, Suite, TestCase, TestResult } from '@playwright/test/reporter';
+import { ANNOTATION, isHarnessError } from '../lib/verdicts.js';
+
+interface Tally { total: number; ended: number; failed: number; harness: number; done: boolean }
+interface PlanProject { name: string; baseline?: boolean; deviations: Array<{ id: string; checks: number }> }
+
+export default class SelftestReporter implements Reporter {
+  private tallies = new Map<string, Tally>();
+  private baseline: Tally = { total: 0, ended: 0, failed: 0, harness: 0, done: false };
+  private done = 0;
+
+  onBegin(_config: unknown, root: Suite): void {
+    const plan = JSON.parse(fs.readFileSync(process.env.CES_SELFTEST_PLAN!, 'utf8')) as PlanProject[];
+    for (const p of plan) for (const d of p.deviations) this.tallies.set(d.id, { total: d.checks, ended: 0, failed: 0, harness: 0, done: false });
+    this.baseline.total = root.suites.find((s) => s.title === 'baseline')?.allTests().length ?? 0;
+    console.log(`selftest: ${this.tallies.size} deviation(s), ${root.allTests().length} check runs in ${root.suites.length} project(s)`);
+    // A deviation none of whose clauses has a check is reported at once (MISSED).
+    for (const [id, t] of this.tallies) if (t.total === 0) this.report(id, t);
+  }
+
+  onTestEnd(test: TestCase, result: TestResult): void {
+    const failed = result.status === 'failed' || result.status === 'timedOut' || result.status === 'interrupted';
+    if (test.parent.project()?.name === 'baseline') {
+      this.baseline.ended++;
+      if (failed) this.baseline.failed++;
+      if (this.baseline.ended === this.baseline.total) console.log(`baseline (no deviation): ${this.baseline.total - this.baseline.failed} of ${this.baseline.total} check(s) passed`);
+      return;
+    }
+    const annotations = [...test.annotations, ...((result as { annotations?: TestCase['annotations'] }).annotations ?? [])];
+    const id = annotations.find((a) => a.type === 'deviation')?.description;
+    const t = id ? this.tallies.get(id) : undefined;
+    if (!id || !t) return;
+    t.ended++;
+    // A harness error never catches a deviation (lib/verdicts.ts).
+    const harness = failed && (isHarnessError(result.error?.message) || annotations.some((a) => a.type === ANNOTATION.harness));
+    if (harness) t.harness++;
+    else if (failed) t.failed++;
+    if (t.ended >= t.total) this.report(id, t);
+  }
+
+  private report(id: string, t: Tally): void {
+    if (t.done) return;
+    t.done = true;
+    const caught = t.failed > 0;
+    const errs = t.harness ? ` (${t.harness} HARNESS ERROR, not counted)` : '';
+    console.log(`[${++this.done}/${this.tallies.size}] ${caught ? 'caught ' : 'MISSED '} ${id}${caught ? ` by ${t.failed} check(s)` : `: ${t.ended} check(s) ran, none failed`}${errs}`);
+  }
+
+  onEnd(result: FullResult): void {
+    // Deviations some of whose checks never ended (skipped before their fixture, run interrupted) are reported with what ran.
+    for (const [id, t] of this.tallies) this.report(id, t);
+    if (result.status !== 'passed' && result.status !== 'failed') console.log(`selftest: the Playwright run ended ${result.status}`);
+  }
+
+  printsToStdio(): boolean { return true; }
+}
