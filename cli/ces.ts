@@ -8,6 +8,7 @@ import { checkCommand } from './commands/check.js';
 import { loadCommand } from './commands/load.js';
 import { reportCommand } from './commands/report.js';
 import { sinkCommand } from './commands/sink.js';
+import { targetCommand } from './commands/target.js';
 import { fuzzCommand } from './commands/fuzz.js';
 import { recordCommand } from './commands/record.js';
 import { replayCommand } from './commands/replay.js';
@@ -18,6 +19,7 @@ const cli = yargs(hideBin(process.argv))
   .usage('$0 <command> [options]\n\nConformance and load-testing harness for the Conversational Engagement Service.')
   .command(serveCommand)
   .command(testCommand)
+  .command(targetCommand)
   .command(checkCommand)
   .command(selftestCommand)
   .command(loadCommand)

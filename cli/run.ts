@@ -9,6 +9,11 @@ import { junitXml } from '../lib/junit.js';
 import { addSecret, knownSecrets, mask } from '../lib/mask.js';
 import { targetSecrets, type Target } from '../lib/target.js';
 import { buildLanding, buildEvidence, writeRunSummary, type RunSummary } from '../lib/landing.js';
+import { coverageOf, coverageLines } from '../lib/coverage.js';
+import { baselineLines, compareWithBaseline, writeBaseline, type Baseline } from '../lib/baseline.js';
+
+/** Baseline options of a conformance run (`ces test --baseline F`, `--write-baseline F`). */
+export interface BaselineOptions { baseline?: { file: string; data: Baseline }; writeBaseline?: string }
 
 /** Registers a target's keys and passwords with lib/mask.ts in this process (the suites register them in theirs). */
 export function registerTargetSecrets(target: Partial<Target>): void {
@@ -58,8 +63,11 @@ export async function runPlaywright(opts: { targetFile: string; targetFiles?: st
   return { checks: readPlaywrightResults(resultsFile), code };
 }
 
-/** Options of finishRun: `strict` makes WARN fail; `area` prints the table of that area's clauses (vendor checks). */
-export interface FinishOptions { strict?: boolean; area?: string }
+/**
+ * Options of finishRun: `strict` makes WARN fail; `area` prints the table of that area's clauses (vendor checks);
+ * `baseline` forgives the failures it lists (`ces test --baseline F`); `writeBaseline` records this run's failures.
+ */
+export interface FinishOptions extends BaselineOptions { strict?: boolean; area?: string }
 
 /** Writes the run's summary, JUnit and evidence, refreshes reports/index.html, prints the terminal table and the verdict; returns the exit code. */
 export function finishRun(run: { id: string; dir: string }, kind: string, target: Target, checks: CheckResult[], extra: Partial<RunSummary> = {}, opts: FinishOptions = {}): 0 | 1 | 2 {
@@ -68,13 +76,24 @@ export function finishRun(run: { id: string; dir: string }, kind: string, target
   const verdicts = clauseVerdicts(checks, { reference });
   const perCheck = checkVerdicts(checks, { reference });
   const outcome = runVerdict(perCheck, { strict: opts.strict });
+  const failing = verdicts.filter((v) => v.verdict === 'fail');
+  const judged = new Set(verdicts.filter((v) => ['pass', 'fail', 'warn', 'note'].includes(v.verdict)).map((v) => v.clause.id));
+  const baseline = opts.baseline ? compareWithBaseline(opts.baseline.file, opts.baseline.data, failing.map((v) => v.clause.id), judged) : undefined;
+  let code = outcome.code;
+  // With a baseline, known failures are reported but do not fail the run; new ones do (and harness errors still exit 2).
+  if (baseline && code === 1) code = baseline.regressions.length || (opts.strict && perCheck.includes('warn')) ? 1 : 0;
+  // A target that stopped answering: the run could not judge it (exit 2), whatever the checks before it said.
+  if (extra.targetLost) code = 2;
+  if (opts.writeBaseline) writeBaseline(opts.writeBaseline, mask(target.base_url), failing.map((v) => ({ id: v.clause.id, severity: v.clause.severity, text: v.clause.text })));
   const summary: RunSummary = {
     id: run.id, kind, date: new Date().toISOString(), target: mask(target.base_url), reference, deviations: target.deviations ?? [],
-    exitCode: outcome.code, checks, verdicts: verdicts.map((v) => ({ id: v.clause.id, verdict: v.verdict, checks: v.checks.map((c) => c.title) })),
+    exitCode: code, checks, verdicts: verdicts.map((v) => ({ id: v.clause.id, verdict: v.verdict, checks: v.checks.map((c) => c.title) })),
     ...(opts.strict ? { strict: true } : {}), ...extra,
   };
+  if (checks.length) summary.coverage = coverageOf(checks, summary.verdicts);
+  if (baseline) summary.baseline = baseline;
   // A selftest's outcome is its mutations (unless the caller states its exit code): a missed deviation is a failed run.
-  if (extra.mutations && extra.exitCode === undefined) summary.exitCode = extra.mutations.every((m) => m.caught) ? outcome.code : 1;
+  if (extra.mutations && extra.exitCode === undefined) summary.exitCode = extra.mutations.every((m) => m.caught) ? code : 1;
   writeRunSummary(run.dir, summary);
   if (checks.length) fs.writeFileSync(path.join(run.dir, 'junit.xml'), junitXml(`CES ${kind} ${run.id}`, checks, perCheck));
   // The embedded target file and anything written since the suites ran (k6 summaries, sub-runs) get masked too.
@@ -82,12 +101,22 @@ export function finishRun(run: { id: string; dir: string }, kind: string, target
   const evidence = buildEvidence(run.dir);
   const landing = buildLanding();
   if (checks.length) console.log(`\n${terminalReport(checks, perCheck, verdicts, { area: opts.area, reference })}`);
+  if (summary.coverage) console.log(`\n${coverageLines(summary.coverage).join('\n')}`);
+  if (baseline) console.log(`\n${baselineLines(baseline).join('\n')}`);
+  if (opts.writeBaseline) console.log(`baseline written: ${opts.writeBaseline} (${failing.length} failing clause(s))`);
   const leaks = findLeaks(run.dir, knownSecrets());
   if (leaks.length) console.error(`\nWARNING: a secret is still present under ${run.dir} in ${[...new Set(leaks.map((l) => path.relative(run.dir, l.file)))].join(', ')} (a report writer bypassed lib/mask.ts)`);
   console.log(`\nreport: ${landing}\nevidence: ${evidence}\nrun folder: ${run.dir}`);
   // A run without checks of its own (selftest: its sub-runs have them) prints its own outcome instead.
-  if (checks.length) console.log(`\nverdict: ${outcome.sentence} (exit ${summary.exitCode})`);
+  if (checks.length) console.log(`\nverdict: ${runSentence(outcome.sentence, summary)} (exit ${summary.exitCode})`);
   return summary.exitCode as 0 | 1 | 2;
+}
+
+/** The verdict sentence, said against the baseline or the lost target when the run had one. */
+function runSentence(sentence: string, s: RunSummary): string {
+  if (s.targetLost) return `NOT JUDGED: the run could not judge the target (it stopped answering at ${s.targetLost.since}); ${s.targetLost.notJudged} check(s) not judged`;
+  if (s.baseline && s.exitCode === 0 && s.baseline.known.length) return `PASS against the baseline: ${s.baseline.known.length} known failure(s), no new failure`;
+  return sentence;
 }
 
 /** Width of terminal lines; reasons wrap at word boundaries under it. */

@@ -5,6 +5,8 @@ import { REPORTS, REPORT_TEMPLATE, ROOT } from './paths.js';
 import { loadClauses, loadDeviations, type Clause, type Deviation, type Severity } from './catalogue.js';
 import { checkAnchor, maskAll, readPlaywrightEvidence, type CheckEvidence, type CheckResult, type EvidenceAttachment } from './results.js';
 import { evidenceSvg } from './svg.js';
+import type { Coverage } from './coverage.js';
+import type { BaselineOutcome } from './baseline.js';
 import { LABEL, LEGEND, VERDICT_ORDER, checkVerdict, type Verdict } from './verdicts.js';
 
 export interface RunSummary {
@@ -19,6 +21,12 @@ export interface RunSummary {
   strict?: boolean;
   checks: CheckResult[];
   verdicts: Array<{ id: string; verdict: string; checks: string[] }>;
+  /** The target stopped answering during the run: since when, why, how many checks were not judged (exit 2). */
+  targetLost?: { since: string; cause: string; check: string; notJudged: number };
+  /** Conformance runs: clauses judged, skipped per part the target lacks (with what to expose), not run. */
+  coverage?: Coverage;
+  /** `ces test --baseline F`: known failures, new ones, fixed ones. */
+  baseline?: BaselineOutcome;
   /** selftest only: deviation id → caught or not. */
   mutations?: Array<{ deviation: string; clauses: string[]; caught: boolean; failedChecks: string[]; harnessErrors?: string[] }>;
 }
@@ -63,7 +71,7 @@ export function legendHtml(): string {
   return `<dl class="legend" id="legend">${VERDICT_ORDER.map((v) => `<dt><span class="badge v-${v}">${esc(LABEL[v])}</span></dt><dd>${esc(LEGEND[v])}</dd>`).join('')}</dl>`;
 }
 /** The banner of a run's exit code: PASS, FAIL or HARNESS ERROR. */
-const banner = (code: number) => (code === 0 ? 'PASS' : code === 2 ? LABEL['harness-error'] : LABEL.fail);
+const banner = (r: RunSummary) => (r.targetLost ? LABEL['not-judged'] : r.exitCode === 0 ? 'PASS' : r.exitCode === 2 ? LABEL['harness-error'] : LABEL.fail);
 const SEVERITIES: Severity[] = ['MUST', 'SHOULD', 'MAY', 'REF'];
 /** Allure's severity for a clause severity (issue 7): the strongest clause of a check decides. */
 export const ALLURE_SEVERITY: Record<Severity, string> = { MUST: 'critical', SHOULD: 'normal', MAY: 'minor', REF: 'trivial' };
@@ -135,6 +143,30 @@ function benchSection(reportsDir: string): string {
     + '</tbody></table></div>';
 }
 
+/** The verdict line of a run whose target stopped answering: the run could not judge it (not "N clauses failed"). */
+export const lostBanner = (lost: NonNullable<RunSummary['targetLost']>) =>
+  `<p class="verdict ko" id="verdict">NOT JUDGED — the run could not judge the target: it stopped answering at ${esc(lost.since)} (${esc(lost.cause)}). ${lost.notJudged} check(s) from then on are not judged; no clause failed because of it. Exit 2.</p>`;
+
+/**
+ * What a conformance run could judge, up front (issue 18): clauses judged / skipped per part the target lacks with what to expose / not run, and the baseline's outcome.
+ */
+export function runStateSection(run: RunSummary): string {
+  const out: string[] = [];
+  const c = run.coverage;
+  if (c) {
+    const rows = c.byPart.map((p) => `<tr data-part="${esc(p.part)}"><td data-label="target lacks">${esc(p.lacks)}</td><td data-label="clauses skipped">${p.clauses.length}</td><td data-label="to get them judged, expose">${esc(p.expose)}</td></tr>`).join('');
+    out.push(`<h2 id="coverage">Coverage</h2><p id="coverage-counts"><strong>${c.judged}</strong> of ${c.total} clauses judged; ${c.unjudged.length - c.notRun.length} skipped or not judged; ${c.notRun.length} not run.</p>`
+      + (rows ? `<div class="scroll"><table id="coverage-parts" class="cards"><thead><tr><th>target lacks</th><th>clauses skipped</th><th>to get them judged, expose</th></tr></thead><tbody>${rows}</tbody></table></div><p class="meta">A clause lacking several parts counts under each.</p>` : '')
+      + (c.unjudged.length ? `<details><summary>Every clause not judged, with its reason (${c.unjudged.length})</summary><ul>${c.unjudged.map((u) => `<li><a href="#clause-${esc(u.id)}"><code>${esc(u.id)}</code></a>: ${esc(u.why.split('\n')[0])}</li>`).join('')}</ul></details>` : ''));
+  }
+  const b = run.baseline;
+  if (b) {
+    const list = (ids: string[]) => ids.map((id) => `<a href="#clause-${esc(id)}"><code>${esc(id)}</code></a>`).join(', ') || 'none';
+    out.push(`<h2 id="baseline">Baseline <code>${esc(b.file)}</code></h2><dl class="facts"><dt>New failures (fail the run)</dt><dd>${list(b.regressions)}</dd><dt>Known failures (reported, do not fail the run)</dt><dd>${list(b.known)}</dd><dt>Now passing: remove from the baseline</dt><dd>${list(b.fixed)}</dd></dl>`);
+  }
+  return out.join('\n');
+}
+
 /** Rebuilds reports/index.html from every run summary under the reports folder; returns its path. */
 export function buildLanding(opts: BuildOptions = {}): string {
   const reportsDir = opts.reportsDir ?? REPORTS;
@@ -184,22 +216,23 @@ export function buildLanding(opts: BuildOptions = {}): string {
 
   const latestOfKind = KINDS.map((k) => runs.find((r) => r.kind === k)).filter((r): r is RunSummary => !!r);
   const reportsTable = latestOfKind.length
-    ? `<div class="scroll"><table id="reports" class="cards"><thead><tr><th>kind</th><th>run</th><th>date</th><th>result</th><th>reports</th></tr></thead><tbody>${latestOfKind.map((r) => `<tr data-kind="${esc(r.kind)}"><td data-label="kind">${esc(r.kind)}</td><td data-label="run"><code>${esc(r.id)}</code></td><td data-label="date">${esc(r.date)}</td><td data-label="result" class="${r.exitCode === 0 ? 'v-pass' : r.exitCode === 2 ? 'v-harness-error' : 'v-fail'}">${banner(r.exitCode)} (exit ${r.exitCode})</td><td data-label="reports">${runLinks(r, reportsDir).map((l) => `<a href="${l.href}">${esc(l.label)}</a>`).join(' · ')}</td></tr>`).join('')}</tbody></table></div>`
+    ? `<div class="scroll"><table id="reports" class="cards"><thead><tr><th>kind</th><th>run</th><th>date</th><th>result</th><th>reports</th></tr></thead><tbody>${latestOfKind.map((r) => `<tr data-kind="${esc(r.kind)}"><td data-label="kind">${esc(r.kind)}</td><td data-label="run"><code>${esc(r.id)}</code></td><td data-label="date">${esc(r.date)}</td><td data-label="result" class="${r.exitCode === 0 ? 'v-pass' : r.exitCode === 2 ? 'v-harness-error' : 'v-fail'}">${banner(r)} (exit ${r.exitCode})</td><td data-label="reports">${runLinks(r, reportsDir).map((l) => `<a href="${l.href}">${esc(l.label)}</a>`).join(' · ')}</td></tr>`).join('')}</tbody></table></div>`
     : '<p>No run yet.</p>';
-  const runList = runs.slice(0, 30).map((r) => `<tr><td data-label="run"><code>${esc(r.id)}</code></td><td data-label="kind">${esc(r.kind)}</td><td data-label="date">${esc(r.date)}</td><td data-label="result" class="${r.exitCode === 0 ? 'v-pass' : r.exitCode === 2 ? 'v-harness-error' : 'v-fail'}">${banner(r.exitCode)} (exit ${r.exitCode})</td><td data-label="deviations">${r.deviations?.length ? `<code>${esc(r.deviations.join(', '))}</code>` : ''}</td><td data-label="reports">${runLinks(r, reportsDir).map((l) => `<a href="${l.href}">${esc(l.label)}</a>`).join(' · ')}</td></tr>`).join('');
+  const runList = runs.slice(0, 30).map((r) => `<tr><td data-label="run"><code>${esc(r.id)}</code></td><td data-label="kind">${esc(r.kind)}</td><td data-label="date">${esc(r.date)}</td><td data-label="result" class="${r.exitCode === 0 ? 'v-pass' : r.exitCode === 2 ? 'v-harness-error' : 'v-fail'}">${banner(r)} (exit ${r.exitCode})</td><td data-label="deviations">${r.deviations?.length ? `<code>${esc(r.deviations.join(', '))}</code>` : ''}</td><td data-label="reports">${runLinks(r, reportsDir).map((l) => `<a href="${l.href}">${esc(l.label)}</a>`).join(' · ')}</td></tr>`).join('');
   const outcomes = (latest?.checks ?? []).map((k) => k.outcome);
 
   const body = `<a class="skip" href="#matrix">Skip to the clause matrix</a>
 <header><h1>Conversational Engagement Service — conformance report</h1></header>
 <main>
-${latest ? `<p class="verdict ${latest.exitCode === 0 ? 'ok' : 'ko'}" id="verdict">${latest.exitCode === 0 ? 'PASS — every MUST check passed' : latest.exitCode === 2 ? 'HARNESS ERROR — the harness broke during the run; some clauses were not judged' : `FAIL — a MUST check failed${latest.strict ? ' (or a WARN, under --strict)' : ''}`}</p>
+${latest ? `${latest.targetLost ? lostBanner(latest.targetLost) : `<p class="verdict ${latest.exitCode === 0 ? 'ok' : 'ko'}" id="verdict">${latest.exitCode === 0 ? (latest.baseline?.known.length ? `PASS against the baseline — ${latest.baseline.known.length} known failure(s), no new failure` : 'PASS — every MUST check passed') : latest.exitCode === 2 ? 'HARNESS ERROR — the harness broke during the run; some clauses were not judged' : `FAIL — a MUST check failed${latest.strict ? ' (or a WARN, under --strict)' : ''}`}</p>`}
 <dl class="facts">
 <dt>Target</dt><dd><code>${esc(latest.target)}</code>${latest.reference ? ' (embedded reference implementation)' : ''}</dd>
 <dt>Date</dt><dd>${esc(latest.date)}</dd>
 <dt>Tool version</dt><dd>ces ${esc(toolVersion())}</dd>
 <dt>Run</dt><dd><code>${esc(latest.id)}</code> (${esc(latest.kind)})${latest.deviations?.length ? ` — deviations switched on: <code>${esc(latest.deviations.join(', '))}</code> (failures are expected)` : ''}</dd>
 <dt>Checks</dt><dd>${outcomes.filter((o) => o === 'passed').length} passed, ${outcomes.filter((o) => o === 'failed').length} failed, ${outcomes.filter((o) => o === 'harness-error').length} harness errors, ${outcomes.filter((o) => o === 'not-judged').length} not judged, ${outcomes.filter((o) => o === 'skipped').length} skipped</dd>
-</dl>` : '<p id="verdict">No run yet: run <code>npx ces test</code>.</p>'}
+</dl>
+${runStateSection(latest)}` : '<p id="verdict">No run yet: run <code>npx ces test</code>.</p>'}
 <h2 id="reports-h">Detailed reports (latest run of each kind)</h2>
 ${reportsTable}
 ${harnessList}
@@ -364,7 +397,7 @@ export function buildEvidence(runDir: string, opts: BuildOptions = {}): string {
   const body = `<a class="skip" href="#main">Skip to the evidence</a>
 <header><p><a href="${landing}">← Landing page</a></p><h1>Evidence of run <code>${esc(path.basename(runDir))}</code></h1></header>
 <main id="main">
-${summary ? `<p class="verdict ${summary.exitCode === 0 ? 'ok' : 'ko'}">${esc(summary.kind)}: ${banner(summary.exitCode)} (exit ${summary.exitCode})</p>
+${summary ? `<p class="verdict ${summary.exitCode === 0 ? 'ok' : 'ko'}">${esc(summary.kind)}: ${banner(summary)} (exit ${summary.exitCode})</p>
 <dl class="facts"><dt>Target</dt><dd><code>${esc(summary.target)}</code>${summary.reference ? ' (embedded reference implementation)' : ''}</dd><dt>Date</dt><dd>${esc(summary.date)}</dd><dt>Tool version</dt><dd>ces ${esc(toolVersion())}</dd>${summary.deviations?.length ? `<dt>Deviations on</dt><dd><code>${esc(summary.deviations.join(', '))}</code></dd>` : ''}</dl>` : ''}
 ${links.length ? `<p>Other reports: ${links.map((l) => `<a href="${l.href.replace(/^\.\.\/[^/]+\//, '')}">${esc(l.label)}</a>`).join(' · ')}</p>` : ''}
 ${toc.length ? `<ul>${toc.join('')}</ul>` : '<p>No Playwright results in this run.</p>'}

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { ROOT } from './paths.js';
 
-export interface ListedCheck { title: string; file: string; project: string; clauses: string[] }
+export interface ListedCheck { title: string; file: string; project: string; clauses: string[]; /** Parts of the target the check declared it needs (suites/fixtures/target.ts `needs`). */ needs: string[] }
 
 export function listChecks(): ListedCheck[] {
   // Listing loads the spec files only; a placeholder target satisfies code that reads it at load time.
@@ -19,7 +19,8 @@ export function listChecks(): ListedCheck[] {
   const checks: ListedCheck[] = [];
   const walk = (suite: any) => {
     for (const spec of suite.specs ?? []) for (const t of spec.tests ?? []) {
-      checks.push({ title: spec.title, file: spec.file, project: t.projectName, clauses: (spec.tags ?? []).map((x: string) => x.replace(/^@/, '')) });
+      const needs = (t.annotations ?? []).filter((a: any) => a.type === 'needs').map((a: any) => String(a.description));
+      checks.push({ title: spec.title, file: spec.file, project: t.projectName, clauses: (spec.tags ?? []).map((x: string) => x.replace(/^@/, '')), needs });
     }
     for (const s of suite.suites ?? []) walk(s);
   };

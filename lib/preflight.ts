@@ -131,15 +131,19 @@ export async function preflight(target: Target, opts: { deadlineMs?: number } = 
     await Promise.all(jobs.splice(0));
     if (problems.length) return { problems, tokens, ms: performance.now() - started, checked };
     const simAuth: Record<string, string> = target.sim_token ? { authorization: `Bearer ${target.sim_token}` } : {};
-    const refusedSim = (r: HttpAnswer, what: string) => (r.status === 401 || r.status === 403
-      ? `${what} refused ${target.sim_token ? '"sim_token"' : 'a call without "sim_token"'} with ${statusLine(r)}: ${target.sim_token ? 'check the token' : 'give the token of the simulation API as "sim_token"'}`
-      : undefined);
+    // A refused token is one problem however many control surfaces refuse it: the surfaces are gathered per answer.
+    const refusals = new Map<string, string[]>();
+    const refusedSim = (r: HttpAnswer, what: string) => {
+      if (r.status !== 401 && r.status !== 403) return undefined;
+      const why = `refused ${target.sim_token ? '"sim_token"' : 'a call without "sim_token"'} with ${statusLine(r)}: ${target.sim_token ? 'check the token' : 'give the token of the simulation API as "sim_token"'}`;
+      refusals.set(why, [...(refusals.get(why) ?? []), what]);
+      return why;
+    };
     if (target.capabilities.includes('sim')) {
       const url = `${target.sim_url}/conversations/${NO_CONVERSATION}`;
       const clockUrl = `${target.sim_url}/clock/advance`;
       jobs.push(send({ url, headers: simAuth }).then(async (r) => {
-        const p = refusedSim(r, 'the simulation API (capability sim)');
-        if (p) return void problems.push(p);
+        if (refusedSim(r, 'the simulation API (capability sim)')) return;
         if (r.status !== 404 && r.status !== 200) return void problems.push(`capability sim: GET {sim_url}/conversations/<unknown id> answered ${statusLine(r)}${said(r)} (expected 404): is "sim_url" ${target.sim_url} the simulation API of DESIGN.md?`);
         checked.push('capability sim answers');
         // The clock lives under the simulation API: asked only once that one answers, so a wrong sim_url is one message.
@@ -159,22 +163,21 @@ export async function preflight(target: Target, opts: { deadlineMs?: number } = 
     if (target.connector_url) {
       const url = `${target.connector_control_url ?? `${target.connector_url}/_control`}/requests?since=${Number.MAX_SAFE_INTEGER}`;
       jobs.push(send({ url, headers: simAuth }).then((r) => {
-        const p = refusedSim(r, 'the fake connector\'s control API');
-        if (p) problems.push(p);
-        else if (r.status !== 200) problems.push(`"connector_url" ${target.connector_url}: its control API (GET /_control/requests) answered ${statusLine(r)}: connector_url must be a fake connector (\`ces serve\` runs one) the harness can program`);
+        if (refusedSim(r, 'the fake connector\'s control API')) return;
+        if (r.status !== 200) problems.push(`"connector_url" ${target.connector_url}: its control API (GET /_control/requests) answered ${statusLine(r)}: connector_url must be a fake connector (\`ces serve\` runs one) the harness can program`);
         else checked.push('connector_url: the fake connector\'s control API answers');
       }, guard('"connector_url"', url)));
     }
     if (target.sink_url) {
       const url = `${target.sink_url}/_control/health`;
       jobs.push(send({ url, headers: simAuth }).then((r) => {
-        const p = refusedSim(r, 'the webhook sink\'s control API');
-        if (p) problems.push(p);
-        else if (r.status !== 200) problems.push(`"sink_url" ${target.sink_url}: its control API (GET /_control/health) answered ${statusLine(r)}: sink_url must be a webhook sink (\`ces sink\`) the harness can program`);
+        if (refusedSim(r, 'the webhook sink\'s control API')) return;
+        if (r.status !== 200) problems.push(`"sink_url" ${target.sink_url}: its control API (GET /_control/health) answered ${statusLine(r)}: sink_url must be a webhook sink (\`ces sink\`) the harness can program`);
         else checked.push('sink_url: the webhook sink\'s control API answers');
       }, guard('"sink_url"', url)));
     }
     await Promise.all(jobs);
+    for (const [why, whats] of refusals) problems.unshift(`${whats.length > 1 ? `${whats.slice(0, -1).join(', ')} and ${whats[whats.length - 1]}` : whats[0]} ${why}`);
     return { problems, tokens, ms: performance.now() - started, checked };
   } finally {
     await agent.close().catch(() => undefined);
@@ -189,9 +192,18 @@ export function writeTokens(tokens: SessionToken[]): { file: string; remove(): v
   return { file, remove: () => fs.rmSync(dir, { recursive: true, force: true }) };
 }
 
-/** Probes whether a target still answers at all (one connection to base_url), for a run whose checks saw connection errors. */
-export async function stillAnswers(target: Pick<Target, 'base_url' | 'ca_file'>, timeoutMs = 3_000): Promise<boolean> {
+/** Probes whether a target still answers at all (one connection to base_url): undefined when it does, else what went wrong. */
+export async function stillAnswers(target: Pick<Target, 'base_url' | 'ca_file'>, timeoutMs = 3_000): Promise<string | undefined> {
   const ca = target.ca_file ? fs.readFileSync(target.ca_file, 'utf8') : undefined;
   const agent = new Agent({ connect: { ...(ca ? { ca: [ca] } : {}), timeout: timeoutMs } });
-  try { await http({ url: new URL(target.base_url).origin + '/', timeoutMs }, agent); return true; } catch { return false; } finally { await agent.close().catch(() => undefined); }
+  const url = new URL(target.base_url).origin + '/';
+  try { await http({ url, timeoutMs }, agent); return undefined; } catch (e) { return describeConnectionError(e, url, target); } finally { await agent.close().catch(() => undefined); }
 }
+
+/** A check's failure that may mean the target went away (a transport error, or the check's own time-out), not a wrong answer. */
+export const LOOKS_LIKE_LOSS = /ECONNREFUSED|ECONNRESET|ETIMEDOUT|EHOSTUNREACH|ENETUNREACH|EPIPE|UND_ERR_[A-Z_]+|socket hang up|other side closed|fetch failed|Test timeout of \d+ms exceeded/;
+
+/** What a run records when its target stopped answering (CES_RUN_DIR/target-lost.json): since when, and how the probe failed. */
+export interface TargetLost { since: string; cause: string; check: string }
+export const TARGET_LOST_FILE = 'target-lost.json';
+export const lostSentence = (l: TargetLost) => `the target stopped answering at ${l.since} (${l.cause}); checks from then on are not judged`;

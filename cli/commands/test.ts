@@ -1,11 +1,15 @@
 // `ces test`: run the conformance suites against a target (or the embedded reference implementation) and write reports/.
 import type { CommandModule } from 'yargs';
 import { SUITES } from '../../suites/playwright.config.js';
-import { newRunDir, runPlaywright, finishRun } from '../run.js';
+import { newRunDir, runPlaywright, finishRun, type BaselineOptions } from '../run.js';
+import { readBaseline, BaselineError } from '../../lib/baseline.js';
 import { resolveTarget } from '../embedded.js';
 import { UsageError } from '../usage.js';
 import { generateAllure } from '../allure.js';
-import { preflight, writeTokens } from '../../lib/preflight.js';
+import fs from 'node:fs';
+import path from 'node:path';
+import { LOOKS_LIKE_LOSS, lostSentence, preflight, TARGET_LOST_FILE, writeTokens, type TargetLost } from '../../lib/preflight.js';
+import type { CheckResult } from '../../lib/results.js';
 import type { Target } from '../../lib/target.js';
 
 /**
@@ -25,7 +29,23 @@ export async function preflightOrStop(target: Target, file: string): Promise<{ f
   return writeTokens(r.tokens);
 }
 
-interface Args { target?: string; suite?: string; grep?: string; deviate: string[]; workers?: number; allure: boolean; preflight: boolean; strict: boolean }
+/**
+ * When a check found the target gone (suites/fixtures/target.ts wrote target-lost.json): the checks that failed on a transport
+ * error or a time-out are NOT JUDGED, like those skipped after it. Returns what the summary records, or undefined.
+ */
+function targetLost(runDir: string, checks: CheckResult[]): (TargetLost & { notJudged: number }) | undefined {
+  const f = path.join(runDir, TARGET_LOST_FILE);
+  if (!fs.existsSync(f)) return undefined;
+  const lost = JSON.parse(fs.readFileSync(f, 'utf8')) as TargetLost;
+  for (const c of checks) {
+    if (c.outcome !== 'failed' || !LOOKS_LIKE_LOSS.test(c.reason ?? '')) continue;
+    c.outcome = 'not-judged';
+    c.reason = `${lostSentence(lost)} (this check saw: ${(c.reason ?? '').split('\n')[0]})`;
+  }
+  return { ...lost, notJudged: checks.filter((c) => c.outcome === 'not-judged' && c.reason?.startsWith(lostSentence(lost))).length };
+}
+
+interface Args { target?: string; suite?: string; grep?: string; deviate: string[]; workers?: number; allure: boolean; preflight: boolean; strict: boolean; baseline?: string; 'write-baseline'?: string }
 
 export const testCommand: CommandModule<{}, Args> = {
   command: 'test',
@@ -37,12 +57,16 @@ export const testCommand: CommandModule<{}, Args> = {
     .option('grep', { type: 'string', describe: 'Only checks whose title or clause tag matches this regular expression' })
     .option('deviate', { type: 'string', array: true, default: [] as string[], describe: 'Embedded target only: switch on a deviation (repeatable)' })
     .option('workers', { type: 'number', describe: `Parallel Playwright workers (default ${EMBEDDED_WORKERS} against the embedded reference implementation, each with its own stack; 2 against a target file)` })
+    .option('baseline', { type: 'string', describe: 'Baseline of known failures (written by --write-baseline): clauses failing in it are reported but do not fail the run; new failures do; fixed ones are listed' })
+    .option('write-baseline', { type: 'string', describe: 'Write the clauses failing in this run to this file, as a baseline for --baseline' })
     .option('allure', { type: 'boolean', default: true, describe: 'Generate the Allure HTML report' })
     .option('strict', { type: 'boolean', default: false, describe: 'WARN fails the run (exit 1), as FAIL does' }),
   handler: async (a) => {
     const suites = a.suite ? a.suite.split(',').map((s) => s.trim()).filter(Boolean) : [];
     const unknown = suites.filter((s) => !SUITES.includes(s));
     if (unknown.length) throw new UsageError(`unknown suite(s) ${unknown.join(', ')}; accepted: ${SUITES.join(', ')}`);
+    let baseline: BaselineOptions['baseline'];
+    if (a.baseline) { try { baseline = { file: a.baseline, data: readBaseline(a.baseline) }; } catch (e) { if (e instanceof BaselineError) throw new UsageError(e.message); throw e; } }
     if (a.grep) { try { new RegExp(a.grep); } catch (e) { throw new UsageError(`--grep is not a valid regular expression: ${(e as Error).message}`); } }
     if (a.workers !== undefined && (!Number.isInteger(a.workers) || a.workers < 1)) throw new UsageError(`--workers must be a positive integer (got ${a.workers})`);
     const t0 = performance.now();
@@ -58,8 +82,13 @@ export const testCommand: CommandModule<{}, Args> = {
       const { checks } = await runPlaywright({ targetFile: resolved.file, targetFiles: resolved.files, runDir: run.dir, projects: suites, grep: a.grep, workers: a.workers, extraEnv: tokens ? { CES_TOKENS: tokens.file } : {} });
       if (checks.length === 0) throw new UsageError('no check ran: look at the Playwright output above (a suite failed to load, or --grep matched nothing)');
       const t2 = performance.now();
+      const lost = targetLost(run.dir, checks);
       if (a.allure) await generateAllure(run.dir, undefined, { reference: resolved.target.reference === true });
-      code = finishRun(run, 'test', resolved.target, checks, {}, { strict: a.strict });
+      code = finishRun(run, 'test', resolved.target, checks, lost ? { targetLost: lost } : {}, { strict: a.strict, baseline, writeBaseline: a['write-baseline'] });
+      if (lost) {
+        // Same rule as the vendor checks: a target that went away is a run that could not judge it, not N failed clauses.
+        console.error(`\nces: ${lostSentence(lost)}: ${lost.notJudged} check(s) not judged; the run could not judge the target (exit ${code})`);
+      }
       console.log(`ces test: set-up ${((t1 - t0) / 1000).toFixed(1)} s, suites ${((t2 - t1) / 1000).toFixed(1)} s, reports ${secs(t2)}; ${secs(t0)} in all`);
     } finally {
       tokens?.remove();

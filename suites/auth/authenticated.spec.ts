@@ -1,13 +1,15 @@
 // Checks of GET {base_url}/_authenticated and of the 24-hour token lifetime (reached through the service clock).
-import { test, expect, clauses, expectSchema, needs } from '../fixtures.js';
+import { test, expect } from '../fixtures/sim.js';
+import { expectSchema } from '../fixtures/target.js';
+import { clauses } from '../fixtures/evidence.js';
 import { LIMITS } from '../../lib/limits.js';
-import { authenticatedCheck, loginForCheck, Sim, tokenFor, withStableClock } from './support.js';
+import { authenticatedCheck, loginForCheck, sessionToken, tokenFor, withStableClock } from './support.js';
 
 /** How close to the 24 h boundary the "still valid" probe is made (clock time, ms). */
 const BEFORE_EXPIRY_MS = 2_000;
 
 test('a valid token is answered {"authenticated": true}', clauses('AUTH-CHECK-01'), async ({ target }) => {
-  const token = await tokenFor(target, await loginForCheck(target));
+  const token = await sessionToken(target);
   const res = await authenticatedCheck(target, token);
   expect(res.status, 'a valid token is accepted').toBe(200);
   expectSchema('auth/authenticated.json', res.json);
@@ -17,7 +19,7 @@ for (const [what, token] of [['a made-up token', 'not-a-token-0123456789abcdef']
   test(`${what} is answered {"error":"invalid_token","error_description":"access token not valid"}`, clauses('AUTH-CHECK-02'), async ({ target }) => {
     let bad = token as string | null;
     if (bad === null) {
-      const good = await tokenFor(target, await loginForCheck(target));
+      const good = await sessionToken(target);
       bad = good.slice(0, -1) + (good.endsWith('A') ? 'B' : 'A');
     }
     const res = await authenticatedCheck(target, bad, `GET /_authenticated (${what})`);
@@ -26,9 +28,7 @@ for (const [what, token] of [['a made-up token', 'not-a-token-0123456789abcdef']
   });
 }
 
-test('a token is still valid 2 s before 24 h of clock time have passed', clauses('AUTH-LIFE-01'), async ({ target }) => {
-  needs('sim', 'clock');
-  const sim = new Sim(target);
+test('a token is still valid 2 s before 24 h of clock time have passed', clauses('AUTH-LIFE-01').needs('sim', 'clock'), async ({ target, sim }) => {
   const res = await withStableClock(sim, async () => {
     const before = await sim.clock();
     const token = await tokenFor(target, await loginForCheck(target));
@@ -41,9 +41,7 @@ test('a token is still valid 2 s before 24 h of clock time have passed', clauses
   expectSchema('auth/authenticated.json', res.json);
 });
 
-test('a token is refused once 24 h of clock time have passed', clauses('AUTH-LIFE-02'), async ({ target }) => {
-  needs('sim', 'clock');
-  const sim = new Sim(target);
+test('a token is refused once 24 h of clock time have passed', clauses('AUTH-LIFE-02').needs('sim', 'clock'), async ({ target, sim }) => {
   const token = await tokenFor(target, await loginForCheck(target));
   const issued = (await sim.clock()).nowMs;
   const valid = await authenticatedCheck(target, token, 'GET /_authenticated (fresh token)');

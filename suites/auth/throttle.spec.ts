@@ -1,10 +1,12 @@
 // Checks of the login throttle: 10 per minute per user, 100 per minute per IP (spec Limits), 429 + Retry-After and the G7 body, sliding 60 s window.
 import type { Dispatcher } from 'undici';
-import { test, expect, clauses, expectSchema, needs } from '../fixtures.js';
+import { test, expect } from '../fixtures/sim.js';
+import { expectSchema } from '../fixtures/target.js';
+import { clauses } from '../fixtures/evidence.js';
 import { LIMITS } from '../../lib/limits.js';
 import type { HttpAnswer } from '../../lib/http.js';
 import type { Target } from '../../lib/target.js';
-import { ownAddress, requestToken, Sim, withStableClock, type Login } from './support.js';
+import { ownAddress, requestToken, withStableClock, type Login, type SimDriver } from './support.js';
 
 /** Margin before Retry-After ends at which the user must still be refused (covers the real time the check itself takes). */
 const STILL_REFUSED_MARGIN_S = 2;
@@ -12,7 +14,7 @@ const STILL_REFUSED_MARGIN_S = 2;
 interface Burst { statuses: number[]; refused: HttpAnswer; login: Login; dispatcher: Dispatcher }
 
 /** A fresh user (own loopback address when possible) makes `limit` logins, failed ones first when asked, then one more correct login. */
-async function burstForUser(target: Target, sim: Sim, failed: number): Promise<Burst> {
+async function burstForUser(target: Target, sim: SimDriver, failed: number): Promise<Burst> {
   const login = await sim.newUser();
   const { dispatcher } = ownAddress(target);
   const statuses: number[] = [];
@@ -25,42 +27,36 @@ async function burstForUser(target: Target, sim: Sim, failed: number): Promise<B
   return { statuses, refused, login, dispatcher };
 }
 
-const stableBurst = (target: Target, sim: Sim, failed: number) =>
+const stableBurst = (target: Target, sim: SimDriver, failed: number) =>
   withStableClock(sim, async () => ({ result: await burstForUser(target, sim, failed), ownAdvanceMs: 0 }));
 
-test('10 logins per user within a minute are answered, the 11th is refused', clauses('AUTH-THROTTLE-01'), async ({ target }) => {
-  needs('sim');
-  const b = await stableBurst(target, new Sim(target), 0);
+test('10 logins per user within a minute are answered, the 11th is refused', clauses('AUTH-THROTTLE-01').needs('sim'), async ({ target, sim }) => {
+  const b = await stableBurst(target, sim, 0);
   expect(b.statuses, `the first ${LIMITS.loginsPerUserPerMinute} logins succeed`).toEqual(Array(LIMITS.loginsPerUserPerMinute).fill(200));
   expect(b.refused.status, `login ${LIMITS.loginsPerUserPerMinute + 1} within the minute is refused`).toBeGreaterThanOrEqual(400);
   expect(b.refused.json?.access_token, 'no token for the refused login').toBeUndefined();
 });
 
-test('a throttled login is answered 429 with Retry-After in whole seconds', clauses('AUTH-THROTTLE-03'), async ({ target }) => {
-  needs('sim');
-  const b = await stableBurst(target, new Sim(target), 0);
+test('a throttled login is answered 429 with Retry-After in whole seconds', clauses('AUTH-THROTTLE-03').needs('sim'), async ({ target, sim }) => {
+  const b = await stableBurst(target, sim, 0);
   expect(b.refused.status, 'throttled logins are answered 429').toBe(429);
   expect(b.refused.headers['retry-after'], 'Retry-After is present and a whole number of seconds').toMatch(/^\d+$/);
   expect(Number(b.refused.headers['retry-after']), 'Retry-After is at least 1 s').toBeGreaterThanOrEqual(1);
 });
 
-test('a throttled login has the body {"error":"too_many_requests","error_description":...}', clauses('AUTH-THROTTLE-04'), async ({ target }) => {
-  needs('sim');
-  const b = await stableBurst(target, new Sim(target), 0);
+test('a throttled login has the body {"error":"too_many_requests","error_description":...}', clauses('AUTH-THROTTLE-04').needs('sim'), async ({ target, sim }) => {
+  const b = await stableBurst(target, sim, 0);
   expect(b.refused.status).toBe(429);
   expectSchema('auth/throttled.json', b.refused.json);
 });
 
-test('failed logins count: after 10 wrong passwords a correct login is refused', clauses('AUTH-THROTTLE-05'), async ({ target }) => {
-  needs('sim');
-  const b = await stableBurst(target, new Sim(target), LIMITS.loginsPerUserPerMinute);
+test('failed logins count: after 10 wrong passwords a correct login is refused', clauses('AUTH-THROTTLE-05').needs('sim'), async ({ target, sim }) => {
+  const b = await stableBurst(target, sim, LIMITS.loginsPerUserPerMinute);
   expect(b.statuses, 'the wrong passwords are answered as wrong credentials, not throttled').toEqual(Array(LIMITS.loginsPerUserPerMinute).fill(400));
   expect(b.refused.status, 'the correct login after them is throttled').toBe(429);
 });
 
-test('the window slides over 60 s: refused 2 s before Retry-After ends, accepted once it has passed', clauses('AUTH-THROTTLE-06'), async ({ target }) => {
-  needs('sim', 'clock');
-  const sim = new Sim(target);
+test('the window slides over 60 s: refused 2 s before Retry-After ends, accepted once it has passed', clauses('AUTH-THROTTLE-06').needs('sim', 'clock'), async ({ target, sim }) => {
   interface Seen { b: Burst; retryAfter: number; early?: HttpAnswer; late?: HttpAnswer }
   const seen = await withStableClock<Seen>(sim, async () => {
     const b = await burstForUser(target, sim, 0);
@@ -82,9 +78,7 @@ test('the window slides over 60 s: refused 2 s before Retry-After ends, accepted
   expect(seen.late?.status, 'accepted again once Retry-After seconds of clock time have passed').toBe(200);
 });
 
-test('100 logins per IP within a minute are answered, the 101st is refused', clauses('AUTH-THROTTLE-02'), async ({ target }) => {
-  needs('sim');
-  const sim = new Sim(target);
+test('100 logins per IP within a minute are answered, the 101st is refused', clauses('AUTH-THROTTLE-02').needs('sim'), async ({ target, sim }) => {
   // Only successful logins (10 users x 10), so the check needs nothing beyond the spec's own rule.
   const perUser = LIMITS.loginsPerUserPerMinute;
   const usersNeeded = Math.ceil(LIMITS.loginsPerIpPerMinute / perUser);

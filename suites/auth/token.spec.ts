@@ -1,5 +1,6 @@
 // Checks of POST {base_url}/oauth2/token: the password grant, the G5 answer, and what wrong requests get (G6).
-import { test, expect, clauses, expectSchema } from '../fixtures.js';
+import { test, expect, expectSchema } from '../fixtures/target.js';
+import { clauses } from '../fixtures/evidence.js';
 import { loginForCheck, requestToken } from './support.js';
 
 test('the target\'s user gets a token with the password grant', clauses('AUTH-TOKEN-01'), async ({ target }) => {

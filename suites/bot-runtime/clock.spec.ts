@@ -1,13 +1,11 @@
 // Long durations through POST /clock/advance (capability clock): 5-minute inactivity close, 60 s default transfer timeout, minute awaits, 7-day offsite close.
-import { test, expect, needs } from './helpers.js';
-import { clauses } from '../fixtures.js';
+import { test, expect, clauses } from './helpers.js';
 import { LIMITS } from '../../lib/limits.js';
 
 // Moving the service clock would disturb other checks' timers: these take the suite's lock exclusively.
 test.use({ clockMode: 'exclusive' });
-test.beforeEach(() => needs('sim', 'clock'));
 
-test('5 minutes of inactivity close a bot conversation, not before', clauses('BOT-STATE-02'), async ({ bot }) => {
+test('5 minutes of inactivity close a bot conversation, not before', clauses('BOT-STATE-02').needs('sim', 'connector_url', 'clock'), async ({ bot }) => {
   await bot.seededBots();
   const id = await bot.start('No thanks');
   await bot.until(id, 'the bot answers', (x) => bot.hasText(x, 'All right, have a nice day.'));
@@ -18,7 +16,7 @@ test('5 minutes of inactivity close a bot conversation, not before', clauses('BO
   expect(v.closeReason ?? 'inactivity').toBe('inactivity');
 });
 
-test('a transfer without transferOptions times out after 60 s', clauses('BOT-TRANSFER-05', 'BOT-TRANSFER-04'), async ({ bot }) => {
+test('a transfer without transferOptions times out after 60 s', clauses('BOT-TRANSFER-05', 'BOT-TRANSFER-04').needs('sim', 'connector_url', 'clock'), async ({ bot }) => {
   await bot.seededBots();
   const id = await bot.start('transfer default timeout');
   await bot.until(id, 'the transfer is requested', (x) => x.transcript.some((e) => e.payload?.value === 'TRANSFER_REQUESTED'));
@@ -30,7 +28,7 @@ test('a transfer without transferOptions times out after 60 s', clauses('BOT-TRA
   expect(bot.hasText(v, 'Sorry, the transfer timed out.')).toBe(true);
 });
 
-test('an await in minutes delays the next reply by that many minutes', clauses('BOT-AWAIT-01'), async ({ bot }) => {
+test('an await in minutes delays the next reply by that many minutes', clauses('BOT-AWAIT-01').needs('sim', 'connector_url', 'clock'), async ({ bot }) => {
   await bot.seededBots();
   const id = await bot.start('schedule a minute');
   await bot.until(id, 'the message before the await', (x) => bot.hasText(x, 'I will write again in a minute.'));
@@ -40,7 +38,7 @@ test('an await in minutes delays the next reply by that many minutes', clauses('
   await bot.until(id, 'the scheduled message after one minute', (x) => bot.hasText(x, 'A minute has passed.'), 2_000);
 });
 
-test('an offsite conversation closes after 7 days of inactivity, not before', clauses('BOT-OFFSITE-01'), async ({ bot }) => {
+test('an offsite conversation closes after 7 days of inactivity, not before', clauses('BOT-OFFSITE-01').needs('sim', 'connector_url', 'clock'), async ({ bot }) => {
   const id = await bot.start('hello from social_a', { channel: 'social_a' });
   await bot.advance(LIMITS.offsiteInactivityMs - 60_000);
   expect((await bot.viewStep(id)).state, 'still open 1 minute before 7 days').toBe('started');

@@ -1,16 +1,14 @@
 // Bot conversations through the simulation API against the fake connector: the spec's example flows, endpoints 6/7, replies, transfers, limits, failures.
-import { test, expect, needs, text, uniq, textOf } from './helpers.js';
-import { clauses, expectSchema } from '../fixtures.js';
+import { test, expect, expectSchema, clauses, needs, text, uniq, textOf } from './helpers.js';
 import { LIMITS } from '../../lib/limits.js';
 
 const ZONED = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})\[[A-Za-z0-9_/+-]+\]$/;
 const ms = (iso: string) => Date.parse(iso);
 
-test.describe('bot conversations', () => {
-  test.beforeEach(() => needs('sim'));
+test.describe('bot conversations', needs('sim'), () => {
 
   test('example flow 1: await, message with quick replies, await, message; the click comes back as a visitor text',
-    clauses('BOT-EP6-01', 'BOT-EP6-02', 'BOT-EP7-01', 'BOT-EP7-02', 'BOT-EP7-04', 'BOT-AWAIT-01', 'BOT-EP5-01', 'BOT-SCHEMA-01', 'BOT-MSG-01'), async ({ bot }) => {
+    clauses('BOT-EP6-01', 'BOT-EP6-02', 'BOT-EP7-01', 'BOT-EP7-02', 'BOT-EP7-04', 'BOT-AWAIT-01', 'BOT-EP5-01', 'BOT-SCHEMA-01', 'BOT-MSG-01').needs('sim', 'connector_url'), async ({ bot }) => {
       const { conv } = await bot.seededBots();
       const since = await bot.lastSeq();
       const id = await bot.start('example quick replies');
@@ -54,7 +52,7 @@ test.describe('bot conversations', () => {
       await bot.attachConversation('example flow 1', id, requests.filter((r) => r.endpoint === 'first-messages'));
     });
 
-  test('every bot message shown comes from a message reply of the connector', clauses('BOT-UNPROMPTED-01'), async ({ bot }) => {
+  test('every bot message shown comes from a message reply of the connector', clauses('BOT-UNPROMPTED-01').needs('sim', 'connector_url'), async ({ bot }) => {
     const { conv } = await bot.seededBots();
     const since = await bot.lastSeq();
     const id = await bot.start('example quick replies');
@@ -71,7 +69,7 @@ test.describe('bot conversations', () => {
   });
 
   test('example flow 2: await, message, transfer that times out, await, message, close',
-    clauses('BOT-TRANSFER-04', 'BOT-CLOSE-01', 'BOT-AWAIT-01', 'BOT-EP7-04'), async ({ bot }) => {
+    clauses('BOT-TRANSFER-04', 'BOT-CLOSE-01', 'BOT-AWAIT-01', 'BOT-EP7-04').needs('sim', 'connector_url'), async ({ bot }) => {
       await bot.seededBots();
       const id = await bot.start('example transfer');
       const requested = await bot.until(id, 'the transfer is requested', (x) => x.transcript.some((e) => e.payload?.value === 'TRANSFER_REQUESTED'));
@@ -89,7 +87,7 @@ test.describe('bot conversations', () => {
     });
 
   test('transfer to an asynchronous rule with an operator available: transferred, following replies dropped, bot out of the conversation',
-    clauses('BOT-TRANSFER-02', 'BOT-TRANSFER-03', 'BOT-SHARE-01'), async ({ bot }) => {
+    clauses('BOT-TRANSFER-02', 'BOT-TRANSFER-03', 'BOT-SHARE-01').needs('sim', 'connector_url'), async ({ bot }) => {
       const { conv } = await bot.seededBots();
       const support = conv.distributionRules.find((r) => r.asynchronous && r.availableOperatorIds.length > 0);
       expect(support, 'the bot has an asynchronous rule with an available operator').toBeTruthy();
@@ -110,7 +108,7 @@ test.describe('bot conversations', () => {
       await bot.attachConversation('transfer performed', id);
     });
 
-  test('no other agent writes while the bot handles the conversation', clauses('BOT-SHARE-01'), async ({ bot }) => {
+  test('no other agent writes while the bot handles the conversation', clauses('BOT-SHARE-01').needs('sim', 'connector_url'), async ({ bot }) => {
     const { conv } = await bot.seededBots();
     const id = await bot.start('example quick replies');
     await bot.until(id, 'the bot answers', (x) => bot.hasText(x, 'Do you want help with your order?'));
@@ -121,7 +119,7 @@ test.describe('bot conversations', () => {
     expect(v.transcript.some((e) => e.role === 'operator'), 'no operator message in the bot conversation').toBe(false);
   });
 
-  test('transfer to a rule without queue slots does not operate', clauses('BOT-TRANSFER-01'), async ({ bot }) => {
+  test('transfer to a rule without queue slots does not operate', clauses('BOT-TRANSFER-01').needs('sim', 'connector_url'), async ({ bot }) => {
     await bot.seededBots();
     const id = await bot.start('transfer no queue');
     const v = await bot.until(id, 'the reply after the transfer is shown', (x) => bot.hasText(x, 'The transfer did not operate.') || x.operatorId !== x.botOperatorId, 5_000);
@@ -131,7 +129,7 @@ test.describe('bot conversations', () => {
     await bot.attachConversation('transfer to a synchronous rule', id);
   });
 
-  test('a visitor message drops the pending scheduled message', clauses('BOT-AWAIT-02'), async ({ bot }) => {
+  test('a visitor message drops the pending scheduled message', clauses('BOT-AWAIT-02').needs('sim', 'connector_url'), async ({ bot }) => {
     await bot.seededBots();
     const since = await bot.lastSeq();
     const startedAt = Date.now();
@@ -149,7 +147,7 @@ test.describe('bot conversations', () => {
     await bot.attachConversation('scheduled message dropped', id);
   });
 
-  test('message replies of every payload type reach the visitor', clauses('BOT-MSG-01'), async ({ bot }) => {
+  test('message replies of every payload type reach the visitor', clauses('BOT-MSG-01').needs('sim', 'connector_url'), async ({ bot }) => {
     await bot.seededBots();
     const id = await bot.start('rich content');
     const v = await bot.until(id, 'six rich messages shown', (x) => x.transcript.filter((e) => e.role === 'bot' && e.payload?.contentType !== 'text').length >= 5);
@@ -160,7 +158,7 @@ test.describe('bot conversations', () => {
     expect(card.payload.actions[0], 'payload shown unchanged').toEqual({ type: 'LINK', name: 'Open', url: 'https://shop.example/item/1' });
   });
 
-  test('a bot text over 450 characters is not sent; exactly 450 is', clauses('BOT-MSG-LEN-01', 'BOT-MSG-LEN-02'), async ({ bot }) => {
+  test('a bot text over 450 characters is not sent; exactly 450 is', clauses('BOT-MSG-LEN-01', 'BOT-MSG-LEN-02').needs('sim', 'connector_url'), async ({ bot }) => {
     await bot.seededBots();
     const id = await bot.start('too long');
     const v = await bot.until(id, 'the message after the long one is shown', (x) => bot.hasText(x, 'After the long one.'));
@@ -172,7 +170,7 @@ test.describe('bot conversations', () => {
     expect(v2.failures, 'no failure for 450 characters').toEqual([]);
   });
 
-  test('variables returned by the connector are stored', clauses('BOT-VARS-01'), async ({ bot }) => {
+  test('variables returned by the connector are stored', clauses('BOT-VARS-01').needs('sim', 'connector_url'), async ({ bot }) => {
     await bot.seededBots();
     const id = await bot.start('remember me');
     await bot.until(id, 'the answer is shown', (x) => bot.hasText(x, 'Noted.'));
@@ -180,7 +178,7 @@ test.describe('bot conversations', () => {
     expect(v.variables).toEqual(expect.arrayContaining([{ key: 'email', value: 'visitor@example.com' }, { key: 'plan', value: 'gold' }]));
   });
 
-  test('a close reply closes the conversation', clauses('BOT-CLOSE-01'), async ({ bot }) => {
+  test('a close reply closes the conversation', clauses('BOT-CLOSE-01').needs('sim', 'connector_url'), async ({ bot }) => {
     await bot.seededBots();
     const id = await bot.start('close please');
     const v = await bot.until(id, 'the conversation is closed', (x) => x.state === 'closed');
@@ -189,7 +187,7 @@ test.describe('bot conversations', () => {
     expect(res.status, 'a closed conversation takes no more messages').toBe(409);
   });
 
-  test('every connector call carries idConnectorVersion, idWebsite and a valid signature', clauses('BOT-QUERY-01', 'BOT-SIG-01'), async ({ bot }) => {
+  test('every connector call carries idConnectorVersion, idWebsite and a valid signature', clauses('BOT-QUERY-01', 'BOT-SIG-01').needs('sim', 'connector_url'), async ({ bot }) => {
     const { conv } = await bot.seededBots();
     const since = await bot.lastSeq();
     const id = await bot.start('example quick replies');
@@ -208,7 +206,7 @@ test.describe('bot conversations', () => {
     }
   });
 
-  test('message createdAt is <timestamp>[<zone_id>] in endpoint 7 and ISO 8601 in the history of endpoint 6', clauses('BOT-MSG-DATE-01', 'BOT-SCHEMA-01'), async ({ bot }) => {
+  test('message createdAt is <timestamp>[<zone_id>] in endpoint 7 and ISO 8601 in the history of endpoint 6', clauses('BOT-MSG-DATE-01', 'BOT-SCHEMA-01').needs('sim', 'connector_url'), async ({ bot }) => {
     await bot.seededBots();
     const since = await bot.lastSeq();
     const id = await bot.start('example quick replies');
@@ -222,7 +220,7 @@ test.describe('bot conversations', () => {
     for (const r of requests) expect(r.violations.filter((x) => x.startsWith('body')), `${r.path}: body matches the connector schemas`).toEqual([]);
   });
 
-  test('replies answered to operator messages are not run', clauses('BOT-EP7-03'), async ({ bot }) => {
+  test('replies answered to operator messages are not run', clauses('BOT-EP7-03').needs('sim', 'connector_url'), async ({ bot }) => {
     await bot.seededBots();
     const t = uniq('loop');
     await bot.script(t, [text('One answer only.')], { faults: { messages: { replyToOperator: true } } });
@@ -233,7 +231,7 @@ test.describe('bot conversations', () => {
   });
 
   for (const [name, fault] of [['HTTP 500', { status: 500 }], ['connection reset', { reset: true }], ['malformed JSON', { malformed: true }], ['schema-invalid body', { invalid: true }]] as const) {
-    test(`endpoint 7 answering ${name}: no answer shown, conversation open, failure recorded`, clauses('BOT-FAIL-01'), async ({ bot }) => {
+    test(`endpoint 7 answering ${name}: no answer shown, conversation open, failure recorded`, clauses('BOT-FAIL-01').needs('sim', 'connector_url'), async ({ bot }) => {
       await bot.seededBots();
       const t = uniq(`fault ${name}`);
       await bot.script(t, [text('You should never see this.')], { faults: { messages: fault } });
@@ -244,7 +242,7 @@ test.describe('bot conversations', () => {
     });
   }
 
-  test('a slow answer in one conversation never blocks another', clauses('BOT-FAIL-02'), async ({ bot }) => {
+  test('a slow answer in one conversation never blocks another', clauses('BOT-FAIL-02').needs('sim', 'connector_url'), async ({ bot }) => {
     await bot.seededBots();
     const slow = uniq('slow');
     await bot.script(slow, [text('Slow answer.')], { faults: { messages: { delayMs: 6_000 } } });

@@ -1,25 +1,19 @@
 // Bot-runtime suite helpers: drive visitors through the simulation API, program and observe the fake connector, share the clock safely, draw sequences.
 import { randomUUID } from 'node:crypto';
-import { test as base, expect, needs } from '../fixtures.js';
-import type { Api } from '../fixtures.js';
-import { controlAuthHeader } from '../../lib/control-auth.js';
-import { agentFor, http, type HttpAnswer } from '../../lib/http.js';
-import type { Target } from '../../lib/target.js';
-import { attachSequence, type SequenceCall } from '../evidence.js';
-import { withClockLock } from '../clock-lock.js';
+import { mergeTests } from '@playwright/test';
+import type { HttpAnswer } from '../../lib/http.js';
+import { test as targetTest, expect, needs, expectSchema } from '../fixtures/target.js';
+import { test as simTest, SimDriver } from '../fixtures/sim.js';
+import { test as partnersTest, ConnectorControl, type ConnectorRequest, type Reply } from '../fixtures/partners.js';
+import { test as clockTest } from '../fixtures/clock.js';
+import { attachSequence, clauses, type SequenceCall } from '../fixtures/evidence.js';
 
-export { expect, needs };
+export { expect, needs, clauses, expectSchema, type ConnectorRequest, type Reply };
 
-export interface Reply { type: string; [k: string]: unknown }
 export interface TranscriptEntry { role: 'visitor' | 'bot' | 'operator' | 'system'; payload: any; quickReplies?: any[]; at: string; operatorId?: number; messageId?: string }
 export interface ConversationView {
   conversationId: string; state: 'started' | 'closed'; phase?: string; closeReason?: string | null; operatorId: number | null; botOperatorId?: number | null;
   variables?: Array<{ key: string; value: string }>; transcript: TranscriptEntry[]; failures: Array<{ endpoint: string; kind: string; reason: string; at: string }>;
-}
-export interface ConnectorRequest {
-  seq: number; at: number; method: string; path: string; endpoint: string; query: Record<string, string>; rawQuery: string; body: any;
-  signature: { ok: boolean; reason?: string }; violations: string[]; idOperator?: string; idConversation?: string; role?: string; text?: string;
-  answer?: { status: number | 'reset'; ms: number; body?: any };
 }
 export interface SimBot {
   operatorId: number; clientId: number; websiteId: number; idBot: string; status: string; languages: string[]; available: boolean;
@@ -37,34 +31,25 @@ export const text = (value: string, quickReplies?: string[]): Reply => ({
 });
 
 export class BotDriver {
-  readonly sim: string;
-  readonly control: string;
-  constructor(private api: Api, private target: Target) {
-    this.sim = target.sim_url ?? `${target.base_url}/sim`;
-    this.control = `${target.connector_url}/_control`;
-  }
-
-  /** Unrecorded call (polling, control plumbing): evidence comes from the recorded steps. */
-  async raw(method: string, url: string, json?: unknown): Promise<HttpAnswer> {
-    const headers = { ...controlAuthHeader(this.target, url), ...(json === undefined ? {} : { 'content-type': 'application/json' }) };
-    return http({ method, url, headers, body: json === undefined ? undefined : JSON.stringify(json) }, agentFor(this.target.ca_file));
-  }
+  /** Service-clock moves made by this check (so a move by another check can be told apart). */
+  ownAdvanceMs = 0;
+  constructor(readonly sim: SimDriver, readonly connector: ConnectorControl) {}
 
   // ---- simulation API ----
   async start(firstText: string, opts: { channel?: string; websiteId?: number; visitorId?: string } = {}): Promise<string> {
-    const res = await this.api.postJson(`${this.sim}/conversations`, { channel: opts.channel ?? 'chat', text: firstText, ...(opts.websiteId ? { websiteId: opts.websiteId } : {}), ...(opts.visitorId ? { visitorId: opts.visitorId } : {}) });
+    const res = await this.sim.startConversation({ channel: opts.channel ?? 'chat', text: firstText, ...(opts.websiteId ? { websiteId: opts.websiteId } : {}), ...(opts.visitorId ? { visitorId: opts.visitorId } : {}) });
     expect(res.status, `POST /sim/conversations answered ${res.status}: ${res.text}`).toBe(201);
     return res.json.conversationId as string;
   }
-  async say(id: string, t: string): Promise<HttpAnswer> { return this.api.postJson(`${this.sim}/conversations/${id}/visitor-messages`, { text: t }); }
-  async operatorSays(id: string, operatorId: number, t: string): Promise<HttpAnswer> { return this.api.postJson(`${this.sim}/conversations/${id}/operator-messages`, { operatorId, text: t }); }
+  say(id: string, t: string): Promise<HttpAnswer> { return this.sim.visitorSays(id, t); }
+  operatorSays(id: string, operatorId: number, t: string): Promise<HttpAnswer> { return this.sim.operatorSays(id, operatorId, t); }
   async view(id: string): Promise<ConversationView> {
-    const r = await this.raw('GET', `${this.sim}/conversations/${id}`);
+    const r = await this.sim.conversation(id, { quiet: true });
     expect(r.status, `GET /sim/conversations/${id}: ${r.text}`).toBe(200);
     return r.json;
   }
   /** Recorded read, for the report. */
-  async viewStep(id: string): Promise<ConversationView> { return (await this.api.request({ url: `${this.sim}/conversations/${id}` })).json; }
+  async viewStep(id: string): Promise<ConversationView> { return (await this.sim.conversation(id)).json; }
 
   /** Waits (deadline `timeoutMs`) until the conversation satisfies `pred`; fails with what was seen. */
   async until(id: string, what: string, pred: (v: ConversationView) => boolean, timeoutMs = 5_000): Promise<ConversationView> {
@@ -76,7 +61,7 @@ export class BotDriver {
   hasText = (v: ConversationView, t: string) => v.transcript.some((e) => e.role === 'bot' && e.payload?.value === t);
 
   async bots(): Promise<SimBot[]> {
-    const r = await this.raw('GET', `${this.sim}/bots`);
+    const r = await this.sim.bots({ quiet: true });
     expect(r.status, `GET /sim/bots: ${r.text}`).toBe(200);
     return r.json.bots;
   }
@@ -94,47 +79,21 @@ export class BotDriver {
     }, { message: `two seeded bots ready (bot creation flow done), ${ready} available (polls answered)`, timeout: 15_000 }).toBe(true);
     return pair!;
   }
-  /** Service-clock moves made by this check (so a move by another check can be told apart). */
-  ownAdvanceMs = 0;
   async advance(ms: number) {
-    const r = await this.api.postJson(`${this.sim}/clock/advance`, { ms });
-    expect(r.status, `POST /sim/clock/advance: ${r.text}`).toBe(200);
+    await this.sim.advance(ms);
     this.ownAdvanceMs += ms;
   }
-  async clockOffset(): Promise<number | undefined> {
-    const r = await this.raw('GET', `${this.sim}/clock`).catch(() => undefined);
-    return typeof r?.json?.offsetMs === 'number' ? r.json.offsetMs : undefined;
-  }
+  clockOffset(): Promise<number | undefined> { return this.sim.clockOffset(); }
 
   // ---- fake connector control ----
-  async script(t: string, replies: Reply[], extra: { then?: Record<string, Reply[]>; variables?: unknown[]; faults?: Record<string, unknown> } = {}) {
-    const r = await this.api.postJson(`${this.control}/scenario`, { text: t, replies, ...extra });
-    expect(r.status, `fake connector scenario: ${r.text}`).toBe(200);
-  }
-  async operatorBehaviour(idOperator: number, b: { firstMessages?: Reply[]; availability?: unknown[]; clear?: boolean }) {
-    const r = await this.api.postJson(`${this.control}/scenario`, { idOperator: String(idOperator), ...b });
-    expect(r.status, `fake connector scenario: ${r.text}`).toBe(200);
-  }
-  async fault(f: { endpoint: string; idOperator?: number; [k: string]: unknown }) {
-    const r = await this.api.postJson(`${this.control}/faults`, { ...f, ...(f.idOperator !== undefined ? { idOperator: String(f.idOperator) } : {}) });
-    expect(r.status, `fake connector faults: ${r.text}`).toBe(200);
-  }
-  async clearFaults(idOperator: number) { await this.raw('POST', `${this.control}/faults`, { clear: true, idOperator: String(idOperator) }); }
-  async requests(filter: Record<string, string | number> = {}): Promise<{ lastSeq: number; requests: ConnectorRequest[] }> {
-    const q = new URLSearchParams(Object.entries(filter).map(([k, v]) => [k, String(v)]));
-    const r = await this.raw('GET', `${this.control}/requests?${q}`);
-    expect(r.status).toBe(200);
-    return r.json;
-  }
-  async lastSeq(): Promise<number> { return (await this.requests({ since: 1e12 })).lastSeq; }
+  script(t: string, replies: Reply[], extra: { then?: Record<string, Reply[]>; variables?: unknown[]; faults?: Record<string, unknown> } = {}) { return this.connector.script(t, replies, extra); }
+  operatorBehaviour(idOperator: number, b: { firstMessages?: Reply[]; availability?: unknown[]; clear?: boolean }) { return this.connector.operatorBehaviour(idOperator, b); }
+  fault(f: { endpoint: string; idOperator?: number; [k: string]: unknown }) { return this.connector.fault(f); }
+  clearFaults(idOperator: number) { return this.connector.clearFaults(idOperator); }
+  requests(filter: Record<string, string | number> = {}) { return this.connector.requests(filter); }
+  lastSeq(): Promise<number> { return this.connector.lastSeq(); }
   /** The first connector request after `since` matching the filter, or null when none arrives within `timeoutMs`. */
-  async waitRequest(filter: Record<string, string | number>, timeoutMs: number): Promise<ConnectorRequest | null> {
-    const q = new URLSearchParams(Object.entries({ ...filter, timeoutMs }).map(([k, v]) => [k, String(v)]));
-    const r = await this.raw('GET', `${this.control}/wait?${q}`);
-    if (r.status === 408) return null;
-    expect(r.status, `fake connector wait: ${r.text}`).toBe(200);
-    return r.json.request;
-  }
+  waitRequest(filter: Record<string, string | number>, timeoutMs: number): Promise<ConnectorRequest | null> { return this.connector.waitRequest(filter, timeoutMs); }
 
   /** Attaches the visitor ↔ service ↔ connector sequence of one conversation to the report. */
   async attachConversation(title: string, id: string, extra: ConnectorRequest[] = []) {
@@ -161,23 +120,20 @@ export class BotDriver {
   }
 }
 
-/** Every check of the suite holds the suites' clock lock: shared normally, exclusive when it moves the service clock. */
-export const test = base.extend<{ bot: BotDriver; clockMode: 'shared' | 'exclusive' }>({
-  clockMode: ['shared', { option: true }],
-  bot: async ({ api, target, clockMode }, use, info) => {
-    // Not a capability: without the fake connector these checks cannot judge anything, so it is a set-up error, never a skip.
-    if (!target.connector_url) throw new Error('target has no connector_url: point the target\'s bot at the fake connector (`ces serve` gives one) and name it in the target file');
-    const d = new BotDriver(api, target);
-    let offsetBefore: number | undefined;
-    await withClockLock(target, clockMode, async () => {
-      offsetBefore = await d.clockOffset();
+/** Every check of the suite holds the suites' clock lock (fixture clockLock): shared normally, exclusive when it moves the service clock. */
+export const test = mergeTests(targetTest, simTest, partnersTest, clockTest).extend<{ bot: BotDriver }>({
+  bot: async ({ sim, connector, clockLock }, use, info) => {
+    void clockLock;
+    const d = new BotDriver(sim, connector);
+    const offsetBefore = await d.clockOffset();
+    try {
       await use(d);
-    }).finally(async () => {
+    } finally {
       // Checks of other suites may move the service clock; say so next to a failure, since timers may then fire early.
       const offsetAfter = await d.clockOffset();
       if (info.status !== info.expectedStatus && offsetBefore !== undefined && offsetAfter !== undefined && offsetAfter - offsetBefore !== d.ownAdvanceMs) {
         info.annotations.push({ type: 'warning', description: `the service clock was moved by ${offsetAfter - offsetBefore - d.ownAdvanceMs} ms by another check during this one; timers may have fired early` });
       }
-    });
+    }
   },
 });

@@ -1,6 +1,5 @@
 // Checks on the lab bot (second seeded bot, its own project): endpoint 5 timing and types, endpoint 4 polling rate, the four availability strategies, failing polls.
-import { test, expect, needs, type SimBot } from './helpers.js';
-import { clauses } from '../fixtures.js';
+import { test, expect, clauses, type SimBot } from './helpers.js';
 import { LIMITS } from '../../lib/limits.js';
 
 // These checks change the lab bot's behaviour on the fake connector: one at a time.
@@ -10,7 +9,6 @@ test.describe('lab bot', () => {
   let lab: SimBot;
   let other: SimBot;
   test.beforeEach(async ({ bot }) => {
-    needs('sim');
     ({ lab, conv: other } = await bot.seededBots('both'));
   });
   test.afterEach(async ({ bot }) => {
@@ -28,7 +26,7 @@ test.describe('lab bot', () => {
   }
   const availableNow = async (bot: import('./helpers.js').BotDriver, id: number) => (await bot.bots()).find((b) => b.operatorId === id)!.available;
 
-  test('endpoint 5 is used before the first visitor message; only its message replies are used', clauses('BOT-EP5-01', 'BOT-EP5-03'), async ({ bot }) => {
+  test('endpoint 5 is used before the first visitor message; only its message replies are used', clauses('BOT-EP5-01', 'BOT-EP5-03').needs('sim', 'connector_url'), async ({ bot }) => {
     const since = await bot.lastSeq();
     const id = await bot.start('hello lab', { websiteId: lab.websiteId });
     const v = await bot.until(id, 'the lab bot answers', (x) => bot.hasText(x, 'Lab bot received your message.'));
@@ -44,7 +42,7 @@ test.describe('lab bot', () => {
     await bot.attachConversation('first messages', id, ep5 ? [ep5] : []);
   });
 
-  test('endpoint 5 answering after 2 s: cut at 2 s, first messages not displayed', clauses('BOT-EP5-02'), async ({ bot }) => {
+  test('endpoint 5 answering after 2 s: cut at 2 s, first messages not displayed', clauses('BOT-EP5-02').needs('sim', 'connector_url'), async ({ bot }) => {
     const delay = LIMITS.firstMessagesTimeoutMs + 1_000;
     await bot.fault({ endpoint: 'first-messages', idOperator: lab.operatorId, delayMs: delay });
     const since = await bot.lastSeq();
@@ -65,7 +63,7 @@ test.describe('lab bot', () => {
     await bot.attachConversation('first messages cut at 2 s', id, [ep5]);
   });
 
-  test('endpoint 4 is polled once per second per bot operator (±10 %)', clauses('BOT-EP4-01'), async ({ bot }) => {
+  test('endpoint 4 is polled once per second per bot operator (±10 %)', clauses('BOT-EP4-01').needs('sim', 'connector_url'), async ({ bot }) => {
     let since = await bot.lastSeq();
     const arrivals: number[] = [];
     for (let i = 0; i < 6; i++) {
@@ -89,7 +87,7 @@ test.describe('lab bot', () => {
     { name: 'customAvailability false: unavailable', strategy: 'customAvailability', availability: false, expected: false, clause: 'BOT-AVAIL-04' },
     { name: 'customAvailability true: available', strategy: 'customAvailability', availability: true, expected: true, clause: 'BOT-AVAIL-04' },
   ]) {
-    test(`strategy ${c.name}`, clauses(c.clause), async ({ bot }) => {
+    test(`strategy ${c.name}`, clauses(c.clause).needs('sim', 'connector_url'), async ({ bot }) => {
       const avail = lab.distributionRules.find((r) => r.availableOperatorIds.length > 0);
       const empty = lab.distributionRules.find((r) => r.availableOperatorIds.length === 0);
       expect(avail && empty, 'the lab bot has a rule with an available operator and one without').toBeTruthy();
@@ -101,7 +99,7 @@ test.describe('lab bot', () => {
     });
   }
 
-  test('strategy notAvailable: unavailable, and chats of its routing rule do not go to the bot', clauses('BOT-AVAIL-03', 'BOT-AVAIL-06'), async ({ bot }) => {
+  test('strategy notAvailable: unavailable, and chats of its routing rule do not go to the bot', clauses('BOT-AVAIL-03', 'BOT-AVAIL-06').needs('sim', 'connector_url'), async ({ bot }) => {
     await bot.operatorBehaviour(lab.operatorId, { availability: [{ strategy: 'notAvailable' }] });
     await settled(bot);
     expect(await availableNow(bot, lab.operatorId), 'notAvailable → unavailable').toBe(false);
@@ -112,7 +110,7 @@ test.describe('lab bot', () => {
   });
 
   for (const [name, fault] of [['failing (HTTP 503)', { status: 503 }], ['slow (5 s)', { delayMs: 5_000 }]] as const) {
-    test(`a ${name} endpoint 4 makes that bot unavailable and never slows the polling of another bot`, clauses('BOT-AVAIL-05'), async ({ bot }) => {
+    test(`a ${name} endpoint 4 makes that bot unavailable and never slows the polling of another bot`, clauses('BOT-AVAIL-05').needs('sim', 'connector_url'), async ({ bot }) => {
       await bot.fault({ endpoint: 'availability', idOperator: lab.operatorId, ...fault });
       const since = await bot.lastSeq();
       // Staleness limit plus two periods.

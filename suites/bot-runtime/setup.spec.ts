@@ -1,6 +1,5 @@
 // The bot creation flow as the fake connector saw it (endpoints 1-3), bot operators, and the platform API that registers connectors and bots (G17).
-import { test, expect, needs, type ConnectorRequest, type SimBot } from './helpers.js';
-import { clauses, expectSchema } from '../fixtures.js';
+import { test, expect, expectSchema, clauses, type ConnectorRequest, type SimBot } from './helpers.js';
 import { addSecret } from '../../lib/mask.js';
 
 /** Endpoints 1, 2, 3 in that order for bot `b` among `requests`, with valid bodies and answers. */
@@ -20,8 +19,7 @@ function expectFlow(requests: ConnectorRequest[], b: SimBot, when: string) {
 }
 
 test('bot creation flow: GET /external-bots, PUT /bots/{idOperator} with the write body, GET /bots/{idOperator}; one scenario and one language per bot',
-  clauses('BOT-SETUP-01', 'BOT-SETUP-02', 'BOT-SETUP-03', 'BOT-SETUP-04'), async ({ bot, api, target }) => {
-    needs('sim');
+  clauses('BOT-SETUP-01', 'BOT-SETUP-02', 'BOT-SETUP-03', 'BOT-SETUP-04').needs('sim', 'connector_url'), async ({ bot, api, target }) => {
     const { conv, lab } = await bot.seededBots('both');
     const { requests } = await bot.requests();
     for (const b of [conv, lab]) {
@@ -32,8 +30,7 @@ test('bot creation flow: GET /external-bots, PUT /bots/{idOperator} with the wri
   });
 
 test('platform API: HTTPS connector apps, installation with idConnectorVersion, rules, and a bot created through the creation flow now',
-  clauses('BOT-SETUP-05', 'BOT-SETUP-01', 'BOT-SETUP-02', 'BOT-SETUP-04'), async ({ bot, api, target }) => {
-    needs('sim', 'platform');
+  clauses('BOT-SETUP-05', 'BOT-SETUP-01', 'BOT-SETUP-02', 'BOT-SETUP-04').needs('sim', 'platform', 'connector_url'), async ({ bot, api, target }) => {
     const { conv } = await bot.seededBots();
     const base = target.platform_url ?? `${target.base_url}/platform`;
     const h = { 'x-api-key': target.api_key };

@@ -1,10 +1,8 @@
 // The 10-second limit of endpoint 7, measured in real time at the fake connector: a late bot answer is never displayed.
-import { test, expect, needs, text, uniq } from './helpers.js';
-import { clauses } from '../fixtures.js';
+import { test, expect, clauses, text, uniq } from './helpers.js';
 import { LIMITS } from '../../lib/limits.js';
 
-test('endpoint 7 answering after 10 s: the call times out at 10 s and the answer is not displayed', clauses('BOT-EP7-05'), async ({ bot }) => {
-  needs('sim');
+test('endpoint 7 answering after 10 s: the call times out at 10 s and the answer is not displayed', clauses('BOT-EP7-05').needs('sim', 'connector_url'), async ({ bot }) => {
   test.setTimeout(40_000);
   await bot.seededBots();
   const t = uniq('late');

@@ -1,12 +1,10 @@
 // The visitor chat window in Chromium: payload types, markdown, quick replies, scheduled messages, transfer and close lines, phone size and keyboard.
-import { clauses } from '../fixtures.js';
-import { test, expect, needs, uniq, text, shot, realTime, PROMPT_MS } from './helpers.js';
+import { test, expect, clauses, uniq, text, shot, realTime, PROMPT_MS } from './helpers.js';
 import { LIMITS } from '../../lib/limits.js';
 
-test.beforeEach(() => needs('sim'));
 
 test('every payload type is rendered: card, product offer, file (image preview and download link), carousel, slider; images at 240x120',
-  clauses('CONSOLE-PAY-01', 'CONSOLE-PAY-02', 'CONSOLE-PAGE-01'), async ({ chat, bot, page, target }) => {
+  clauses('CONSOLE-PAY-01', 'CONSOLE-PAY-02', 'CONSOLE-PAGE-01').needs('console', 'connector_url', 'sim'), async ({ chat, bot, page, target }) => {
     expect(target.chat_url, 'the ready info names the chat window').toMatch(/\/console\/chat$/);
     expect(target.inspector_url, 'the ready info names the inspector').toMatch(/\/console\/inspector$/);
     // Page assets come from the service only (no CDN, nothing fetched at run time elsewhere).
@@ -73,7 +71,7 @@ test('every payload type is rendered: card, product offer, file (image preview a
   });
 
 test('markdown in text values follows the spec table (Supported, Partial, Not supported as plain text)',
-  clauses('CONSOLE-MD-01'), async ({ chat, bot, page }) => {
+  clauses('CONSOLE-MD-01').needs('console', 'connector_url', 'sim'), async ({ chat, bot, page }) => {
     const first = uniq('markdown');
     const texts = [
       '**bold** *italic* ***both*** ~~struck~~ `code` \\*not italic\\*\nsecond line',
@@ -132,7 +130,7 @@ test('markdown in text values follows the spec table (Supported, Partial, Not su
     await shot(page, 'chat: markdown');
   });
 
-test('bot text is never injected as HTML: markup is shown as text and runs nothing', clauses('CONSOLE-MD-02'), async ({ chat, bot, page }) => {
+test('bot text is never injected as HTML: markup is shown as text and runs nothing', clauses('CONSOLE-MD-02').needs('console', 'connector_url', 'sim'), async ({ chat, bot, page }) => {
   const first = uniq('markup');
   const markup = '<img src="data:," onerror="window.__xss=1"><script>window.__xss=2</script><b>not bold</b> [js](javascript:window.__xss=3)';
   await bot.script(first, [text(markup)]);
@@ -146,7 +144,7 @@ test('bot text is never injected as HTML: markup is shown as text and runs nothi
   await shot(page, 'chat: markup shown as text');
 });
 
-test('quick replies are buttons; a click (or Enter) sends their text and the bot answers it', clauses('CONSOLE-QR-01'), async ({ chat, bot, page }) => {
+test('quick replies are buttons; a click (or Enter) sends their text and the bot answers it', clauses('CONSOLE-QR-01').needs('console', 'connector_url', 'sim'), async ({ chat, bot, page }) => {
   const first = uniq('quick replies');
   await bot.script(first, [text('Which colour?', ['Red', 'Blue'])], { then: { Blue: [text('You chose blue.')], Red: [text('You chose red.')] } });
   await chat.open();
@@ -165,7 +163,7 @@ test('quick replies are buttons; a click (or Enter) sends their text and the bot
 });
 
 test('a scheduled (await) message is announced then appears on time; when the visitor speaks first it disappears and never appears',
-  clauses('CONSOLE-AWAIT-01'), async ({ chat, bot, page, api, target }) => {
+  clauses('CONSOLE-AWAIT-01').needs('console', 'connector_url', 'sim'), async ({ chat, bot, page, api, target }) => {
     await realTime(target.base_url, async () => {
       const AWAIT_MS = 1_500;
       const onTime = uniq('await on time');
@@ -195,8 +193,7 @@ test('a scheduled (await) message is announced then appears on time; when the vi
       await expect(chat.visitor('I speak first')).toBeVisible({ timeout: PROMPT_MS });
       await expect(chat.scheduled, 'the announcement disappears when the visitor speaks first').toBeHidden({ timeout: PROMPT_MS });
       // Wait, with a deadline, until the service clock is past the due time of the dropped message.
-      const sim = target.sim_url ?? `${target.base_url}/sim`;
-      await expect.poll(async () => Date.parse((await api.request({ url: `${sim}/clock` })).json.now) > due + 1_000,
+      await expect.poll(async () => (await bot.sim.clock({ quiet: true })).nowMs > due + 1_000,
         { message: 'the service clock passes the dropped message\'s due time', timeout: DROP_MS + PROMPT_MS }).toBe(true);
       await expect(chat.bot('This must never be shown.'), 'the dropped scheduled message never appears').toHaveCount(0);
       await expect(chat.scheduled, 'nothing is announced any more').toBeHidden();
@@ -204,7 +201,7 @@ test('a scheduled (await) message is announced then appears on time; when the vi
     });
   });
 
-test('transfers and closing are system lines; a closed conversation takes no more messages', clauses('CONSOLE-SYS-01'), async ({ chat, page, target }) => {
+test('transfers and closing are system lines; a closed conversation takes no more messages', clauses('CONSOLE-SYS-01').needs('console', 'connector_url', 'sim'), async ({ chat, page, target }) => {
   await realTime(target.base_url, async () => {
     await chat.open();
     // The demo scenario: a transfer to a rule nobody serves, its 5 s timeout, the failure message, then close.
@@ -228,7 +225,7 @@ test('transfers and closing are system lines; a closed conversation takes no mor
   });
 });
 
-test('phone-sized window and keyboard only: start, write, read; nothing scrolls sideways', clauses('CONSOLE-PAGE-02'), async ({ chat, page, target }) => {
+test('phone-sized window and keyboard only: start, write, read; nothing scrolls sideways', clauses('CONSOLE-PAGE-02').needs('console', 'connector_url', 'sim'), async ({ chat, page, target }) => {
   await page.setViewportSize({ width: 375, height: 740 });
   await chat.open();
   const fits = () => page.evaluate(() => document.documentElement.scrollWidth <= document.documentElement.clientWidth);

@@ -1,11 +1,15 @@
 // Browser suite helpers: the console pages driven in Chromium, the fake connector and webhook sink programmed per test, screenshots, page-error guard.
-import type { Page, Locator } from '@playwright/test';
-import { test as base, expect, needs } from '../fixtures.js';
+import { mergeTests, type Page, type Locator } from '@playwright/test';
+import { test as targetTest, expect, needs, requirePart } from '../fixtures/target.js';
+import { test as simTest } from '../fixtures/sim.js';
+import { test as partnersTest } from '../fixtures/partners.js';
+import { withClockLock } from '../fixtures/clock.js';
+import { clauses } from '../fixtures/evidence.js';
 import { BotDriver, uniq, text, type Reply } from '../bot-runtime/helpers.js';
-import { withClockLock } from '../clock-lock.js';
 import { Hooks } from '../webhooks/helpers.js';
 
-export { expect, needs, uniq, text, type Reply };
+export { expect, needs, clauses, uniq, text, type Reply };
+const base = targetTest;
 
 /** Deadline for what follows a click or a message at once (connector round trip, live feed, a loaded CI machine). */
 export const PROMPT_MS = 10_000;
@@ -54,7 +58,7 @@ export async function shot(page: Page, name: string, fullPage = true): Promise<v
   await info.attach(name, { path: file, contentType: 'image/png' });
 }
 
-export const test = base.extend<{ bot: BotDriver; chat: ChatWindow; hooks: Hooks; pageErrors: string[] }>({
+export const test = mergeTests(targetTest, simTest, partnersTest).extend<{ bot: BotDriver; chat: ChatWindow; hooks: Hooks; pageErrors: string[] }>({
   // Script errors of the pages fail the check: a page that throws is broken even when the asserted element shows.
   pageErrors: [async ({ page }, use) => {
     const errors: string[] = [];
@@ -63,13 +67,12 @@ export const test = base.extend<{ bot: BotDriver; chat: ChatWindow; hooks: Hooks
     await use(errors);
     expect(errors, 'the console pages run without script errors').toEqual([]);
   }, { auto: true }],
-  bot: async ({ api, target }, use, info) => {
-    if (!target.connector_url) throw new Error('target has no connector_url: the browser suite drives the fake connector (`ces serve` gives one)');
+  bot: async ({ sim, connector, target }, use) => {
     // Shared clock lock: checks of other suites that move the service clock wait, so scheduled messages fire on time here.
-    await withClockLock(target, 'shared', async () => use(new BotDriver(api, target)));
+    await withClockLock(target, 'shared', async () => use(new BotDriver(sim, connector)));
   },
   chat: async ({ page, target, bot }, use) => {
-    base.skip(!target.chat_url, 'target has no chat_url (the console pages of the reference implementation)');
+    requirePart('the chat window', 'console');
     // The chat page's default website routes to the first seeded bot: wait until its creation flow is done and its polls say available.
     await bot.seededBots('conv');
     await use(new ChatWindow(page, target.chat_url!));

@@ -1,15 +1,14 @@
 // The live inspector in Chromium: conversations appear live, the connector exchange with timings and failures, polled availability, a retried webhook, no secrets.
 import fs from 'node:fs';
-import { clauses } from '../fixtures.js';
 import { agentFor } from '../../lib/http.js';
 import { request } from 'undici';
-import { test, expect, needs, uniq, text, shot, realTime, PROMPT_MS } from './helpers.js';
+import { test, expect, clauses, uniq, text, shot, realTime, PROMPT_MS } from './helpers.js';
 import { LIMITS } from '../../lib/limits.js';
+import { targetSecrets } from '../../lib/target.js';
 
-test.beforeEach(() => needs('sim'));
 
 test('conversations appear live; the selected one shows each connector request, reply, timing and failures (timeout, 451 characters)',
-  clauses('CONSOLE-INS-01'), async ({ chat, bot, page, target }) => {
+  clauses('CONSOLE-INS-01').needs('console', 'connector_url', 'sim'), async ({ chat, bot, page, target }) => {
     const slow = uniq('slow connector');
     // Endpoint 7 answers after its 10 s limit: the service gives up (timeout) and shows no bot answer.
     await bot.script(slow, [text('Too late.')], { faults: { messages: { delayMs: LIMITS.messageTimeoutMs + 3_000 } } });
@@ -53,7 +52,7 @@ test('conversations appear live; the selected one shows each connector request, 
     await shot(page, 'inspector: endpoint 7 timeout');
   });
 
-test('bot availability is shown per bot operator as polled (endpoint 4), live', clauses('CONSOLE-INS-02'), async ({ bot, page, target }) => {
+test('bot availability is shown per bot operator as polled (endpoint 4), live', clauses('CONSOLE-INS-02').needs('console', 'connector_url', 'sim'), async ({ bot, page, target }) => {
   const { conv } = await bot.seededBots('conv');
   await page.goto(target.inspector_url!);
   const row = page.locator(`#bots tbody tr[data-operator-id="${conv.operatorId}"]`);
@@ -65,8 +64,7 @@ test('bot availability is shown per bot operator as polled (endpoint 4), live', 
   await shot(page, 'inspector: bot availability');
 });
 
-test('a retried webhook delivery shows its failed attempt and the retry', clauses('CONSOLE-INS-03'), async ({ chat, bot, hooks, page, target }) => {
-  needs('platform');
+test('a retried webhook delivery shows its failed attempt and the retry', clauses('CONSOLE-INS-03').needs('platform', 'sink_url', 'console', 'connector_url', 'sim'), async ({ chat, bot, hooks, page, target }) => {
   await bot.seededBots('conv');
   const sub = await hooks.subscribe({ events: ['v2.conversation.pushed'] });
   await realTime(target.base_url, async () => {
@@ -85,13 +83,12 @@ test('a retried webhook delivery shows its failed attempt and the retry', clause
   });
 });
 
-test('no secret in the pages: HTML, scripts, JSON views and live-feed payloads', clauses('CONSOLE-SEC-01'), async ({ chat, bot, hooks, page, target }) => {
-  needs('platform');
+test('no secret in the pages: HTML, scripts, JSON views and live-feed payloads', clauses('CONSOLE-SEC-01').needs('platform', 'sink_url', 'console', 'connector_url', 'sim'), async ({ chat, bot, hooks, page, target }) => {
   const sub = await hooks.subscribe({ events: ['v2.conversation.pushed'] });
   await chat.open();
   const id = await chat.start('rich content');
   await expect(chat.payload('bundle/product-offer')).toBeVisible({ timeout: PROMPT_MS });
-  const secrets = [target.api_key, ...target.api_keys.map((k) => k.key), target.user.password, ...(target.users ?? []).map((u) => u.password), sub.secret];
+  const secrets = [...targetSecrets(target), sub.secret];
   const file = (target as { secrets_file?: string }).secrets_file;
   if (file && fs.existsSync(file)) {
     const s = JSON.parse(fs.readFileSync(file, 'utf8')) as Record<string, string>;

@@ -1,8 +1,10 @@
 // Checks of GraphQL over HTTP at {graphql_url}: JSON POST, `?platform=sd`, mutations on the same endpoint, bearer required (G15), error shape and media type.
-import { test, expect, clauses, expectSchema, needs } from '../fixtures.js';
+import { test, expect } from '../fixtures/sim.js';
+import { expectSchema } from '../fixtures/target.js';
+import { clauses } from '../fixtures/evidence.js';
 import { LIMITS } from '../../lib/limits.js';
 import type { Target } from '../../lib/target.js';
-import { loginForCheck, Sim, tokenFor } from '../auth/support.js';
+import { loginForCheck, tokenFor } from '../auth/support.js';
 import { dataOf, errorsOf, GqlSession, postGraphql } from './support.js';
 
 test('a JSON POST with a bearer token answers a GraphQL result', clauses('GQL-HTTP-01'), async ({ target }) => {
@@ -47,9 +49,7 @@ for (const [what, header] of UNAUTHENTICATED_CASES) {
   });
 }
 
-test('a token is refused by GraphQL once 24 h of clock time have passed', clauses('GQL-AUTH-03'), async ({ target }) => {
-  needs('sim', 'clock');
-  const sim = new Sim(target);
+test('a token is refused by GraphQL once 24 h of clock time have passed', clauses('GQL-AUTH-03').needs('sim', 'clock'), async ({ target, sim }) => {
   const token = await tokenFor(target, await loginForCheck(target));
   const issued = (await sim.clock()).nowMs;
   dataOf(await postGraphql(target, '{ client { id } }', { authorization: `Bearer ${token}`, label: 'POST /graphql (fresh token)' }));

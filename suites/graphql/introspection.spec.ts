@@ -1,5 +1,6 @@
 // Checks of GraphQL introspection (`__schema`, `__type(name:)`), descriptions, and the objects the spec names.
-import { test, expect, clauses, expectSchema } from '../fixtures.js';
+import { test, expect, expectSchema } from '../fixtures/target.js';
+import { clauses } from '../fixtures/evidence.js';
 import { dataOf, GqlSession } from './support.js';
 
 test('__schema lists the types with name, kind, description and fields', clauses('GQL-INTRO-01'), async ({ target }) => {

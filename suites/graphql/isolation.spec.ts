@@ -1,5 +1,6 @@
 // Checks that a token sees only its own account: projects, conversation tags and routing rules of another client are neither listed nor readable.
-import { test, expect, clauses } from '../fixtures.js';
+import { test, expect } from '../fixtures/target.js';
+import { clauses } from '../fixtures/evidence.js';
 import { dataOf, GqlSession, routingRuleOf } from './support.js';
 
 const idsOf = (conn: any): string[] => conn.edges.map((e: any) => e.node.id);
@@ -11,7 +12,7 @@ const CASES = [
 ] as const;
 
 for (const c of CASES) {
-  test(`another client's ${c.what} are neither listed nor readable by id`, clauses('GQL-SCOPE-01'), async ({ target }) => {
+  test(`another client's ${c.what} are neither listed nor readable by id`, clauses('GQL-SCOPE-01').needs('second_client_user'), async ({ target }) => {
     const mine = GqlSession.of(target, 0);
     const theirs = GqlSession.of(target, 1);
     // Both accounts need a routing rule for the comparison to mean something.

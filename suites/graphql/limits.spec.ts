@@ -1,5 +1,6 @@
 // Checks of the GraphQL operation limits: depth (QUERY_TOO_DEEP), cost (QUERY_TOO_COSTLY) and connection paging (first/after).
-import { test, expect, clauses } from '../fixtures.js';
+import { test, expect } from '../fixtures/target.js';
+import { clauses } from '../fixtures/evidence.js';
 import { LIMITS } from '../../lib/limits.js';
 import { dataOf, errorsOf, GqlSession } from './support.js';
 

@@ -1,11 +1,12 @@
 // Checks of the GraphQL objects: client, projects/project, conversationTag, closed conversations with satisfactionSurvey, survey responses, the tag mutation.
-import { test, expect, clauses, expectSchema } from '../fixtures.js';
+import { test, expect, expectSchema } from '../fixtures/target.js';
+import { clauses } from '../fixtures/evidence.js';
 import { dataOf, errorsOf, GqlSession } from './support.js';
 
 const SURVEY = 'id conversationId noteWelcome noteResolution nodeDelay comment createdAt';
 
 for (const clientIndex of [0, 1]) {
-  test(`client answers the account of the token's user (client ${clientIndex + 1} of the target)`, clauses('GQL-CLIENT-01'), async ({ target }) => {
+  test(`client answers the account of the token's user (client ${clientIndex + 1} of the target)`, clauses('GQL-CLIENT-01').needs(...(clientIndex ? ['second_client_user' as const] : [])), async ({ target }) => {
     const session = GqlSession.of(target, clientIndex);
     const data = dataOf(await session.post('{ client { id name lang premiumEnabled } }'));
     expectSchema('graphql/client.json', data);
@@ -90,7 +91,7 @@ test('satisfactionSurveyResponses answers the same surveys as their conversation
   }
 });
 
-test('createConversationTag creates a tag its account can read and another cannot', clauses('GQL-MUT-01'), async ({ target }) => {
+test('createConversationTag creates a tag its account can read and another cannot', clauses('GQL-MUT-01').needs('second_client_user'), async ({ target }) => {
   const mine = GqlSession.of(target, 0);
   const project = dataOf(await mine.post('{ projects(first: 1) { edges { node { id } } } }')).projects.edges[0].node.id;
   const name = `check-tag-${Date.now()}`;

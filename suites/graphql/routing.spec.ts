@@ -1,5 +1,6 @@
 // Checks of routingRule(id:) availability per channel and of G16 (one availability per query; a second resolves to null with an error).
-import { test, expect, clauses, expectSchema } from '../fixtures.js';
+import { test, expect, expectSchema } from '../fixtures/target.js';
+import { clauses } from '../fixtures/evidence.js';
 import { dataOf, errorsOf, GqlSession, routingRuleOf } from './support.js';
 
 const AVAILABILITY = 'availability { chat { isAvailable } call { isAvailable } video { isAvailable } }';

@@ -1,9 +1,9 @@
 // GraphQL calls of the graphql suite: one bearer session per client per worker, renewed only when the service clock jumped past the token lifetime.
-import { test, expect, expectSchema, needs } from '../fixtures.js';
+import { test, expect, expectSchema, requirePart, useIfPresent } from '../fixtures/target.js';
 import { LIMITS } from '../../lib/limits.js';
 import type { HttpAnswer } from '../../lib/http.js';
 import type { Target } from '../../lib/target.js';
-import { call, loginForCheck, Sim, tokenFor, workerDispatcher } from '../auth/support.js';
+import { call, sessionToken, SimDriver, workerDispatcher } from '../auth/support.js';
 
 export interface GqlCall {
   variables?: Record<string, unknown>;
@@ -39,6 +39,7 @@ export class GqlSession {
 
   /** The session of client `clientIndex` (0: the target's user's client, 1: the second client) for this worker. */
   static of(target: Target, clientIndex = 0): GqlSession {
+    if (clientIndex > 0) requirePart('a session of another client', 'second_client_user');
     const key = `${target.graphql_url}#${clientIndex}`;
     let s = GqlSession.cache.get(key);
     if (!s) GqlSession.cache.set(key, (s = new GqlSession(target, clientIndex)));
@@ -48,12 +49,12 @@ export class GqlSession {
   /** The client id this session's user belongs to, when the target tells it. */
   get clientId(): number | undefined { return this.target.users?.[this.clientIndex]?.client_id; }
 
-  private get clock(): Sim | undefined { return this.target.capabilities.includes('clock') && this.target.capabilities.includes('sim') ? new Sim(this.target) : undefined; }
+  private get clock(): SimDriver | undefined { return this.target.capabilities.includes('clock') && this.target.capabilities.includes('sim') ? new SimDriver(this.target) : undefined; }
 
   async bearer(): Promise<string> {
     if (!this.token) {
-      this.offsetAtLogin = (await this.clock?.clock())?.offsetMs ?? 0;
-      this.token = await tokenFor(this.target, await loginForCheck(this.target, this.clientIndex), workerDispatcher(this.target));
+      this.offsetAtLogin = (await this.clock?.clock({ quiet: true }))?.offsetMs ?? 0;
+      this.token = await sessionToken(this.target, this.clientIndex, workerDispatcher(this.target));
     }
     return this.token;
   }
@@ -64,7 +65,7 @@ export class GqlSession {
     const res = await postGraphql(this.target, query, { ...opts, authorization: `Bearer ${await this.bearer()}` });
     const clock = this.clock;
     if (res.status === 401 && clock) {
-      const moved = (await clock.clock()).offsetMs - this.offsetAtLogin;
+      const moved = (await clock.clock({ quiet: true })).offsetMs - this.offsetAtLogin;
       if (moved >= RENEW_AFTER_MS) {
         test.info().annotations.push({ type: 'note', description: `the service clock was moved by ${moved} ms by other checks since login; logged in again` });
         this.token = undefined;
@@ -93,7 +94,7 @@ export function errorsOf(res: HttpAnswer): Array<{ message: string; path?: Array
 export async function routingRuleOf(target: Target, session: GqlSession): Promise<string> {
   const listed = dataOf(await session.post('{ routingRules(first: 1) { edges { node { id } } } }')).routingRules.edges;
   if (listed.length) return listed[0].node.id;
-  needs('platform');
+  useIfPresent('platform');
   const key = target.api_keys.find((k) => k.client_id === session.clientId)?.key ?? target.api_key;
   const project = dataOf(await session.post('{ projects(first: 1) { edges { node { id } } } }')).projects.edges[0]?.node.id;
   const operators = await call(target, { method: 'GET', url: `${target.rest_base_url}/operator?limit=1`, headers: { 'x-api-key': key } }, 'GET /operator?limit=1 (an operator for the routing rule)');

@@ -1,5 +1,5 @@
 // Helpers of the activity checks (conversations, records, statistics): query strings, paging through lists, UTC date arithmetic written independently of the service.
-import { expect, type Api } from '../fixtures.js';
+import { expect, type Api } from '../fixtures/target.js';
 
 export interface Params { filters?: Record<string, string | number | undefined>; [param: string]: string | number | undefined | Record<string, string | number | undefined> }
 
@@ -54,10 +54,7 @@ export function plusMonths(ms: number, months: number): number {
 
 export const ids = (items: Array<{ id: number }>) => items.map((i) => i.id).sort((a, b) => a - b);
 
-/** A key of another client, or undefined when the target lists only one. */
-export function otherKey(target: { api_key: string; api_keys: Array<{ key: string }> }): string | undefined {
-  return target.api_keys.find((k) => k.key !== target.api_key)?.key;
-}
+export { otherKey } from '../fixtures/target.js';
 
 /** The statistic indicators of the spec's table with their channel group, copied from the spec (not from the service). */
 export const SPEC_INDICATORS: Record<string, 'G1' | 'G2' | 'G3' | 'G4'> = {

@@ -1,5 +1,6 @@
 // REST GET /statistic (G14): row shapes, every indicator, values checked against other endpoints, filters, granularity, refused indicators.
-import { test, expect, clauses, expectSchema, type Api } from '../fixtures.js';
+import { test, expect, expectSchema, type Api } from '../fixtures/target.js';
+import { clauses } from '../fixtures/evidence.js';
 import { DAY, REMOVED, SPEC_GROUPS, SPEC_INDICATORS, day, listAll, otherKey, parse, pastPeriod, qs } from './activity-helpers.js';
 
 const CONV = '/conversation.json-unicode';
@@ -293,9 +294,8 @@ test('presence, occupation and production indicators are consistent', clauses('R
   ratio(i.max_and_partial_occupation_duration! - i.max_occupation_duration!, i.production_duration!, i.occupation_rate!, 'occupation_rate (partial only)');
 });
 
-test("a website of another client in website_list is refused", clauses('REST-STAT-15'), async ({ api, target }) => {
+test("a website of another client in website_list is refused", clauses('REST-STAT-15').needs('second_client_key'), async ({ api, target }) => {
   const key2 = otherKey(target);
-  test.skip(!key2, 'target lists a single API key');
   const theirs = await api.rest({ path: CONV + qs({ limit: 1 }), key: key2 });
   const w = theirs.json.data[0].website_id;
   const res = await stat(api, { website_list: w, indicators: 'contact_number' });

@@ -1,5 +1,6 @@
 // REST authentication: the three ways of giving the API key, and the Forbidden answer.
-import { test, expect, clauses, expectSchema } from '../fixtures.js';
+import { test, expect, expectSchema } from '../fixtures/target.js';
+import { clauses } from '../fixtures/evidence.js';
 
 const WAYS = [['header', 'REST-AUTH-01'], ['query', 'REST-AUTH-02'], ['basic', 'REST-AUTH-03']] as const;
 

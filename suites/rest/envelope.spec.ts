@@ -1,5 +1,6 @@
 // REST-wide rules: the envelope, pagination, full and wildcards, unknown ids, bad input, both bases, key on every route.
-import { test, expect, clauses, expectSchema } from '../fixtures.js';
+import { test, expect, expectSchema } from '../fixtures/target.js';
+import { clauses } from '../fixtures/evidence.js';
 import { LIMITS } from '../../lib/limits.js';
 import { ABSENT_ID, PEOPLE, createOperator, expectFail, firstItem, withoutOperatorList } from './people-helpers.js';
 

@@ -1,5 +1,6 @@
 // Operator live availability: the default and connected=0 views, filters, GET/PUT of one operator, the exact messages and the connected=0 rule.
-import { test, expect, clauses, expectSchema, type Api } from '../fixtures.js';
+import { test, expect, expectSchema, type Api } from '../fixtures/target.js';
+import { clauses } from '../fixtures/evidence.js';
 import { allItems, createOperator, expectFail, unique } from './people-helpers.js';
 
 const ALL_CHANNELS = { chat_enabled: true, call_enabled: true, video_enabled: true };

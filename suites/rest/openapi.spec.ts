@@ -1,5 +1,6 @@
 // The OpenAPI 3.1 document of the REST API: served on both bases behind the key, every route, schemas from fixtures, deprecations marked.
-import { test, expect, clauses } from '../fixtures.js';
+import { test, expect } from '../fixtures/target.js';
+import { clauses } from '../fixtures/evidence.js';
 
 const PEOPLE_PATHS = ['/client', '/client/{id}', '/website', '/website/{id}', '/operator', '/operator/{id}', '/operator/live', '/operator/{id}/live',
   '/operator/{id}/statistic', '/operator/{id}/profile', '/group', '/group/{id}', '/skill', '/skill/{id}', '/visitor', '/visitor/{id}'];

@@ -1,5 +1,6 @@
 // Operator create, update and delete: answers, JSON and form bodies, validation of every field kind with fails naming the field.
-import { test, expect, clauses, expectSchema, type Api } from '../fixtures.js';
+import { test, expect, expectSchema, type Api } from '../fixtures/target.js';
+import { clauses } from '../fixtures/evidence.js';
 import { ABSENT_ID, allItems, createOperator, expectFail, probeFields } from './people-helpers.js';
 
 test('POST /operator creates an operator that GET then answers', clauses('REST-OP-05'), async ({ api }) => {

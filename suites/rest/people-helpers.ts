@@ -1,6 +1,6 @@
 // Helpers of the REST people checks: own probe operators (tests never share mutable rows), page walking, ids that exist nowhere.
 import { randomUUID } from 'node:crypto';
-import { expect, type Api } from '../fixtures.js';
+import { expect, type Api } from '../fixtures/target.js';
 import type { Target } from '../../lib/target.js';
 
 /** An id no target is expected to have (the spec's ids are integers). */
@@ -41,15 +41,7 @@ export async function firstItem(api: Api, path: string, key?: string): Promise<a
   return res.json.data[0];
 }
 
-/** The key of another client, or null when the target gives only one (isolation checks then skip, saying why). */
-export function otherKey(target: Target): string | null {
-  return target.api_keys.find((k) => k.key !== target.api_key)?.key ?? null;
-}
-
-/** The client id of the default key, when the target says it. */
-export function ownClientId(target: Target): number | undefined {
-  return target.api_keys.find((k) => k.key === target.api_key)?.client_id;
-}
+export { otherKey, ownClientId } from '../fixtures/target.js';
 
 /** The people list resources, their schema names, and the spec's resource word of the unknown-id text. */
 export const PEOPLE = ['client', 'website', 'operator', 'group', 'skill', 'visitor'] as const;

@@ -1,5 +1,6 @@
 // The people resources read side: client, website, operator (list, filters, by id, role, statistic, profile), group, skill, visitor.
-import { test, expect, clauses, expectSchema } from '../fixtures.js';
+import { test, expect, expectSchema } from '../fixtures/target.js';
+import { clauses } from '../fixtures/evidence.js';
 import { allItems, createOperator, firstItem, ownClientId, unique, withoutOperatorList } from './people-helpers.js';
 
 test('GET /client lists the key\'s own client only', clauses('REST-CLIENT-01'), async ({ api, target }) => {

@@ -1,11 +1,9 @@
 // Webhook delivery (spec Events/Delivery, Payload shapes, G1): headers, signature, old-event payload shape, clientId per account, independent subscribers.
-import { clauses, needs, expectSchema } from '../fixtures.js';
-import { test, expect, PROMPT_MS, expectSignedJson, isUuid, clientIdOf, timeline } from './helpers.js';
+import { test, expect, clauses, needs, expectSchema, PROMPT_MS, expectSignedJson, isUuid, clientIdOf, timeline } from './helpers.js';
 
 const OFFSET_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?[+-]\d{2}:\d{2}$/;
 
-test.describe('webhook delivery', () => {
-  test.beforeEach(() => needs('platform', 'sim'));
+test.describe('webhook delivery', needs('platform', 'sim', 'sink_url'), () => {
 
   test('visitor.updated arrives as a signed JSON POST with the spec headers and exactly its payload shape, for each client',
     clauses('WH-HDR-01', 'WH-HDR-02', 'WH-HDR-03', 'WH-SIG-01', 'WH-EVT-07', 'WH-FMT-02', 'WH-FMT-03', 'WH-FMT-04'), async ({ hooks, target }) => {

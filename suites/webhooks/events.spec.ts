@@ -1,8 +1,6 @@
 // Webhook event kinds raised by real actions (sim conversations, REST operators and live availability): v2 and old payload shapes, deprecated opt-in, offsite auto-close.
 import { randomUUID } from 'node:crypto';
-import { clauses, needs, expectSchema, type Api } from '../fixtures.js';
-import { test, expect, PROMPT_MS, expectSignedJson, isUuid, clientIdOf, type Hooks } from './helpers.js';
-import { withClockLock } from '../clock-lock.js';
+import { test, expect, clauses, needs, expectSchema, withClockLock, PROMPT_MS, expectSignedJson, isUuid, clientIdOf, type Api, type Hooks } from './helpers.js';
 import { LIMITS } from '../../lib/limits.js';
 import type { Target } from '../../lib/target.js';
 
@@ -13,18 +11,18 @@ const GRACE_MS = 2_000;
 /** Starts a conversation through the sim API (the visitor side); returns its UUID and the visitor id used. */
 async function startConversation(api: Api, hooks: Hooks, channel: string): Promise<{ uuid: string; visitorId: string }> {
   const visitorId = `wh-${randomUUID().slice(0, 12)}`;
-  const res = await api.postJson(`${hooks.simUrl}/conversations`, { channel, text: 'hello from the webhook suite', visitorId });
+  const res = await hooks.sim.startConversation({ channel, text: 'hello from the webhook suite', visitorId });
   expect(res.status, `sim conversation start: ${res.text}`).toBe(201);
   expect(isUuid(res.json.conversationId), 'the sim answers the conversation UUID').toBe(true);
   return { uuid: res.json.conversationId, visitorId };
 }
 async function view(api: Api, hooks: Hooks, uuid: string): Promise<any> {
-  const res = await api.request({ url: `${hooks.simUrl}/conversations/${uuid}` });
+  const res = await hooks.sim.conversation(uuid);
   expect(res.status, res.text).toBe(200);
   return res.json;
 }
 async function closeConversation(api: Api, hooks: Hooks, uuid: string): Promise<void> {
-  const res = await api.postJson(`${hooks.simUrl}/conversations/${uuid}/close`, {});
+  const res = await hooks.sim.close(uuid);
   expect(res.status, `sim conversation close: ${res.text}`).toBe(200);
 }
 
@@ -38,8 +36,7 @@ function expectV2(p: any, target: Target, uuid: string, channel: string) {
   expect(isUuid(p.eventId), 'eventId is a UUID').toBe(true);
 }
 
-test.describe('webhook events', () => {
-  test.beforeEach(() => needs('platform', 'sim'));
+test.describe('webhook events', needs('platform', 'sim', 'sink_url'), () => {
 
   test('a chat conversation: v2.conversation.pushed when it begins, v2.conversation.closed with operatorIds when it ends',
     clauses('WH-EVT-01', 'WH-EVT-03', 'WH-EVT-04', 'WH-FMT-01', 'WH-FMT-04', 'WH-FMT-05', 'WH-FMT-06', 'WH-SIG-01'), async ({ hooks, api, target }) => {
@@ -80,13 +77,13 @@ test.describe('webhook events', () => {
     const { uuid } = await startConversation(api, hooks, 'chat');
     expect((await hooks.wait(sub, { 'body.conversationId': uuid }, 1, PROMPT_MS)).deliveries.length, 'pushed when it begins').toBe(1);
     const v = await view(api, hooks, uuid);
-    const bots = await api.request({ url: `${hooks.simUrl}/bots` });
+    const bots = await hooks.sim.bots();
     const botIds = new Set(((bots.json?.bots ?? []) as Array<{ operatorId: number }>).map((b) => b.operatorId));
     const ops = await api.rest({ path: '/operator?limit=100' });
     expect(ops.status, ops.text).toBe(200);
     const to = (ops.json.data as Array<{ id: number }>).map((o) => o.id).find((id) => id !== v.operatorId && !botIds.has(id));
     expect(to, 'another human operator to transfer to').toBeTruthy();
-    const res = await api.postJson(`${hooks.simUrl}/conversations/${uuid}/transfer`, { operatorId: to });
+    const res = await hooks.sim.transfer(uuid, to!);
     expect(res.status, `sim transfer: ${res.text}`).toBe(200);
     const ds = (await hooks.wait(sub, { 'body.conversationId': uuid }, 2, PROMPT_MS)).deliveries;
     expect(ds.length, 'a second v2.conversation.pushed arrives with the transfer').toBe(2);
@@ -129,16 +126,14 @@ test.describe('webhook events', () => {
     expect(ds[0]!.json.visitorExternalId, 'offsite: visitorExternalId is null').toBeNull();
   });
 
-  test('an offsite conversation idle for 7 days closes by itself and v2.conversation.closed is sent', clauses('WH-EVT-05', 'WH-EVT-04'), async ({ hooks, api, target }) => {
-    needs('clock');
+  test('an offsite conversation idle for 7 days closes by itself and v2.conversation.closed is sent', clauses('WH-EVT-05', 'WH-EVT-04').needs('clock'), async ({ hooks, api, target }) => {
     const sub = await hooks.subscribe({ events: ['v2.conversation.closed'] });
     const { uuid } = await startConversation(api, hooks, 'social_a');
     await withClockLock(target, 'exclusive', async () => {
-      const advance = (ms: number) => api.postJson(`${hooks.simUrl}/clock/advance`, { ms });
-      expect((await advance(LIMITS.offsiteInactivityMs - 60_000)).status).toBe(200);
+      await hooks.sim.advance(LIMITS.offsiteInactivityMs - 60_000);
       expect((await view(api, hooks, uuid)).state, 'still open a minute before 7 days of inactivity').toBe('started');
       expect((await hooks.log(sub)).some((e) => e.payload?.conversationId === uuid), 'no closed event before 7 days').toBe(false);
-      expect((await advance(2 * 60_000)).status).toBe(200);
+      await hooks.sim.advance(2 * 60_000);
     });
     const ds = (await hooks.wait(sub, { 'body.conversationId': uuid }, 1, PROMPT_MS)).deliveries;
     expect(ds.length, 'v2.conversation.closed arrives once 7 days of inactivity have passed').toBe(1);

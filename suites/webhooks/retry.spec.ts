@@ -1,15 +1,12 @@
 // Webhook retries in real time (spec Events/Delivery, States and transitions, G3, G4): count, +10 s / +20 s, 20x stops, 30x/40x/timeout retried, dead letter.
-import { clauses, needs } from '../fixtures.js';
-import { test, expect, TOLERANCE, PROMPT_MS, expectSignedJson, timeline, isUuid, type LogEntry } from './helpers.js';
-import { withClockLock } from '../clock-lock.js';
+import { test, expect, clauses, needs, TOLERANCE, PROMPT_MS, expectSignedJson, timeline, isUuid, type LogEntry, withClockLock } from './helpers.js';
 import { LIMITS } from '../../lib/limits.js';
 
 const [FIRST_RETRY_MS, SECOND_RETRY_MS] = LIMITS.webhookRetryDelaysMs as [number, number];
 const within = (gap: number, want: number) => gap >= want - TOLERANCE.earlyMs && gap <= want + TOLERANCE.lateMs;
 const tol = `tolerance -${TOLERANCE.earlyMs} ms / +${TOLERANCE.lateMs} ms`;
 
-test.describe('webhook retries', () => {
-  test.beforeEach(() => needs('platform', 'sim'));
+test.describe('webhook retries', needs('platform', 'sim', 'sink_url'), () => {
 
   test('503 answers: exactly two retries, +10 s then +20 s, same correlation id, new delivery id, then a dead letter in the log',
     clauses('WH-RETRY-01', 'WH-RETRY-02', 'WH-RETRY-03', 'WH-HDR-02', 'WH-HDR-03', 'WH-RETRY-07', 'WH-LOG-01'), async ({ hooks, target }) => {
@@ -89,7 +86,7 @@ test.describe('webhook retries', () => {
   test('a callback that does not complete the connection within 1 s has failed and is retried 10 s later', clauses('WH-RETRY-08'), async ({ hooks, api, target }) => {
     await withClockLock(target, 'shared', async () => {
       // A callback address that accepts TCP and never answers the TLS handshake.
-      const stall = await api.postJson(`${hooks.sinkUrl}/_control/stalls`, {});
+      const stall = await hooks.sink.stall();
       expect(stall.status, stall.text).toBe(201);
       const sub = await hooks.subscribe({ events: ['visitor.updated'], url: stall.json.url });
       const visitorId = await hooks.visitor(11);
