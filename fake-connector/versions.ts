@@ -11,7 +11,7 @@ export const V2_CHANGES = {
   /** The question answering this text offers another quick reply. */
   quickReply: { text: 'example quick replies', from: 'No thanks', to: 'Not now' },
   /** The answer to this text comes this much later (beyond a replay's slower-than-recorded tolerance, within the 10 s limit). */
-  timing: { text: 'remember me', delayMs: 1_500 },
+  timing: { text: 'remember me', delayMs: 3_000 },
 } as const;
 
 /** The replies and extra delay of `version` for a visitor text (v1: unchanged). */

@@ -1,6 +1,6 @@
 // Matches a recorded value, which may hold hand-written expectations ({match}, {any}, {oneOf}), against what the bot answers now.
 import { isExpectation } from './format.js';
-import { linearRegex } from './linear-regex.js';
+import { compilePattern } from './pattern.js';
 import { sameRule } from './normalise.js';
 
 /** Longest text a `match` pattern is run on: bot texts are at most 450 characters; this leaves room for cards and variables. */
@@ -11,7 +11,7 @@ export function matches(expected: unknown, actual: unknown): boolean {
   if (isExpectation(expected)) {
     if ('any' in expected) return true;
     if ('oneOf' in expected) return expected.oneOf.some((alt) => matches(alt, actual));
-    return typeof actual === 'string' && actual.length <= MATCH_TEXT_MAX && linearRegex(expected.match, expected.flags ?? '').test(actual);
+    return typeof actual === 'string' && actual.length <= MATCH_TEXT_MAX && compilePattern(expected.match, expected.flags ?? '').test(actual);
   }
   if (Array.isArray(expected)) return Array.isArray(actual) && actual.length === expected.length && expected.every((e, i) => matches(e, actual[i]));
   if (expected && typeof expected === 'object') {

@@ -2,7 +2,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { check } from '../lib/schemas.js';
-import { linearRegex, PatternError } from './linear-regex.js';
+import { compilePattern, PatternError } from './pattern.js';
 
 export const TRANSCRIPT_FORMAT = 'ces-transcript/1';
 export const TRANSCRIPT_SCHEMA = 'transcripts/transcript.json';
@@ -105,12 +105,12 @@ export function formatTranscript(t: Transcript): string {
 // ---- reader -----------------------------------------------------------------------------------------------------
 export class TranscriptError extends Error {}
 
-/** Every `match` expectation compiles on the linear-time engine; the first that does not is named by its place. */
+/** Every `match` expectation compiles (RE2, linear time); the first that does not is named by its place. */
 function patternProblems(v: unknown, where: string): string[] {
   if (Array.isArray(v)) return v.flatMap((x, i) => patternProblems(x, `${where}[${i}]`));
   if (!v || typeof v !== 'object') return [];
   if (isExpectation(v) && 'match' in v) {
-    try { linearRegex(v.match, v.flags ?? ''); return []; } catch (e) {
+    try { compilePattern(v.match, v.flags ?? ''); return []; } catch (e) {
       if (e instanceof PatternError) return [`${where}.match: ${e.message}`];
       throw e;
     }

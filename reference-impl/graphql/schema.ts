@@ -57,22 +57,21 @@ export const LegacyIdScalar = new GraphQLScalarType<number, number>({
 interface Page<T> { rows: T[]; total: number; offset: number }
 
 /** Reads `first`/`after` (offset cursors, opaque to callers). */
-function pageArgs(args: { first?: number | null; after?: string | null }, overlap = false): { limit: number; offset: number } {
+function pageArgs(args: { first?: number | null; after?: string | null }, cursorStep: number): { limit: number; offset: number } {
   const limit = args.first ?? LIMITS.graphqlPageDefault;
   if (!Number.isInteger(limit) || limit < 0 || limit > LIMITS.graphqlPageMax) throw badInput(`first must be between 0 and ${LIMITS.graphqlPageMax}`);
   let offset = 0;
   if (args.after) {
     const m = /^o:(\d+)$/.exec(Buffer.from(args.after, 'base64url').toString('utf8'));
     if (!m) throw badInput('after is not a cursor returned by this API');
-    // Deviation: the next page starts at the cursor's own item (GQL-PAGE-01).
-    offset = Number(m[1]) + (overlap ? 0 : 1);
+    offset = Number(m[1]) + cursorStep;
   }
   return { limit, offset };
 }
 const cursor = (offset: number) => Buffer.from(`o:${offset}`).toString('base64url');
 
 function paged(ces: ServiceContext, sql: string, params: unknown[], args: { first?: number | null; after?: string | null }): Page<Row> {
-  const { limit, offset } = pageArgs(args, ces.deviations.has('graphql-page-overlap'));
+  const { limit, offset } = pageArgs(args, ces.deviations.policy.graphql.cursorStep);
   const total = (ces.db.prepare(`SELECT count(*) AS n FROM (${sql})`).get(...params) as { n: number }).n;
   const rows = ces.db.prepare(`${sql} LIMIT ? OFFSET ?`).all(...params, limit, offset) as Row[];
   return { rows, total, offset };
@@ -196,8 +195,8 @@ export function buildCesSchema(variant: SchemaVariant = {}): GraphQLSchema {
         if (!ids.length) return [];
         return ctx.ces.db.prepare(`SELECT * FROM tags WHERE client_id = ? AND id IN (${ids.map(() => '?').join(',')}) ORDER BY id`).all(c.client_id, ...ids);
       }),
-      satisfactionSurvey: f(satisfactionSurvey, 'The visitor\'s satisfaction survey answers, if any.', (c, _a, ctx) => ctx.ces.deviations.has('graphql-survey-null') ? null :
-        ctx.ces.db.prepare('SELECT * FROM satisfactions WHERE client_id = ? AND conversation_id = ? ORDER BY id LIMIT 1').get(c.client_id, c.id) ?? null),
+      satisfactionSurvey: f(satisfactionSurvey, 'The visitor\'s satisfaction survey answers, if any.', (c, _a, ctx) => ctx.ces.deviations.policy.graphql.survey(
+        ctx.ces.db.prepare('SELECT * FROM satisfactions WHERE client_id = ? AND conversation_id = ? ORDER BY id LIMIT 1').get(c.client_id, c.id) as Row | undefined)),
     },
   });
   const conversationConnection = connection('Conversation', conversation, 'conversation');
@@ -224,13 +223,12 @@ export function buildCesSchema(variant: SchemaVariant = {}): GraphQLSchema {
       projectId: f(nn(GraphQLID), 'Project the rule belongs to.', (r) => String(r.website_id)),
       channels: f(nnList(GraphQLString), 'Channels the rule routes: `chat`, `call`, `video`.', (r) => list<string>(r.channels)),
       availability: f(routingRuleAvailabilityType, `Availability per channel, now. Only ${LIMITS.graphqlAvailabilityPerQuery} such field is resolved per query; another one resolves to null with an error (G16).`, (r, _a, ctx) => {
-        if (ctx.availabilityResolved >= LIMITS.graphqlAvailabilityPerQuery && !ctx.ces.deviations.has('graphql-second-availability')) {
+        const policy = ctx.ces.deviations.policy.graphql;
+        if (ctx.availabilityResolved >= policy.availabilityPerQuery) {
           throw new GraphQLError(`only ${LIMITS.graphqlAvailabilityPerQuery} routingRule availability may be resolved per query`, { extensions: { code: ERROR_CODES.availabilityLimit } });
         }
         ctx.availabilityResolved++;
-        // Deviation: availability is never given (GQL-RULE-01).
-        if (ctx.ces.deviations.has('graphql-availability-null')) return null;
-        return routingRuleAvailability(ctx.ces, ctx.clientId, String(r.id));
+        return policy.availability(routingRuleAvailability(ctx.ces, ctx.clientId, String(r.id)));
       }),
     },
   });
@@ -262,19 +260,11 @@ export function buildCesSchema(variant: SchemaVariant = {}): GraphQLSchema {
   const query = new GraphQLObjectType<unknown, GqlContext>({
     name: 'Query', description: d('Everything a token\'s user may read, always limited to the user\'s own account.'),
     fields: (): GraphQLFieldConfigMap<unknown, GqlContext> => ({
-      client: f(nn(client), 'The account of the token\'s user.', (_s, _a, ctx) => ctx.ces.deviations.has('graphql-client-of-other-account')
-        // Deviation: the last account in the store answers for everybody (GQL-CLIENT-01).
-        ? ctx.ces.db.prepare('SELECT * FROM clients ORDER BY id DESC LIMIT 1').get()
-        : ctx.ces.db.prepare('SELECT * FROM clients WHERE id = ?').get(ctx.clientId)),
+      client: f(nn(client), 'The account of the token\'s user.', (_s, _a, ctx) => ctx.ces.deviations.policy.graphql.clientRow(ctx.ces.db, ctx.clientId)),
       project: f(project, 'One project of the account by id; null when the account has no such project.', (_s, args, ctx) => {
         const id = idNum(args.id);
         if (id == null) return null;
-        // Deviation: the project is read without the client scope (GQL-SCOPE-01).
-        if (ctx.ces.deviations.has('graphql-cross-client-leak')) return ctx.ces.db.prepare('SELECT * FROM websites WHERE id = ?').get(id) ?? null;
-        const row = ctx.ces.db.prepare('SELECT * FROM websites WHERE id = ? AND client_id = ?').get(id, ctx.clientId) as Row | undefined;
-        // Deviation: the project read by id has another name than in the list (GQL-PROJ-02).
-        if (row && ctx.ces.deviations.has('graphql-project-name-wrong')) return { ...row, label: String(row.label).toUpperCase() + ' ' };
-        return row ?? null;
+        return ctx.ces.deviations.policy.graphql.projectRow(ctx.ces.db, id, ctx.clientId) ?? null;
       }, { id: { type: nn(GraphQLID), description: d('Identifier of the project.') } }),
       projects: variant.projectsAsList
         ? f(nnList(project), 'Projects of the account.', (_s, _a, ctx) => ctx.ces.db.prepare('SELECT * FROM websites WHERE client_id = ? ORDER BY id').all(ctx.clientId))
@@ -282,8 +272,7 @@ export function buildCesSchema(variant: SchemaVariant = {}): GraphQLSchema {
           paged(ctx.ces, 'SELECT * FROM websites WHERE client_id = ? ORDER BY id', [ctx.clientId], args), pageArgDefs),
       conversationTag: f(conversationTag, 'One conversation tag by id; null when the account has no such tag.', (_s, args, ctx) => {
         const id = idNum(args.id);
-        // Deviation: the lookup is off by one id (GQL-TAG-01).
-        const wanted = id != null && ctx.ces.deviations.has('graphql-tag-lookup-wrong') ? id + 1 : id;
+        const wanted = id == null ? id : ctx.ces.deviations.policy.graphql.tagId(id);
         return wanted == null ? null : ctx.ces.db.prepare('SELECT * FROM tags WHERE id = ? AND client_id = ?').get(wanted, ctx.clientId) ?? null;
       }, { id: { type: nn(GraphQLID), description: d('Identifier of the tag.') } }),
       conversationTags: f(nn(tagConnection), 'Conversation tags of the account.', (_s, args, ctx) =>
@@ -311,9 +300,7 @@ export function buildCesSchema(variant: SchemaVariant = {}): GraphQLSchema {
         const from = parseInstant(args.interval.from, 'interval.from');
         const to = parseInstant(args.interval.to, 'interval.to');
         if (from >= to) throw badInput('interval.from must be before interval.to');
-        // Deviation: the interval is ignored (GQL-CONV-02).
-        if (ctx.ces.deviations.has('graphql-interval-ignored')) return closed(ctx, args, null, null);
-        return closed(ctx, args, from, to);
+        return closed(ctx, args, ...ctx.ces.deviations.policy.graphql.closedInterval(from, to));
       }, { interval: { type: new GraphQLNonNull(interval), description: d('Closure period.') }, ...projectFilterArgs, ...pageArgDefs }),
       satisfactionSurveyResponses: f(nn(surveyConnection), 'Satisfaction survey responses of the account, newest first.', (_s, args, ctx) => {
         const where = ['client_id = ?']; const params: unknown[] = [ctx.clientId];

@@ -24,3 +24,9 @@ export function foldLists(entries: Record<string, unknown>, keep: (name: string)
   for (const [name, items] of lists) out[`${name}[]`] = items.sort((a, b) => a.at - b.at || a.seq - b.seq).map((i) => i.v);
   return out;
 }
+
+/** The query with list filters folded into the spec's comma lists: `filters[x][0]=a&filters[x][1]=b` → `filters[x]=a,b`. */
+export function filterLists(q: Record<string, unknown>): Record<string, unknown> {
+  const folded = foldLists(q, (name) => /^filters\[[a-z_]+\]$/.test(name));
+  return Object.fromEntries(Object.entries(folded).map(([k, v]) => (/^filters\[[a-z_]+\]\[\]$/.test(k) && Array.isArray(v) ? [k.slice(0, -2), v.map(String).join(',')] : [k, v])));
+}

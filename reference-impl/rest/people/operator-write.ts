@@ -1,7 +1,6 @@
 // POST/PUT /operator bodies (G12): JSON or form (bracket lists `language_list[]=fr`), validated field by field with fails naming the field.
 import type { FastifyRequest } from 'fastify';
 import { randomBytes } from 'node:crypto';
-import { foldLists } from '../form-lists.js';
 import { badRequest, RestFail } from '../envelope.js';
 import { ROLES, LANGUAGE_ADMIN_OPERATOR } from '../../store/seed.js';
 import { ISO_639_1 } from './iso639.js';
@@ -10,7 +9,6 @@ import type { Row } from '../list.js';
 
 const PRIORITIES = [0, 10];
 const OLD_ROLES = ['operator', 'manager', 'admin'];
-const EMAIL = /^[^\s@]+@[^\s@.]+(\.[^\s@.]+)+$/;
 
 type Kind = 'string' | 'string?' | 'bool' | 'int' | 'priority' | 'list:string' | 'list:int' | 'int?';
 /** Writable fields and their kinds; the stored column has the same name (lists are JSON arrays). */
@@ -31,10 +29,11 @@ export function bodyObject(req: FastifyRequest): Record<string, unknown> {
   if (!form && !/^application\/json/i.test(type)) throw new RestFail(415, `Unsupported content type '${type}': send application/json or application/x-www-form-urlencoded.`);
   if (typeof b !== 'object' || Array.isArray(b)) throw badRequest('The request body must be a JSON object or a form.');
   const out: Record<string, unknown> = {};
+  const { formListKey, formFields } = req.server.ces.deviations.policy.rest;
   // G26: `language_list[0]=fr` (PHP's http_build_query) is the list the spec's `language_list[]=fr` is.
-  const fields = form && !req.server.ces.deviations.has('rest-form-indexed-lists-refused') ? foldLists(b as Record<string, unknown>, () => true) : b as Record<string, unknown>;
+  const fields = form ? formFields(b as Record<string, unknown>) : b as Record<string, unknown>;
   for (const [k, v] of Object.entries(fields)) {
-    if (form && k.endsWith('[]') && req.server.ces.deviations.has('rest-form-lists-ignored')) continue;
+    if (form && formListKey(k) === null) continue;
     const name = k.endsWith('[]') ? k.slice(0, -2) : k;
     if (name in out) throw badRequest(`Field '${name}' is given more than once.`);
     // In a form, a list comes as repeated `x[]` keys; a single `x[]=` with an empty value is the empty list.
@@ -89,8 +88,8 @@ export function operatorWrite(req: FastifyRequest, mode: 'create' | 'update', cu
     if (r.error) { errors.push(r.error); continue; }
     cols[field] = r.value;
   }
-  const dev = req.server.ces.deviations;
-  if (typeof cols.email === 'string' && !EMAIL.test(cols.email) && !dev.has('rest-operator-email-unvalidated')) errors.push(`'email' must be a valid e-mail address (got ${JSON.stringify(cols.email)}).`);
+  const policy = req.server.ces.deviations.policy.rest;
+  if (typeof cols.email === 'string' && !policy.emailValid(cols.email)) errors.push(`'email' must be a valid e-mail address (got ${JSON.stringify(cols.email)}).`);
   if (Array.isArray(cols.roles)) {
     const bad = (cols.roles as string[]).filter((r) => !(ROLES as readonly string[]).includes(r));
     if (bad.length) errors.push(`'roles' accepts ${ROLES.join(', ')} (got ${bad.join(', ')}).`);
@@ -126,7 +125,7 @@ export function operatorWrite(req: FastifyRequest, mode: 'create' | 'update', cu
     const same = req.server.ces.db.prepare('SELECT id FROM operators WHERE client_id = ? AND lower(email) = lower(?) AND id != ?').get(req.client.id, cols.email, current?.id ?? -1) as { id: number } | undefined;
     if (same) errors.push(`'email' is already used by operator ${same.id}.`);
   }
-  if (errors.length) throw badRequest(dev.has('rest-operator-fail-no-field') ? 'Invalid operator.' : errors.join(' '));
+  if (errors.length) throw badRequest(policy.operatorErrors(errors));
   for (const k of ['roles', 'language_list', 'website_list', 'skill_list']) if (cols[k] !== undefined) cols[k] = JSON.stringify(cols[k]);
   if (mode === 'create') {
     return {
