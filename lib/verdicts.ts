@@ -54,6 +54,9 @@ const plain = (s: string) => s.replace(/\u001b\[[0-9;]*m/g, '');
  */
 export function isHarnessError(message: string | undefined): boolean {
   const m = plain(message ?? '').trimStart();
+  // Playwright throws a matcher's complaint about the value received (`toMatch` on undefined: the target sent no header) as a
+  // TypeError; that value is what the check observed, so it is a failure of the target, not of the harness.
+  if (/^TypeError: expect\(received\)[\s\S]*Matcher error: received value must be/.test(m)) return false;
   return /^(Error: )?(HarnessError|harness( error| bug)?:)/.test(m)
     || /^(TypeError|ReferenceError|SyntaxError|RangeError)\b/.test(m)
     || /Test timeout of \d+ms exceeded while (setting up|tearing down)/.test(m)
