@@ -54,8 +54,8 @@ const plain = (s: string) => s.replace(/\u001b\[[0-9;]*m/g, '');
  */
 export function isHarnessError(message: string | undefined): boolean {
   const m = plain(message ?? '').trimStart();
-  // Playwright throws a matcher's complaint about the value received (`toMatch` on undefined: the target sent no header) as a
-  // TypeError; that value is what the check observed, so it is a failure of the target, not of the harness.
+  // expect() refusing the *received* value's type (a header the target left out, so toMatch got undefined) judges the
+  // target's answer: a failure. A matcher refusing its *expected* argument is a bug of the check.
   if (/^TypeError: expect\(received\)[\s\S]*Matcher error: received value must be/.test(m)) return false;
   return /^(Error: )?(HarnessError|harness( error| bug)?:)/.test(m)
     || /^(TypeError|ReferenceError|SyntaxError|RangeError)\b/.test(m)
