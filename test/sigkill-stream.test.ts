@@ -24,11 +24,8 @@ const TIMERS = 12;
 interface Ready { port: number; key: string }
 
 // Child mode: one life of the service on the given database, plain HTTP on a free port; prints `ready <json>` and stays until killed.
-// It loads its modules at once but starts the service (opens the database) only when the parent writes a line: the parent
-// spawns the next life while the current one runs, so a restart costs the service's start, not Node's and tsx's.
 if (process.env.CES_SIGKILL_CHILD) {
   const { buildApp } = await import('../reference-impl/app.js');
-  await new Promise<void>((resolve) => { process.stdin.once('data', () => resolve()); process.stdin.once('end', () => process.exit(0)); });
   const cfg = JSON.parse(process.env.CES_SIGKILL_CHILD) as { db: string; ca: string; connectorUrl: string };
   const app = await buildApp({ db: cfg.db, outboundCa: [cfg.ca], connectorUrl: cfg.connectorUrl, connectorSecret: CONNECTOR_SECRET, simToken: SIM_TOKEN } as Parameters<typeof buildApp>[0]);
   await app.listen({ host: '127.0.0.1', port: 0 });
@@ -55,20 +52,14 @@ if (process.env.CES_SIGKILL_CHILD) {
     const trust = new Agent({ connect: { ca: tls.ca.cert } });
     let child: ChildProcess | undefined;
     let ready: Ready | undefined;
-    /** The next life, its modules loading while the current one runs (it starts the service when told). */
-    let spare: ChildProcess | undefined;
-    const spawnLife = () => spawn(process.execPath, ['--import', 'tsx', SELF], { env: { ...process.env, CES_SIGKILL_CHILD: JSON.stringify(cfg) }, stdio: ['pipe', 'pipe', 'inherit'] });
     const life = async (): Promise<void> => {
-      const c = spare ?? spawnLife();
-      spare = undefined;
+      const c = spawn(process.execPath, ['--import', 'tsx', SELF], { env: { ...process.env, CES_SIGKILL_CHILD: JSON.stringify(cfg) }, stdio: ['ignore', 'pipe', 'inherit'] });
       const lines = readline.createInterface({ input: c.stdout! });
       ready = await new Promise<Ready>((resolve, reject) => {
         lines.on('line', (l) => { if (l.startsWith('ready ')) resolve(JSON.parse(l.slice(6))); });
         c.once('exit', (code) => reject(new Error(`service exited before ready (${code})`)));
-        c.stdin!.write('start\n');
       });
       child = c;
-      spare = spawnLife();
     };
     const kill = async () => {
       const c = child!;
@@ -191,7 +182,6 @@ if (process.env.CES_SIGKILL_CHILD) {
     } finally {
       streaming = false;
       if (child && child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-      spare?.kill('SIGKILL');
       await sink.close();
       await connector.close();
       await trust.close();
