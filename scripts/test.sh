@@ -4,14 +4,17 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh || exit 2
 passed=0; failed=0; failures=()
-# CPU seconds (user + system) of every finished child process so far, from bash's `times`.
-cpu() { times | tail -1 | awk '{ for (i = 1; i <= 2; i++) { split($i, t, /[ms]/); s += t[1] * 60 + t[2] } } END { printf "%d", s }'; }
+# Sets CPU to the CPU seconds (user + system) of every finished child process so far: `times` runs in this shell (in a pipe or
+# a $(...) it would count a subshell's children) and writes to a file.
+cpu_file=$(mktemp); trap 'rm -f "$cpu_file"' EXIT
+cpu_now() { times > "$cpu_file"; CPU=$(awk 'END { for (i = 1; i <= 2; i++) { split($i, t, /[ms]/); s += t[1] * 60 + t[2] } printf "%d", s }' "$cpu_file"); }
 step() {
   local title=$1; shift
   printf '\n=== %s ===\n' "$title"
-  local t0=$SECONDS c0; c0=$(cpu)
+  local t0=$SECONDS c0; cpu_now; c0=$CPU
   if "$@"; then passed=$((passed + 1)); else failed=$((failed + 1)); failures+=("$title"); fi
-  printf '=== %s: %ss (CPU %ss) ===\n' "$title" $((SECONDS - t0)) $(($(cpu) - c0))
+  cpu_now
+  printf '=== %s: %ss (CPU %ss) ===\n' "$title" $((SECONDS - t0)) $((CPU - c0))
 }
 step "type-check" npx tsc --noEmit -p .
 # Unit-test files run several at a time, the longest first (their servers listen on port 0, their reports go to their own
