@@ -39,6 +39,8 @@ interface Lane { fresh: number[]; head: number; retries: number[]; busy: number 
 const SUBSCRIBER_CONNECTIONS = 16;
 /** Attempts claimed in one transaction at most; the rest are claimed on the next turn of the event loop. */
 const CLAIM_BATCH = 512;
+/** Bytes of an answer's body read at most; the status alone decides. */
+const ANSWER_BODY_READ = 64 * 1024;
 
 export class WebhookDispatcher {
   private pending = new Map<number, Pending>();
@@ -286,19 +288,31 @@ export class WebhookDispatcher {
     return edits.length ? applyEdits(h, edits) : h;
   }
 
-  private async post(c: Claimed): Promise<Outcome> {
+  /**
+   * The POST through the subscriber origin's pool. A bare dispatch handler (no response stream per answer): the status decides, the body
+   * is read and dropped (64 KiB at most); an error after the status (body cut, body timeout) leaves the status as the outcome.
+   */
+  private post(c: Claimed): Promise<Outcome> {
     const body = c.d.body;
     const headers = this.headers(c, body);
-    try {
-      const res = await this.agent().request({ origin: c.origin, path: c.path, method: 'POST', body, headers });
-      await res.body.dump({ limit: 64 * 1024 }).catch(() => undefined);
-      const st = res.statusCode;
-      return { status: st, error: null, ok: this.ces.deviations.policy.webhooks.delivered(st) };
-    } catch (err) {
-      const e = err as { code?: string; message?: string };
-      const timeout = /TIMEOUT/i.test(e.code ?? '');
-      return { status: null, error: `${e.code ?? 'ERROR'}: ${e.message ?? String(err)}`, ok: false, network: !timeout };
-    }
+    const delivered = this.ces.deviations.policy.webhooks.delivered;
+    return new Promise<Outcome>((resolve) => {
+      let status: number | null = null;
+      let read = 0;
+      const answered = () => resolve({ status, error: null, ok: delivered(status!) });
+      this.agent().dispatch({ origin: c.origin, path: c.path, method: 'POST', body, headers }, {
+        onRequestStart: () => undefined, // marks a handler of undici's current interface
+        onResponseStart: (_ctl, st) => { if (st >= 200) status = st; }, // 1xx are informational, not the answer
+        onResponseData: (ctl, chunk) => { if ((read += chunk.length) > ANSWER_BODY_READ) ctl.abort(new Error('answer body not read past 64 KiB')); },
+        onResponseEnd: answered,
+        onResponseError: (_ctl, err) => {
+          if (status !== null) return answered();
+          const e = err as { code?: string; message?: string };
+          const timeout = /TIMEOUT/i.test(e.code ?? '');
+          resolve({ status: null, error: `${e.code ?? 'ERROR'}: ${e.message ?? String(err)}`, ok: false, network: !timeout });
+        },
+      });
+    });
   }
 
   /** Writes the outcomes of this turn in one transaction, then arms the retries. */
