@@ -1,6 +1,6 @@
 // The durable webhook dispatcher: a SQLite outbox, attempts claimed and settled in batches, signed POSTs over a bounded pool per subscriber origin, retries +10 s / +20 s, dead letters.
 import { randomUUID } from 'node:crypto';
-import { Agent } from 'undici';
+import { Agent, type Dispatcher } from 'undici';
 import type Database from 'better-sqlite3';
 import { sign } from '../../lib/signature.js';
 import { applyEdits } from '../../lib/json-edit.js';
@@ -288,31 +288,12 @@ export class WebhookDispatcher {
     return edits.length ? applyEdits(h, edits) : h;
   }
 
-  /**
-   * The POST through the subscriber origin's pool. A bare dispatch handler (no response stream per answer): the status decides, the body
-   * is read and dropped (64 KiB at most); an error after the status (body cut, body timeout) leaves the status as the outcome.
-   */
+  /** The POST through the subscriber origin's pool, answered by a bare dispatch handler (no response stream per answer). */
   private post(c: Claimed): Promise<Outcome> {
     const body = c.d.body;
     const headers = this.headers(c, body);
     const delivered = this.ces.deviations.policy.webhooks.delivered;
-    return new Promise<Outcome>((resolve) => {
-      let status: number | null = null;
-      let read = 0;
-      const answered = () => resolve({ status, error: null, ok: delivered(status!) });
-      this.agent().dispatch({ origin: c.origin, path: c.path, method: 'POST', body, headers }, {
-        onRequestStart: () => undefined, // marks a handler of undici's current interface
-        onResponseStart: (_ctl, st) => { if (st >= 200) status = st; }, // 1xx are informational, not the answer
-        onResponseData: (ctl, chunk) => { if ((read += chunk.length) > ANSWER_BODY_READ) ctl.abort(new Error('answer body not read past 64 KiB')); },
-        onResponseEnd: answered,
-        onResponseError: (_ctl, err) => {
-          if (status !== null) return answered();
-          const e = err as { code?: string; message?: string };
-          const timeout = /TIMEOUT/i.test(e.code ?? '');
-          resolve({ status: null, error: `${e.code ?? 'ERROR'}: ${e.message ?? String(err)}`, ok: false, network: !timeout });
-        },
-      });
-    });
+    return new Promise<Outcome>((resolve) => { this.agent().dispatch({ origin: c.origin, path: c.path, method: 'POST', body, headers }, new Answer(resolve, delivered)); });
   }
 
   /** Writes the outcomes of this turn in one transaction, then arms the retries. */
@@ -353,4 +334,29 @@ export class WebhookDispatcher {
     this.timers.clear();
     await Promise.all([...this.agents.values()].map((a) => a.destroy().catch(() => undefined)));
   }
+}
+
+/**
+ * What one attempt's answer comes to: the status decides; the body is read and dropped (64 KiB at most); an error after the status
+ * (body cut short, body timeout) leaves the status as the outcome; before it, the error is the outcome (G3: timeouts, network errors).
+ */
+class Answer implements Dispatcher.DispatchHandler {
+  private status: number | null = null;
+  private read = 0;
+  constructor(private resolve: (o: Outcome) => void, private delivered: (status: number) => boolean) {}
+  onRequestStart(): void { /* marks a handler of undici's current interface */ }
+  onResponseStart(_ctl: Dispatcher.DispatchController, status: number): void {
+    if (status >= 200) this.status = status; // 1xx are informational, not the answer
+  }
+  onResponseData(ctl: Dispatcher.DispatchController, chunk: Buffer): void {
+    if ((this.read += chunk.length) > ANSWER_BODY_READ) ctl.abort(new Error('answer body not read past 64 KiB'));
+  }
+  onResponseEnd(): void { this.answered(); }
+  onResponseError(_ctl: Dispatcher.DispatchController, err: Error): void {
+    if (this.status !== null) return this.answered();
+    const e = err as { code?: string; message?: string };
+    const timeout = /TIMEOUT/i.test(e.code ?? '');
+    this.resolve({ status: null, error: `${e.code ?? 'ERROR'}: ${e.message ?? String(err)}`, ok: false, network: !timeout });
+  }
+  private answered(): void { this.resolve({ status: this.status, error: null, ok: this.delivered(this.status!) }); }
 }

@@ -54,9 +54,6 @@ function payload(dev: Deviations, e: DomainEvent, sentAtMs: number, kind: string
 }
 
 export function payloadsFor(db: Db, dev: Deviations, e: DomainEvent, sentAtMs: number): Payload[] {
-  const policy = dev.policy.webhooks;
-  const one = (kind: string, deprecated: boolean, fields: Record<string, unknown>): Payload => payload(dev, e, sentAtMs, kind, deprecated, fields);
-
   switch (e.kind) {
     case 'user.created': case 'user.updated': case 'user.connected': case 'user.disconnected':
       return [payload(dev, e, sentAtMs, e.kind, false, { userId: e.userId })];
@@ -65,6 +62,8 @@ export function payloadsFor(db: Db, dev: Deviations, e: DomainEvent, sentAtMs: n
     default: break;
   }
 
+  const policy = dev.policy.webhooks;
+  const one = (kind: string, deprecated: boolean, fields: Record<string, unknown>): Payload => payload(dev, e, sentAtMs, kind, deprecated, fields);
   const c = db.prepare('SELECT * FROM conversations WHERE id = ? AND client_id = ?').get(e.conversationId, e.clientId) as ConversationRow | undefined;
   if (!c) return [];
   const channel = c.channel.toLowerCase();
