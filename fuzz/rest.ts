@@ -1,7 +1,7 @@
 // REST fuzzing from the OpenAPI document: one case generator per operation, the answer judged against what the document says.
 import fc from 'fast-check';
 import type { Target } from '../lib/target.js';
-import { OpenApiDocument, type Operation, type Parameter } from './openapi.js';
+import { OpenApiDocument, type Operation, type Parameter } from '../lib/openapi.js';
 import { SchemaValues, type Schema, type Validity } from './values.js';
 import { common, Ownership, type Finding } from './oracles.js';
 import { send, type Answer, type Auth, type Credentials, type FuzzRequest } from './exchange.js';

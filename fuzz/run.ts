@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import type { Target } from '../lib/target.js';
 import { LIMITS } from '../lib/limits.js';
-import { OpenApiDocument } from './openapi.js';
+import { OpenApiDocument } from '../lib/openapi.js';
 import { keyOf, Ownership, type Finding } from './oracles.js';
 import { curl, send, type Answer, type Credentials, type FuzzRequest } from './exchange.js';
 import { harvestRest, restSurface, type Surface } from './rest.js';

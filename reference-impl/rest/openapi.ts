@@ -10,6 +10,7 @@
 //     response: 'rest/operator.json',    // $id of the schema of one `data` item (lists: each item; `$defs/summary` = the list subset)
 //     body?: 'rest/operator-write.json', // $id of the request body schema (JSON and form)
 //     bodyRequired?: ['name', ...],      // fields the body must have on this route (create), beyond what the shared schema says
+//     unknownIds?: true,                 // answers 404 (UnknownId) for an id given in a filter that is not the key's client's
 //     deprecated?: true,                 // the whole resource/route is deprecated
 //   } } }, handler)
 // The collector hook is added to the REST scope before any route, so it sees every route of both route files.
@@ -26,6 +27,7 @@ export interface OpenApiRoute {
   response: string;
   body?: string;
   bodyRequired?: readonly string[];
+  unknownIds?: boolean;
   deprecated?: boolean;
 }
 
@@ -146,7 +148,7 @@ export function buildOpenApi(routes: CollectedRoute[]): object {
         [okCode]: { description: 'Success', content: { 'application/json': { schema: okSchema } } },
         '400': { $ref: '#/components/responses/BadRequest' },
         '403': { $ref: '#/components/responses/Forbidden' },
-        ...(path.includes('{') ? { '404': { $ref: '#/components/responses/UnknownId' } } : {}),
+        ...(path.includes('{') || o.unknownIds ? { '404': { $ref: '#/components/responses/UnknownId' } } : {}),
         '405': { $ref: '#/components/responses/MethodNotAllowed' },
         ...(o.body ? { '413': { $ref: '#/components/responses/TooLarge' }, '415': { $ref: '#/components/responses/UnsupportedMediaType' } } : {}),
         '414': { $ref: '#/components/responses/UriTooLong' },
