@@ -4,6 +4,7 @@ import { sign, SIGNATURE_HEADER } from '../lib/signature.js';
 import type { HttpAnswer, HttpRequest } from '../lib/http.js';
 import type { ConnectorCheckSettings } from './settings.js';
 import { RULE_LABELS } from './settings.js';
+import { transportCause } from './preflight.js';
 
 /** Sends one request (suites pass `api.request`, which attaches the masked evidence as a report step). */
 export type Send = (req: HttpRequest, label?: string) => Promise<HttpAnswer>;
@@ -32,6 +33,8 @@ export interface Exchange {
   error?: string;
   /** Ms since the start of the conversation it belongs to (sequence diagrams). */
   at?: number;
+  /** How the call was signed (default valid). */
+  signature?: SignatureMode;
 }
 
 export interface CallOptions {
@@ -45,26 +48,30 @@ export interface CallOptions {
 export interface DistributionRule { id: string; label: string }
 export interface BotWriteBody { name: string; pseudo: string; language: string; distributionRules: DistributionRule[]; external: { idBot: string } }
 
+/** What the client tells its owner: a bot it created (to remove at the end), a call that got no answer (partner gone?). */
+export interface ClientHooks { botCreated?(idOperator: string): void; noAnswer?(ex: Exchange): Promise<void> | void }
+
 export class ConnectorClient {
-  constructor(readonly settings: ConnectorCheckSettings, private readonly send: Send) {}
+  constructor(readonly settings: ConnectorCheckSettings, private readonly send: Send, private readonly hooks: ClientHooks = {}) {}
 
   /** The query string every call carries (endpoint 4 adds idOperator first, as the spec lists it). */
   query(extra: Record<string, string> = {}): string {
     return new URLSearchParams({ ...extra, idConnectorVersion: this.settings.connectorVersion, idWebsite: this.settings.website }).toString();
   }
 
-  async call(endpoint: Endpoint, method: 'GET' | 'PUT' | 'POST', path: string, opts: CallOptions): Promise<Exchange> {
+  async call(endpoint: Endpoint, method: 'GET' | 'PUT' | 'POST' | 'DELETE', path: string, opts: CallOptions): Promise<Exchange> {
     const rawQuery = this.query(opts.query);
     const url = `${this.settings.url}${path}?${rawQuery}`;
     const body = opts.body === undefined ? undefined : JSON.stringify(opts.body);
-    // G2: POST/PUT sign the raw body, GET signs the raw query string (without `?`).
-    const signed = method === 'GET' ? rawQuery : (body ?? '');
+    // G2: POST/PUT sign the raw body, GET (and a body-less DELETE) the raw query string (without `?`).
+    const signed = method === 'GET' || method === 'DELETE' ? rawQuery : (body ?? '');
     const headers: Record<string, string> = { accept: 'application/json' };
     if (body !== undefined) headers['content-type'] = 'application/json';
-    const mode = opts.signature ?? 'valid';
+    // --unsigned (a connector under development): no call carries a signature.
+    const mode = this.settings.unsigned ? 'missing' : opts.signature ?? 'valid';
     if (mode === 'valid') headers[SIGNATURE_HEADER] = sign(this.settings.secret, signed);
     if (mode === 'wrong') headers[SIGNATURE_HEADER] = sign(this.settings.secret, signed + '#not-these-bytes');
-    const ex: Exchange = { endpoint, method, path, url, signed, requestBody: opts.body, ms: 0 };
+    const ex: Exchange = { endpoint, method, path, url, signed, requestBody: opts.body, ms: 0, ...(mode !== 'valid' ? { signature: mode } : {}) };
     const started = performance.now();
     try {
       const res = await this.send({ method, url, headers, body, timeoutMs: opts.timeoutMs }, opts.label ?? `endpoint ${endpoint}: ${method} ${path}`);
@@ -77,6 +84,8 @@ export class ConnectorClient {
       ex.ms = performance.now() - started;
       ex.error = (e as Error).message || String(e);
     }
+    if (endpoint === 2 && method === 'PUT' && ex.status !== undefined && ex.status >= 200 && ex.status <= 299) this.hooks.botCreated?.(decodeURIComponent(path.split('/')[2] ?? ''));
+    if (ex.error !== undefined) await this.hooks.noAnswer?.(ex);
     return ex;
   }
 }
@@ -108,7 +117,17 @@ export function operatorMessage(payload: unknown, createdAt = zonedNow()): Messa
   return { idMessage: randomUUID(), author: { role: 'operator' }, payload, createdAt };
 }
 
-/** One-line human description of an exchange for terminal and report texts. */
+/** What a status says about the partner, when it says more than the number. */
+export function statusMeaning(status: number, unsigned = false): string {
+  if (status === 401 || status === 403) return unsigned ? 'refused: calls are unsigned (--unsigned) and the connector wants a signature' : 'refused the call: is --secret the connector\'s signing secret (G2)?';
+  if (status === 404 || status === 405 || status === 501) return 'endpoint not implemented, or the URL is not the connector\'s base URL';
+  if (status >= 500) return 'server error in the connector';
+  return '';
+}
+
+/** One-line human description of an exchange for terminal and report texts: the transport cause or what the status means. */
 export function describe(ex: Exchange): string {
-  return `${ex.method} ${ex.path} → ${ex.error ? `no answer (${ex.error.split('\n')[0]})` : `${ex.status}`} in ${Math.round(ex.ms)} ms`;
+  if (ex.error) return `${ex.method} ${ex.path} → no answer after ${Math.round(ex.ms)} ms: ${transportCause(ex.error)}`;
+  const meaning = ex.status !== undefined && (ex.status < 200 || ex.status > 299) ? statusMeaning(ex.status) : '';
+  return `${ex.method} ${ex.path} → ${ex.status}${meaning ? ` (${meaning})` : ''} in ${Math.round(ex.ms)} ms`;
 }

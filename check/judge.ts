@@ -2,6 +2,7 @@
 import type { ErrorObject } from 'ajv/dist/2020.js';
 import { check, formatErrors, validator } from '../lib/schemas.js';
 import { LIMITS } from '../lib/limits.js';
+import { isoDateTimeKind } from '../lib/iso8601.js';
 
 export interface Located<T> { where: string; value: T }
 type Reply = Record<string, any>;
@@ -15,23 +16,54 @@ export function durationMs(d: unknown): number | undefined {
   return factor === undefined ? undefined : value * factor;
 }
 
-/** ISO 8601 date-time (date, `T`, time, optional fraction, `Z` or offset) that also parses to a real instant. */
+/** ISO 8601 date-time (G24: offset and fraction optional; Java's `[zone]` suffix accepted, see dateWarnings). */
 export function isIsoDateTime(v: unknown): boolean {
-  return typeof v === 'string'
-    && /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})$/.test(v)
-    && !Number.isNaN(Date.parse(v));
+  return isoDateTimeKind(v) !== null;
 }
 
-/** Problems with createdAt/updatedAt of an object (Bot or Connector conversation); `updateAt` is accepted where `allowUpdateAt`. */
+/** The date fields of a Bot or Connector conversation, with the name used (`updateAt` where `allowUpdateAt`). */
+function dateFields(o: Record<string, unknown>, allowUpdateAt: boolean): Array<[string, unknown]> {
+  const name = o.updatedAt === undefined && allowUpdateAt && o.updateAt !== undefined ? 'updateAt' : 'updatedAt';
+  return [['createdAt', o.createdAt], [name, o[name]]];
+}
+
+/** Problems with createdAt/updatedAt of an object (Bot or Connector conversation): missing, empty or not a date-time fail. */
 export function dateProblems(obj: unknown, allowUpdateAt: boolean): string[] {
   if (!obj || typeof obj !== 'object') return ['the answer is not an object'];
-  const o = obj as Record<string, unknown>;
-  const out: string[] = [];
-  if (!isIsoDateTime(o.createdAt)) out.push(`createdAt ${JSON.stringify(o.createdAt)} is not an ISO 8601 date-time`);
-  const updated = o.updatedAt ?? (allowUpdateAt ? o.updateAt : undefined);
-  const name = o.updatedAt === undefined && allowUpdateAt && o.updateAt !== undefined ? 'updateAt' : 'updatedAt';
-  if (!isIsoDateTime(updated)) out.push(`${name} ${JSON.stringify(updated)} is not an ISO 8601 date-time`);
-  return out;
+  return dateFields(obj as Record<string, unknown>, allowUpdateAt).filter(([, v]) => !isIsoDateTime(v)).map(([k, v]) => `${k} ${JSON.stringify(v)} is not an ISO 8601 date-time`);
+}
+
+/** Allowed date variants worth a WARN (G24): Java's zoned form, valid ISO 8601 plus a zone id the spec does not ask for. */
+export function dateWarnings(obj: unknown, allowUpdateAt: boolean): string[] {
+  if (!obj || typeof obj !== 'object') return [];
+  return dateFields(obj as Record<string, unknown>, allowUpdateAt).filter(([, v]) => isoDateTimeKind(v) === 'java-zoned').map(([k, v]) => javaDateWarning(k, String(v)));
+}
+
+/** The WARN of one date field in Java's zoned form (one sentence per field, however many answers carry it). */
+export const javaDateWarning = (field: string, example: string): string =>
+  `${field} is in Java's zoned form (ZonedDateTime.toString(), e.g. ${JSON.stringify(example)}): accepted as ISO 8601 with a zone id, but plain ISO 8601 (${JSON.stringify(example.replace(/\[.*\]$/, ''))}) is what the spec shows (G24)`;
+
+/** Date WARNs of several answers, one per field (the first example kept). */
+export function dateWarningsOf(objs: unknown[], allowUpdateAt: boolean): string[] {
+  const byField = new Map<string, string>();
+  for (const o of objs) {
+    if (!o || typeof o !== 'object') continue;
+    for (const [k, v] of dateFields(o as Record<string, unknown>, allowUpdateAt)) if (isoDateTimeKind(v) === 'java-zoned' && !byField.has(k)) byField.set(k, String(v));
+  }
+  return [...byField].map(([k, v]) => javaDateWarning(k, v));
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/** G23: the connector's own idConversation is joined; one that is not a UUID is a WARN (the resource table types it UUID). */
+export function conversationIdWarning(id: unknown): string | null {
+  if (typeof id !== 'string' || id === '' || UUID.test(id)) return null;
+  return `idConversation ${JSON.stringify(id)} is the connector's own id and not a UUID: the service joins it and uses it on every later call (G23), but the resource table types it UUID`;
+}
+
+/** G25: top-level fields of an answer beyond those the schema lists (tolerated; a NOTE names them). */
+export function unlistedFields(schemaId: string, data: unknown): string[] {
+  const listed = Object.keys(((validator(schemaId).schema ?? {}) as { properties?: Record<string, unknown> }).properties ?? {});
+  return data && typeof data === 'object' && !Array.isArray(data) ? Object.keys(data).filter((k) => !listed.includes(k)) : [];
 }
 
 /** Every payload carried by replies (message replies only), with where it is. */

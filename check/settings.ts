@@ -1,5 +1,5 @@
 // What `ces check` (or `ces test`) asks the connector-check and receiver-check suites to judge: URLs, ids and secrets from CES_CHECK_* variables, else the target's fake connector and sink.
-import { randomUUID } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import type { Target } from '../lib/target.js';
 import { addSecret } from '../lib/mask.js';
@@ -15,7 +15,13 @@ export const CHECK_ENV = {
   receiverUrl: 'CES_CHECK_RECEIVER_URL',
   receiverSecret: 'CES_CHECK_RECEIVER_SECRET',
   allowHttp: 'CES_CHECK_ALLOW_HTTP',
+  unsigned: 'CES_CHECK_UNSIGNED',
+  caFile: 'CES_CHECK_CA_FILE',
+  conversations: 'CES_CHECK_CONVERSATIONS',
 } as const;
+
+/** Conversations held at once by the concurrency check (G28) unless `--conversations N` says otherwise. */
+export const DEFAULT_CONVERSATIONS = 3;
 
 /** A script step that clicks the first quick reply of the connector's last answer (skipped when none is offered). */
 export const QUICK_REPLY_STEP = '@quick-reply';
@@ -26,6 +32,26 @@ export const DEFAULT_SCRIPT: readonly string[] = ['Hello', QUICK_REPLY_STEP, 'I 
  * (fixtures/scenarios/demo.json), so quick replies, rich content, images and transfers are all judged there.
  */
 export const REFERENCE_SCRIPT: readonly string[] = ['example quick replies', QUICK_REPLY_STEP, 'rich content', 'transfer support'];
+/** Scripts the concurrency check (G28) holds alone, then at once: different visitors saying different things. */
+export const CONCURRENT_SCRIPTS: readonly string[][] = [
+  ['Hello', 'I would like some information about my order, please.'],
+  ['Good morning', 'Can you help me with an invoice?'],
+  ['Hi', 'I would like to talk to someone.'],
+  ['Hey', 'What are your opening hours?'],
+];
+/** The same against the embedded stack's fake connector: texts of its demo scenario with different answers. */
+export const REFERENCE_CONCURRENT_SCRIPTS: readonly string[][] = [['example quick replies', 'Yes please'], ['rich content', 'schedule'], ['remember me', 'No thanks']];
+
+/**
+ * N scripts for the concurrency check: the defaults in turn; with a user's script, that script rotated by one step per
+ * conversation (so conversations held at once say different things at each step).
+ */
+export function concurrentScripts(s: ConnectorCheckSettings, reference: boolean): string[][] {
+  if (env(CHECK_ENV.script)) return Array.from({ length: s.conversations }, (_, i) => [...s.script.slice(i % s.script.length), ...s.script.slice(0, i % s.script.length)]);
+  const base = reference && s.origin !== 'ces check' ? REFERENCE_CONCURRENT_SCRIPTS : CONCURRENT_SCRIPTS;
+  return Array.from({ length: s.conversations }, (_, i) => [...base[i % base.length]!]);
+}
+
 /** Default project id sent as idWebsite when the user gives none. */
 export const DEFAULT_WEBSITE = '1';
 /** Default bot language (two letters) of the bot write body. */
@@ -43,15 +69,28 @@ export interface ConnectorCheckSettings {
   website: string;
   language: string;
   allowHttp: boolean;
+  /** `--unsigned`: calls carry no signature (a connector under development); the signature clauses are not judged. */
+  unsigned: boolean;
   script: string[];
+  /** Conversations held at once by the concurrency check (1: that clause is not judged). */
+  conversations: number;
   /** Where the URL came from, for report texts. */
   origin: 'ces check' | 'target connector_url';
+}
+
+/**
+ * One idConnectorVersion per run: `ces check` passes the one given or generated; inside `ces test` it is derived from the
+ * run folder, so every worker of the run sends the same one.
+ */
+export function runConnectorVersion(seed = process.env.CES_RUN_DIR ?? String(process.ppid)): string {
+  const h = createHash('sha256').update(`ces-connector-version:${seed}`).digest('hex');
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-${((parseInt(h[16]!, 16) & 3) | 8).toString(16)}${h.slice(17, 20)}-${h.slice(20, 32)}`;
 }
 
 /** Deliveries under this path of the webhook sink are refused with 401 when their signature does not verify. */
 export const STRICT_SINK_PATH = '/strict/receiver-check';
 
-export interface ReceiverCheckSettings { url: string; secret: string; allowHttp: boolean; origin: 'ces check' | 'target sink_url' }
+export interface ReceiverCheckSettings { url: string; secret: string; allowHttp: boolean; unsigned: boolean; origin: 'ces check' | 'target sink_url' }
 
 const env = (k: string): string | undefined => (process.env[k] && process.env[k]!.length ? process.env[k] : undefined);
 
@@ -86,10 +125,12 @@ export function connectorSettings(target: Target): ConnectorCheckSettings {
   connectorCache = {
     url: url.replace(/\/+$/, ''),
     secret,
-    connectorVersion: env(CHECK_ENV.connectorVersion) ?? randomUUID(),
+    connectorVersion: env(CHECK_ENV.connectorVersion) ?? runConnectorVersion(),
     website: env(CHECK_ENV.website) ?? DEFAULT_WEBSITE,
     language: env(CHECK_ENV.language) ?? DEFAULT_LANGUAGE,
     allowHttp: env(CHECK_ENV.allowHttp) === '1',
+    unsigned: env(CHECK_ENV.unsigned) === '1',
+    conversations: Math.max(1, Number(env(CHECK_ENV.conversations) ?? DEFAULT_CONVERSATIONS) || DEFAULT_CONVERSATIONS),
     script: env(CHECK_ENV.script) ? parseScript(env(CHECK_ENV.script)!) : !fromCheck && target.reference ? [...REFERENCE_SCRIPT] : [...DEFAULT_SCRIPT],
     origin: fromCheck ? 'ces check' : 'target connector_url',
   };
@@ -105,7 +146,7 @@ export function receiverSettings(target: Target): ReceiverCheckSettings {
   if (!url) throw new Error(`no webhook receiver to check: set ${CHECK_ENV.receiverUrl} (ces check webhook-receiver URL) or give sink_url in the target`);
   const secret = env(CHECK_ENV.receiverSecret) ?? stackSecrets(target).sink_secret ?? '';
   addSecret(secret);
-  receiverCache = { url, secret, allowHttp: env(CHECK_ENV.allowHttp) === '1', origin: fromCheck ? 'ces check' : 'target sink_url' };
+  receiverCache = { url, secret, allowHttp: env(CHECK_ENV.allowHttp) === '1', unsigned: env(CHECK_ENV.unsigned) === '1', origin: fromCheck ? 'ces check' : 'target sink_url' };
   return receiverCache;
 }
 

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { spawn } from 'node:child_process';
 import { ROOT, REPORTS } from '../lib/paths.js';
 import { readPlaywrightResults, clauseVerdicts, checkVerdicts, scrubDir, findLeaks, type CheckResult, type ClauseVerdict } from '../lib/results.js';
-import { LABEL, verdictFor, countsLine, legendLines, runVerdict, wrapText, type Verdict } from '../lib/verdicts.js';
+import { COUNTED, LABEL, LEGEND, verdictFor, countsLine, runVerdict, wrapText, type Verdict } from '../lib/verdicts.js';
 import { junitXml } from '../lib/junit.js';
 import { addSecret, knownSecrets, mask } from '../lib/mask.js';
 import { targetSecrets, type Target } from '../lib/target.js';
@@ -67,7 +67,13 @@ export async function runPlaywright(opts: { targetFile: string; targetFiles?: st
  * Options of finishRun: `strict` makes WARN fail; `area` prints the table of that area's clauses (vendor checks);
  * `baseline` forgives the failures it lists (`ces test --baseline F`); `writeBaseline` records this run's failures.
  */
-export interface FinishOptions extends BaselineOptions { strict?: boolean; area?: string }
+export interface FinishOptions extends BaselineOptions {
+  strict?: boolean; area?: string;
+  /** The run stopped early (the partner of `ces check` stopped answering): exit 2 with this reason. */
+  stopped?: string;
+  /** Said with the verdict (e.g. unsigned calls). */
+  qualifier?: string;
+}
 
 /** Writes the run's summary, JUnit and evidence, refreshes reports/index.html, prints the terminal table and the verdict; returns the exit code. */
 export function finishRun(run: { id: string; dir: string }, kind: string, target: Target, checks: CheckResult[], extra: Partial<RunSummary> = {}, opts: FinishOptions = {}): 0 | 1 | 2 {
@@ -83,12 +89,12 @@ export function finishRun(run: { id: string; dir: string }, kind: string, target
   // With a baseline, known failures are reported but do not fail the run; new ones do (and harness errors still exit 2).
   if (baseline && code === 1) code = baseline.regressions.length || (opts.strict && perCheck.includes('warn')) ? 1 : 0;
   // A target that stopped answering: the run could not judge it (exit 2), whatever the checks before it said.
-  if (extra.targetLost) code = 2;
+  if (extra.targetLost || opts.stopped) code = 2;
   if (opts.writeBaseline) writeBaseline(opts.writeBaseline, mask(target.base_url), failing.map((v) => ({ id: v.clause.id, severity: v.clause.severity, text: v.clause.text })));
   const summary: RunSummary = {
     id: run.id, kind, date: new Date().toISOString(), target: mask(target.base_url), reference, deviations: target.deviations ?? [],
     exitCode: code, checks, verdicts: verdicts.map((v) => ({ id: v.clause.id, verdict: v.verdict, checks: v.checks.map((c) => c.title) })),
-    ...(opts.strict ? { strict: true } : {}), ...extra,
+    ...(opts.strict ? { strict: true } : {}), ...(opts.stopped ? { stopped: opts.stopped } : {}), ...extra,
   };
   if (checks.length) summary.coverage = coverageOf(checks, summary.verdicts);
   if (baseline) summary.baseline = baseline;
@@ -108,12 +114,13 @@ export function finishRun(run: { id: string; dir: string }, kind: string, target
   if (leaks.length) console.error(`\nWARNING: a secret is still present under ${run.dir} in ${[...new Set(leaks.map((l) => path.relative(run.dir, l.file)))].join(', ')} (a report writer bypassed lib/mask.ts)`);
   console.log(`\nreport: ${landing}\nevidence: ${evidence}\nrun folder: ${run.dir}`);
   // A run without checks of its own (selftest: its sub-runs have them) prints its own outcome instead.
-  if (checks.length) console.log(`\nverdict: ${runSentence(outcome.sentence, summary)} (exit ${summary.exitCode})`);
+  if (checks.length) console.log(`\nverdict: ${runSentence(outcome.sentence, summary)}${opts.qualifier ? ` — ${opts.qualifier}` : ''} (exit ${summary.exitCode})`);
   return summary.exitCode as 0 | 1 | 2;
 }
 
 /** The verdict sentence, said against the baseline or the lost target when the run had one. */
 function runSentence(sentence: string, s: RunSummary): string {
+  if (s.stopped) return `STOPPED: ${s.stopped}`;
   if (s.targetLost) return `NOT JUDGED: the run could not judge the target (it stopped answering at ${s.targetLost.since}); ${s.targetLost.notJudged} check(s) not judged`;
   if (s.baseline && s.exitCode === 0 && s.baseline.known.length) return `PASS against the baseline: ${s.baseline.known.length} known failure(s), no new failure`;
   return sentence;
@@ -142,19 +149,21 @@ const reasonsOf = (c: CheckResult, v: Verdict): string[] => {
 export function terminalReport(checks: CheckResult[], perCheck: Verdict[], verdicts: ClauseVerdict[], opts: { area?: string; reference?: boolean } = {}): string {
   const area = opts.area;
   const lines: string[] = [];
-  const inArea = verdicts.filter((v) => (area ? v.clause.area === area : v.verdict !== 'not-run'));
+  // The area checked: clauses with a check in this run (of the vendor area, for `ces check`).
+  const inArea = verdicts.filter((v) => v.verdict !== 'not-run' && (!area || v.clause.area === area));
   lines.push(`clauses${area ? ` of ${area}` : ' checked'} (${inArea.length}): ${countsLine(inArea.map((v) => v.verdict))}`);
   lines.push(`checks (${checks.length}): ${countsLine(perCheck)}`);
   if (area) {
     const head = ['clause', 'severity', 'verdict'];
     const w = [0, 1, 2].map((i) => Math.max(head[i]!.length, ...inArea.map((v) => [v.clause.id, v.clause.severity, LABEL[v.verdict]][i]!.length)));
-    const indent = ' '.repeat(w[0]! + w[1]! + w[2]! + 6);
     const row = (c: string[]) => c.map((x, i) => (i < 3 ? x.padEnd(w[i]!) : x)).join('  ');
+    const indent = ' '.repeat(row(['', '', '', '']).length);
     lines.push('', row([...head, 'reason']), row([...w.map((n) => '-'.repeat(n)), '------']));
     for (const v of inArea) {
       const k = v.checks.find((c) => verdictFor(c, v.clause.severity, opts.reference === true) === v.verdict) ?? v.checks[0];
       const reason = k && v.verdict !== 'pass' ? reasonsOf(k, v.verdict).join('; ') : '';
-      lines.push(wrapText(row([v.clause.id, v.clause.severity, LABEL[v.verdict], reason]), WIDTH, indent));
+      // The reason wraps under its own column, at word boundaries, whole.
+      lines.push(row([v.clause.id, v.clause.severity, LABEL[v.verdict], '']) + wrapText(reason, Math.max(40, WIDTH - indent.length), indent));
     }
   }
   const listed = (want: Verdict[]) => checks.map((c, i) => ({ c, v: perCheck[i]! })).filter(({ v }) => want.includes(v));
@@ -162,7 +171,7 @@ export function terminalReport(checks: CheckResult[], perCheck: Verdict[], verdi
     if (!rows.length) return;
     lines.push('', title);
     for (const { c, v } of rows) {
-      lines.push(wrapText(`  ${LABEL[v]} [${c.clauses.join(', ')}] ${c.title}`, WIDTH, '       '));
+      lines.push(`  ${wrapText(`${LABEL[v]} [${c.clauses.join(', ')}] ${c.title}`, WIDTH - 2, '       ')}`);
       for (const r of reasonsOf(c, v)) if (r) lines.push(`       ${wrapText(r, WIDTH - 7, '       ')}`);
     }
   };
@@ -171,6 +180,6 @@ export function terminalReport(checks: CheckResult[], perCheck: Verdict[], verdi
   const firstFail = listed(['fail']).find(({ c }) => c.reproductions?.length);
   if (firstFail) lines.push('', `reproduction of the first failure (${firstFail.c.clauses.join(', ')}: ${firstFail.c.title}):`, ...firstFail.c.reproductions![0]!.split('\n').map((l) => `  ${l}`));
   const present = [...new Set([...perCheck, ...inArea.map((v) => v.verdict)])];
-  lines.push('', 'legend:', ...legendLines(present));
+  lines.push('', 'legend:', ...COUNTED.filter((v) => present.includes(v)).map((v) => `  ${LABEL[v].padEnd(14)}${wrapText(LEGEND[v], WIDTH - 16, ' '.repeat(16))}`));
   return lines.join('\n');
 }

@@ -45,6 +45,27 @@ export interface Fault {
   /** Applies this many times, then is removed (default: until reset). */
   times?: number;
 }
+/**
+ * Variants of a connector's behaviour (issue 13), switched with `POST /_control/mode`: allowed ones a correct connector may
+ * show (G23 own ids, G24 Java dates, G25 extra fields) and wrong ones (refusing every call, state shared across
+ * conversations, answers carrying another conversation's id).
+ */
+export interface ConnectorMode {
+  /** Answers POST /conversations with its own non-UUID id and expects it on later calls (G23: allowed, a WARN). */
+  ownIds?: boolean;
+  /** Dates in Java's ZonedDateTime.toString() form, `...Z[Etc/UTC]` (G24: allowed, a WARN). */
+  javaDates?: boolean;
+  /** Fields beyond those listed in Bot and conversation answers (G25: allowed, a NOTE). */
+  extraFields?: boolean;
+  /** Refuses every call with 401, correctly signed or not. */
+  refuseAll?: boolean;
+  /** Keeps the visitor's last text in one variable for all conversations (G28: wrong when several are held at once). */
+  sharedState?: boolean;
+  /** Answers carry the idConversation of the conversation opened last (G28: wrong when several are held at once). */
+  wrongConversation?: boolean;
+}
+export const MODE_KEYS = ['ownIds', 'javaDates', 'extraFields', 'refuseAll', 'sharedState', 'wrongConversation'] as const;
+
 /** A per-visitor-text script: the first visitor message with `text` binds the conversation to it. */
 export interface Script { text: string; replies: Reply[]; variables?: Array<{ key: string; value: string }>; then?: Record<string, Reply[]>; faults?: Partial<Record<Endpoint, Fault>> }
 interface FaultRule { endpoint: Endpoint; idOperator?: string; text?: string; fault: Fault }
@@ -69,6 +90,15 @@ export class ConnectorState {
   intervals = new PollIntervals(LIMITS.availabilityPollMs);
   /** The bot version answering visitor messages (fake-connector/versions.ts). */
   version: ConnectorVersion = 'v1';
+  /** Behaviour variants (ConnectorMode). */
+  mode: ConnectorMode = {};
+  /** sharedState: the last visitor text, of whatever conversation (the bug it simulates). */
+  lastText?: string;
+  /** wrongConversation: the conversation opened last. */
+  lastOpened?: string;
+  /** ownIds: the connector's own conversation ids handed out. */
+  private ownSeq = 0;
+  nextOwnId(): string { return `conv-${++this.ownSeq}`; }
   private seq = 0;
   private waiters = new Set<{ match: (r: RequestRecord) => boolean; resolve: (r: RequestRecord) => void }>();
 
@@ -83,7 +113,7 @@ export class ConnectorState {
   }
 
   reset(): void {
-    this.scripts.clear(); this.operatorOverrides.clear(); this.faults = []; this.log = [];
+    this.scripts.clear(); this.operatorOverrides.clear(); this.faults = []; this.log = []; this.mode = {};
     this.loadScenarios();
   }
 
@@ -169,7 +199,10 @@ export async function startFakeConnector(opts: FakeConnectorOptions): Promise<Fa
   const controlToken = opts.controlToken ?? newControlToken();
   guardRoutes(app, '/_control', controlToken, 'the fake connector control API');
 
-  const nowIso = () => new Date().toISOString();
+  // javaDates: what Java's ZonedDateTime.toString() writes for UTC.
+  const nowIso = () => (state.mode.javaDates ? `${new Date().toISOString()}[Etc/UTC]` : new Date().toISOString());
+  /** extraFields: fields the spec does not list, as real connectors add them. */
+  const extra = () => (state.mode.extraFields ? { locale: 'en-GB', _links: { self: { href: `${url}/self` } } } : {});
 
   async function handle(req: FastifyRequest, reply: FastifyReply) {
     const started = Date.now();
@@ -199,8 +232,8 @@ export async function startFakeConnector(opts: FakeConnectorOptions): Promise<Fa
     const rec = state.record({ at: started, method: req.method, path: pathname, endpoint: route.endpoint, query, rawQuery, body, signature, violations, idOperator, idConversation, role, text });
 
     const finish = (status: number | 'reset', sent?: unknown) => { rec.answer = { status, ms: Date.now() - started, body: sent }; };
-    // A real connector refuses unsigned calls.
-    if (!signature.ok) { finish(401); return reply.code(401).send({ error: 'invalid_signature', message: signature.reason }); }
+    // A real connector refuses unsigned calls; refuseAll refuses the signed ones too.
+    if (!signature.ok || state.mode.refuseAll) { finish(401); return reply.code(401).send({ error: 'invalid_signature', message: signature.ok ? 'refused' : signature.reason }); }
 
     const conv = idConversation ? state.conversations.get(idConversation) : undefined;
     let script = conv?.script;
@@ -242,7 +275,7 @@ export async function startFakeConnector(opts: FakeConnectorOptions): Promise<Fa
         const b = state.bots.get(idOperator!);
         if (!b) { finish(404); return reply.code(404).send({ error: 'unknown_bot' }); }
         const s = state.scenarios.get(b.write?.external?.idBot);
-        out = { idOperator, external: { idBot: b.write?.external?.idBot, ...(s ? { name: s.name, description: s.description } : {}), editorUrl: s?.editorUrl ?? 'https://editor.example/unknown' }, createdAt: b.createdAt, updatedAt: b.updatedAt };
+        out = { idOperator, external: { idBot: b.write?.external?.idBot, ...(s ? { name: s.name, description: s.description } : {}), editorUrl: s?.editorUrl ?? 'https://editor.example/unknown' }, createdAt: b.createdAt, updatedAt: b.updatedAt, ...extra() };
         break;
       }
       case 'availability':
@@ -253,8 +286,12 @@ export async function startFakeConnector(opts: FakeConnectorOptions): Promise<Fa
         break;
       case 'conversation-create': {
         const now = nowIso();
-        if (idConversation) state.conversations.set(idConversation, { idOperator: String(idOperator), createdAt: now });
-        out = { idConversation, idOperator: String(idOperator), replies: [], createdAt: now, updatedAt: now };
+        // ownIds: the connector's own id, joined by the service and used on every later call (G23).
+        const answered = state.mode.ownIds ? state.nextOwnId() : idConversation;
+        if (answered) state.conversations.set(answered, { idOperator: String(idOperator), createdAt: now });
+        if (idConversation && answered !== idConversation) state.conversations.set(idConversation, { idOperator: String(idOperator), createdAt: now });
+        state.lastOpened = answered;
+        out = { idConversation: answered, idOperator: String(idOperator), replies: [], createdAt: now, updatedAt: now, ...extra() };
         break;
       }
       case 'messages': {
@@ -263,7 +300,13 @@ export async function startFakeConnector(opts: FakeConnectorOptions): Promise<Fa
         let variables: Array<{ key: string; value: string }> | undefined;
         const loops = fault?.replyToOperator === true;
         if (role === 'visitor' || loops) {
-          const t = role === 'visitor' ? text ?? '' : '';
+          let t = role === 'visitor' ? text ?? '' : '';
+          if (state.mode.sharedState && role === 'visitor') {
+            // The bug: one variable for every conversation, read after an await (another conversation may have written it).
+            state.lastText = t;
+            await new Promise((r) => setTimeout(r, 50));
+            t = state.lastText;
+          }
           if (role !== 'visitor') replies = [{ type: 'message', payload: { contentType: 'text', value: 'Echo of an operator message (a looping connector).' } }];
           else if (script && t === script.text) { replies = script.replies; variables = script.variables; }
           else if (script?.then?.[t]) replies = script.then[t]!;
@@ -280,7 +323,8 @@ export async function startFakeConnector(opts: FakeConnectorOptions): Promise<Fa
           if (v.delayMs) await new Promise((r) => setTimeout(r, v.delayMs));
         }
         if (fault?.longText) replies = replies.map((r) => (r.type === 'message' && (r.payload as any)?.contentType === 'text' ? { ...r, payload: { contentType: 'text', value: LONG_TEXT } } : r));
-        out = { idConversation, idOperator: String(idOperator), replies, ...(variables ? { variables } : {}), createdAt: conv?.createdAt ?? now, updatedAt: now };
+        const answeredId = state.mode.wrongConversation && state.lastOpened ? state.lastOpened : idConversation;
+        out = { idConversation: answeredId, idOperator: String(idOperator), replies, ...(variables ? { variables } : {}), createdAt: conv?.createdAt ?? now, updatedAt: now, ...extra() };
         break;
       }
     }
@@ -332,6 +376,13 @@ export async function startFakeConnector(opts: FakeConnectorOptions): Promise<Fa
     return { request: r };
   });
   app.get('/_control/bots', async () => Object.fromEntries(state.bots));
+  app.post<{ Body: any }>('/_control/mode', async (req, reply) => {
+    const b = typeof req.body === 'string' ? JSON.parse(req.body || '{}') : req.body ?? {};
+    const bad = Object.entries(b ?? {}).filter(([k, v]) => !(MODE_KEYS as readonly string[]).includes(k) || typeof v !== 'boolean');
+    if (!b || typeof b !== 'object' || Array.isArray(b) || bad.length) return reply.code(400).send({ error: `body must be an object of booleans among ${MODE_KEYS.join(', ')}${bad.length ? `; not accepted: ${bad.map(([k]) => k).join(', ')}` : ''}` });
+    state.mode = { ...state.mode, ...b };
+    return { ok: true, mode: state.mode };
+  });
   // Endpoint-4 interval errors since the last reset (benchmarks): `prefix` keeps bots whose idOperator starts with it, `exclude` drops them.
   app.post('/_control/intervals/reset', async () => { state.intervals.reset(); return { ok: true }; });
   app.get<{ Querystring: Record<string, string> }>('/_control/intervals', async (req) => {

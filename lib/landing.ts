@@ -19,6 +19,8 @@ export interface RunSummary {
   exitCode: number;
   /** `--strict`: WARN failed the run. */
   strict?: boolean;
+  /** The run stopped early (the partner stopped answering), and why. */
+  stopped?: string;
   checks: CheckResult[];
   verdicts: Array<{ id: string; verdict: string; checks: string[] }>;
   /** The target stopped answering during the run: since when, why, how many checks were not judged (exit 2). */

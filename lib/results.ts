@@ -265,6 +265,25 @@ export function scrubDir(dir: string): string[] {
   return changed;
 }
 
+const isBase64Byte = (c: number) => (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || (c >= 48 && c <= 57) || c === 43 || c === 47;
+
+/**
+ * Runs of 40 or more base64 characters (with their `=` padding), found by one linear scan: a regular expression over a
+ * many-megabyte report (a zipped trace inlined by Allure) overflowed the regexp engine's stack.
+ */
+function* base64Runs(buf: Buffer): Generator<string> {
+  let start = -1;
+  for (let i = 0; i <= buf.length; i++) {
+    if (i < buf.length && isBase64Byte(buf[i]!)) { if (start < 0) start = i; continue; }
+    if (start >= 0 && i - start >= 40) {
+      let end = i;
+      while (end < buf.length && end - i < 2 && buf[end] === 61) end++;
+      yield buf.toString('latin1', start, end);
+    }
+    start = -1;
+  }
+}
+
 /** Every place a secret still appears under a folder: plain text, base64 blobs (Allure's single file) and zip entries inside them. */
 export function findLeaks(dir: string, secrets: string[]): Array<{ file: string; secret: string; where: string }> {
   const wanted = secrets.filter((s) => s && s.length >= 4);
@@ -275,9 +294,8 @@ export function findLeaks(dir: string, secrets: string[]): Array<{ file: string;
   for (const f of filesUnder(dir)) {
     const buf = fs.readFileSync(f);
     look(f, 'text', buf);
-    const text = buf.toString('latin1');
-    for (const m of text.matchAll(/[A-Za-z0-9+/]{40,}={0,2}/g)) {
-      const bytes = Buffer.from(m[0], 'base64');
+    for (const run of base64Runs(buf)) {
+      const bytes = Buffer.from(run, 'base64');
       look(f, 'base64', bytes);
       if (bytes.length > 22 && bytes.readUInt32LE(0) === 0x04034b50) {
         try { for (const e of readZip(bytes)) look(f, `zip:${e.name}`, e.data); } catch { /* not a whole archive */ }

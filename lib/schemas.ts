@@ -4,6 +4,7 @@ import path from 'node:path';
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { SCHEMAS_DIR } from './paths.js';
+import { isoDateTimeKind } from './iso8601.js';
 
 // ajv-formats is CommonJS: under ESM its function may sit on `default`.
 const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (a: Ajv2020) => Ajv2020;
@@ -36,6 +37,8 @@ export function getAjv(): Ajv2020 {
   addFormats(ajv);
   // Spec dates: `YYYY-MM-DD HH:MM:SS` (REST) and `<timestamp>[<zone_id>]` (connector message calls).
   ajv.addFormat('rest-date', /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/);
+  // Connector answers (G24): any ISO 8601 date-time, offset and fraction optional, a Java zone suffix tolerated.
+  ajv.addFormat('iso-date-time', { type: 'string', validate: (v: string) => isoDateTimeKind(v) !== null });
   ajv.addFormat('zoned-date-time', /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})\[[A-Za-z0-9_/+-]+\]$/);
   for (const schema of Object.values(allSchemas())) ajv.addSchema(schema);
   return ajv;
@@ -60,4 +63,21 @@ export function formatErrors(errors: ErrorObject[] | null | undefined): string {
 export function check(id: string, data: unknown): string | null {
   const v = validator(id);
   return v(data) ? null : formatErrors(v.errors);
+}
+
+/**
+ * Validates as a tolerant reader (G25): fields beyond those listed are not errors but returned apart (`extras`, for a NOTE);
+ * a listed field missing or of the wrong type is still an error. Only where the spec says "no additional properties"
+ * (Scenario items) must callers use `check` instead.
+ */
+export function checkTolerant(id: string, data: unknown): { errors: string | null; extras: string[] } {
+  const v = validator(id);
+  if (v(data)) return { errors: null, extras: [] };
+  const all = v.errors ?? [];
+  const extra = all.filter((e) => e.keyword === 'additionalProperties');
+  const kept = all.filter((e) => e.keyword !== 'additionalProperties');
+  return {
+    errors: kept.length ? formatErrors(kept) : null,
+    extras: extra.map((e) => `${e.instancePath}/${String((e.params as { additionalProperty?: unknown }).additionalProperty)}`),
+  };
 }

@@ -1,22 +1,35 @@
-// Deliberate deviations (`--deviate ID`): each breaks one clause on purpose so `ces selftest` can prove a check fails.
-import { deviationIds } from '../lib/catalogue.js';
+// Deliberate deviations (`--deviate ID`) of one stack: which are on, and what they change at the seams — each area's policy
+// (limits, timings, texts, the functions a wrong computation swaps in) and the JSON edits of the response/request hooks.
+// What a deviation does is data (fixtures/deviations/*.json, read through lib/deviation-registry.ts); no domain code names one.
+import { deviationRegistry, type DeviationEntry } from '../lib/deviation-registry.js';
+import type { JsonEdit } from '../lib/json-edit.js';
+import { buildPolicies, type Policies } from './policies.js';
 
 export class Deviations {
-  private on = new Set<string>();
+  private on: DeviationEntry[] = [];
+  private policies: Policies = buildPolicies([]);
   constructor(ids: string[] = []) { this.set(ids); }
 
-  /** True when deviation `id` is switched on. Call sites name ids listed in fixtures/deviations/. */
-  has(id: string): boolean { return this.on.has(id); }
-  list(): string[] { return [...this.on]; }
+  list(): string[] { return this.on.map((d) => d.id); }
 
-  /** Replaces the active set; throws on an id not in the catalogue, so a typo never silently tests nothing. */
+  /** Replaces the active set; throws on an id not in the catalogue, so a typo never silently tests nothing. Nothing changes on a throw. */
   set(ids: string[]): void {
-    const known = deviationIds();
-    const unknown = ids.filter((id) => !known.has(id));
+    const registry = deviationRegistry();
+    const unknown = ids.filter((id) => !registry.has(id));
     if (unknown.length) throw new UnknownDeviationError(unknown);
-    this.on = new Set(ids);
+    const on = [...new Set(ids)].map((id) => registry.get(id)!);
+    this.policies = buildPolicies(on);
+    this.on = on;
   }
-  clear(): void { this.on.clear(); }
+  clear(): void { this.set([]); }
+
+  /** The policies of every area with the active deviations applied (read at the moment of use: deviations switch at run time). */
+  get policy(): Policies { return this.policies; }
+
+  /** The JSON edits active at a seam (e.g. `rest.response`), those scoped to `where` (a route, endpoint or event kind) included. */
+  edits(seam: string, where?: string): JsonEdit[] {
+    return this.on.filter((d) => d.seam === seam && (d.where === undefined || [d.where].flat().includes(where ?? ''))).flatMap((d) => d.edits ?? []);
+  }
 }
 
 export class UnknownDeviationError extends Error {

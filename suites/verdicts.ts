@@ -1,5 +1,7 @@
 // What a check calls to give a verdict other than PASS/FAIL (lib/verdicts.ts): NOT JUDGED, a pass with WARN or NOTE, a reproduction, a harness error.
-import { test } from '@playwright/test';
+import { test, expect, type TestInfo } from '@playwright/test';
+import { curlCommand } from '../lib/reproduce.js';
+import { checkTolerant } from '../lib/schemas.js';
 import { ANNOTATION, HarnessError, NOT_JUDGED_PREFIX } from '../lib/verdicts.js';
 import { mask } from '../lib/mask.js';
 
@@ -8,7 +10,7 @@ export { HarnessError };
 /** Ends the check as NOT JUDGED: it ran but could not observe what it judges (never a pass, never a failure). */
 export function notJudged(reason: string): never {
   test.info().annotations.push({ type: ANNOTATION.notJudged, description: mask(reason) });
-  test.skip(true, NOT_JUDGED_PREFIX + mask(reason));
+  test.info().skip(true, NOT_JUDGED_PREFIX + mask(reason));
   throw new HarnessError('test.skip did not end the check'); // unreachable: test.skip throws
 }
 
@@ -39,5 +41,34 @@ export async function harness<T>(what: string, fn: () => T | Promise<T>): Promis
   } catch (e) {
     if (e instanceof HarnessError) throw e;
     throw new HarnessError(`${what}: ${(e as Error)?.message ?? String(e)}`, { cause: e });
+  }
+}
+
+/**
+ * Asserts a payload or an answer as a tolerant reader (G25): a listed field missing or of the wrong type fails; fields beyond
+ * those listed pass with a NOTE naming them.
+ */
+export function expectPayload(schemaId: string, data: unknown, what = 'payload'): void {
+  const { errors, extras } = checkTolerant(schemaId, data);
+  expect(errors, `${what} does not match ${schemaId}: ${errors}`).toBeNull();
+  if (extras.length) note(`${what}: fields beyond those listed in ${schemaId} (tolerated, G25): ${extras.join(', ')}`);
+}
+
+/**
+ * After a failed check against a service target: the curl of the last request it made (recorded by Api.request), keys and
+ * tokens as $CES_API_KEY / $CES_TOKEN. A check that wrote its own reproduction keeps it.
+ */
+export function reproduceFailedRequest(info: TestInfo, caFile?: string): void {
+  if (info.status === info.expectedStatus || info.status === 'skipped' || info.annotations.some((a) => a.type === ANNOTATION.reproduction)) return;
+  for (let i = info.attachments.length - 1; i >= 0; i--) {
+    const a = info.attachments[i]!;
+    if (a.contentType !== 'application/json' || !a.body) continue;
+    let e: any;
+    try { e = JSON.parse(a.body.toString('utf8')); } catch { continue; }
+    const r = e?.request;
+    if (!r?.method || !r?.url || !r?.headers) continue;
+    const answered = e.response?.status !== undefined ? `answered ${e.response.status}` : `got no answer (${String(e.response?.error ?? '').split('\n')[0]})`;
+    reproduction(`# the last request of the check, which ${answered} during the run (set CES_API_KEY / CES_TOKEN to your credentials):\n${curlCommand({ method: r.method, url: r.url, headers: r.headers, body: typeof r.body === 'string' ? r.body : undefined, caFile })}`);
+    return;
   }
 }

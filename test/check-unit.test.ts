@@ -5,6 +5,7 @@ import { PNG } from 'pngjs';
 import { verify } from '../lib/signature.js';
 import type { HttpAnswer, HttpRequest } from '../lib/http.js';
 import { ConnectorClient, botWriteBody, visitorMessage, zonedNow } from '../check/connector-client.js';
+import { conversationIdWarning, dateWarnings, unlistedFields } from '../check/judge.js';
 import { bundleProblems, dateProblems, durationMs, imagesOf, isIsoDateTime, quickReplyCounts, replyProblems, textsOf, transfersOf, unknownRules } from '../check/judge.js';
 import { imageProblem } from '../check/image.js';
 import { assertSampleShape, deliveryHeaders, samples } from '../check/webhook-samples.js';
@@ -14,7 +15,7 @@ import { withinLimit, TIMING_TOLERANCE_MS, timingText } from '../check/timing.js
 import { check } from '../lib/schemas.js';
 import { DEFAULT_SCRIPT, parseScript } from '../check/settings.js';
 
-const settings = { url: 'https://bot.example', secret: 's3cret-key', connectorVersion: '3f0c4d8e-8b1a-4c53-9a57-2f4d7e1b6a90', website: '42', language: 'fr', allowHttp: false, script: [...DEFAULT_SCRIPT], origin: 'ces check' as const };
+const settings = { url: 'https://bot.example', secret: 's3cret-key', connectorVersion: '3f0c4d8e-8b1a-4c53-9a57-2f4d7e1b6a90', website: '42', language: 'fr', allowHttp: false, unsigned: false, conversations: 3, script: [...DEFAULT_SCRIPT], origin: 'ces check' as const };
 
 function recordingClient() {
   const sent: HttpRequest[] = [];
@@ -73,6 +74,22 @@ test('durations and ISO dates', () => {
   assert.equal(dateProblems({ createdAt: '', updatedAt: '2026-11-22T01:02:03Z' }, false).length, 1);
   assert.deepEqual(dateProblems({ createdAt: '2026-11-22T01:02:03Z', updateAt: '2026-11-22T01:02:03Z' }, true), [], 'updateAt accepted where allowed');
   assert.equal(dateProblems({ createdAt: '2026-11-22T01:02:03Z', updateAt: '2026-11-22T01:02:03Z' }, false).length, 1, 'but not for a Bot');
+  // G24: offset and fraction optional; Java's zoned form valid with a WARN; empty and non-dates fail.
+  for (const ok of ['2026-11-22T01:02:03', '2026-11-22T01:02', '2026-11-22T01:02:03,5+0100', '2026-11-22T01:02:03.123456789-05:00']) assert.ok(isIsoDateTime(ok), ok);
+  assert.ok(isIsoDateTime('2024-05-01T10:00:00Z[Etc/UTC]'));
+  for (const bad of ['2026-02-30T01:02:03Z', '2026-11-22T24:00:00Z', '2026-11-22T01:02:03Z[', 'T01:02']) assert.equal(isIsoDateTime(bad), false, bad);
+  const java = { createdAt: '2024-05-01T10:00:00Z[Etc/UTC]', updatedAt: '2024-05-01T10:00:00.5Z[Europe/Paris]' };
+  assert.deepEqual(dateProblems(java, false), []);
+  assert.equal(dateWarnings(java, false).length, 2);
+  assert.match(dateWarnings(java, false)[0]!, /Java's zoned form .*"2024-05-01T10:00:00Z"/);
+  assert.deepEqual(dateWarnings({ createdAt: '2026-11-22T01:02:03Z', updatedAt: '2026-11-22T01:02:03Z' }, false), []);
+  // G23: the connector's own id is joined; a non-UUID is a WARN.
+  assert.equal(conversationIdWarning('3f0c4d8e-8b1a-4c53-9a57-2f4d7e1b6a90'), null);
+  assert.match(conversationIdWarning('conv-17') ?? '', /own id and not a UUID/);
+  assert.equal(check('connector/conversation.json', { idConversation: 'conv-17', idOperator: 'op', replies: [], createdAt: java.createdAt, updatedAt: java.updatedAt }), null, 'schema-valid (G23, G24)');
+  assert.notEqual(check('connector/conversation.json', { idConversation: '', idOperator: 'op', replies: [], createdAt: '', updatedAt: 'x' }), null, 'empty ids and dates still fail');
+  // G25: fields beyond those listed are named (a NOTE), never an error.
+  assert.deepEqual(unlistedFields('connector/conversation.json', { idConversation: 'c', idOperator: 'o', replies: [], createdAt: 'x', locale: 'en', _links: {} }), ['locale', '_links']);
 });
 
 const card = (extra: object = {}) => ({ contentType: 'card/content', title: 'T', text: 'card text', image: { url: 'https://x/i.png', description: 'd' }, actions: [{ type: 'LINK', name: 'n', url: 'https://x' }], ...extra });
@@ -133,11 +150,15 @@ test('timing: the tolerance is granted and stated', () => {
 });
 
 test('CLI arguments: bad URLs, schemes, UUIDs, languages and scripts are usage errors; http is not', () => {
-  const ok = { what: 'connector' as const, url: 'https://x.example' };
+  const ok = { what: 'connector' as const, url: 'https://x.example', secret: 's3cret' };
   assert.doesNotThrow(() => validateCheckArgs(ok));
   assert.doesNotThrow(() => validateCheckArgs({ ...ok, url: 'http://x.example' }), 'http:// is judged, not refused');
   for (const bad of [{ url: 'nope' }, { url: 'ftp://x' }, { 'connector-version': 'v1' }, { language: 'fra' }, { script: '[]' }, { 'ca-file': '/does/not/exist.pem' }]) {
     assert.throws(() => validateCheckArgs({ ...ok, ...bad }), UsageError, JSON.stringify(bad));
   }
   assert.deepEqual(parseScript('["a", "@quick-reply"]'), ['a', '@quick-reply']);
+  assert.throws(() => validateCheckArgs({ ...ok, secret: undefined }), /--secret is missing: .*--unsigned/);
+  assert.throws(() => validateCheckArgs({ ...ok, what: 'webhook-receiver', secret: '' }), /--secret is empty: give the subscription's signing secret/);
+  assert.doesNotThrow(() => validateCheckArgs({ ...ok, secret: undefined, unsigned: true }), '--unsigned: a partner under development');
+  for (const n of [0, 21, 1.5]) assert.throws(() => validateCheckArgs({ ...ok, conversations: n }), /--conversations/);
 });

@@ -55,33 +55,27 @@ async function runCheck(args: string[], opts: { workers?: number; allure?: boole
 const tail = (r: CheckRun) => r.out.split('\n').slice(-60).join('\n');
 const areaIds = (area: string) => loadClauses().filter((c) => c.area === area && !c.retired).map((c) => c.id);
 
-/** Deviant mode → clauses whose verdict must be `fail` (MUST) or `warn` (SHOULD/MAY), and the exit code. */
-const CONNECTOR_MODES: Array<{ mistake: Mistake; fail?: string[]; warn?: string[]; workers?: number }> = [
-  { mistake: 'replies-on-start', fail: ['CONN-EP6-02'] },
-  { mistake: 'availability-500', fail: ['CONN-EP4-01'] },
-  { mistake: 'empty-createdAt', fail: ['CONN-BOT-DATES-01', 'CONN-CONV-DATES-01'] },
-  { mistake: 'no-put-bots', fail: ['CONN-EP2-01'] },
-  { mistake: 'replies-to-echo', fail: ['CONN-LOOP-01', 'CONN-LOOP-02'] },
-  { mistake: 'long-answer', fail: ['CONN-TEXT-01'], warn: ['CONN-TEXT-02'] },
-  { mistake: 'slow-answer', fail: ['CONN-EP7-01'], workers: 2 },
-  { mistake: 'slow-first-messages', fail: ['CONN-EP5-01'] },
-  { mistake: 'extra-scenario-field', fail: ['CONN-EP1-02'] },
-  { mistake: 'short-transfer', fail: ['CONN-TRANSFER-01'], warn: ['CONN-TRANSFER-02'] },
-  { mistake: 'advised-transfer', warn: ['CONN-TRANSFER-02'] },
-  { mistake: 'unknown-rule', fail: ['CONN-TRANSFER-03'] },
-  { mistake: 'many-quick-replies', warn: ['CONN-QR-01'] },
-  { mistake: 'wide-image', warn: ['CONN-IMAGE-01'] },
-  { mistake: 'bad-bundle', fail: ['CONN-BUNDLE-01'] },
-  { mistake: 'update-at', warn: ['CONN-CONV-DATES-02'] },
-  { mistake: 'no-signature-check', warn: ['CONN-AUTH-01'] },
-  { mistake: 'rules-not-given', fail: ['CONN-EP4-02'] },
+/**
+ * Deviant modes → clauses whose verdict must be `fail` (MUST), `warn` (SHOULD) or `note` (MAY), and the exit code.
+ * Mistakes that touch different clauses share one `ces check` run (each run is a Playwright launch).
+ */
+const CONNECTOR_MODES: Array<{ mistakes: Mistake[]; fail?: string[]; warn?: string[]; note?: string[]; workers?: number }> = [
+  { mistakes: ['replies-on-start', 'availability-500', 'empty-createdAt', 'long-answer', 'extra-scenario-field', 'bad-bundle'],
+    fail: ['CONN-EP6-02', 'CONN-EP4-01', 'CONN-BOT-DATES-01', 'CONN-CONV-DATES-01', 'CONN-TEXT-01', 'CONN-EP1-02', 'CONN-BUNDLE-01'], warn: ['CONN-TEXT-02'] },
+  { mistakes: ['slow-first-messages', 'short-transfer', 'unknown-rule', 'many-quick-replies', 'wide-image', 'update-at', 'rules-not-given'],
+    fail: ['CONN-EP5-01', 'CONN-TRANSFER-01', 'CONN-TRANSFER-03', 'CONN-EP4-02'], warn: ['CONN-TRANSFER-02', 'CONN-QR-01', 'CONN-IMAGE-01', 'CONN-CONV-DATES-02'] },
+  { mistakes: ['replies-to-echo', 'advised-transfer', 'no-signature-check'], fail: ['CONN-LOOP-01', 'CONN-LOOP-02'], warn: ['CONN-TRANSFER-02'], note: ['CONN-AUTH-01'] },
+  { mistakes: ['no-put-bots'], fail: ['CONN-EP2-01'] },
+  { mistakes: ['slow-answer'], fail: ['CONN-EP7-01'], workers: 2 },
 ];
 
-function assertMode(r: CheckRun, name: string, fail: string[] = [], warn: string[] = []) {
+function assertMode(r: CheckRun, name: string, fail: string[] = [], warn: string[] = [], note: string[] = []) {
   for (const id of fail) assert.equal(r.verdicts.get(id), 'fail', `${name}: ${id} should fail, got ${r.verdicts.get(id)}\n${tail(r)}`);
   for (const id of warn) assert.equal(r.verdicts.get(id), 'warn', `${name}: ${id} should warn, got ${r.verdicts.get(id)}\n${tail(r)}`);
+  for (const id of note) assert.equal(r.verdicts.get(id), 'note', `${name}: ${id} should be a note, got ${r.verdicts.get(id)}\n${tail(r)}`);
   assert.equal(r.code, fail.length ? 1 : 0, `${name}: exit code (a MUST failed: 1, else 0)\n${tail(r)}`);
-  for (const id of [...fail, ...warn]) assert.match(r.out, new RegExp(`${id}\\s+\\S+\\s+(FAIL|WARN|NOTE)\\s+\\S`), `${name}: the terminal summary gives the verdict and a reason for ${id}`);
+  for (const id of [...fail, ...warn, ...note]) assert.match(r.out, new RegExp(`${id}\\s+\\S+\\s+(FAIL|WARN|NOTE)\\s+\\S`), `${name}: the terminal summary gives the verdict and a reason for ${id}`);
+  assert.doesNotMatch(r.out, /HARNESS ERROR \[/, `${name}: no harness error`);
 }
 
 describe('ces check connector against an independent integrator connector', { concurrency: PARALLEL_RUNS }, () => {
@@ -101,11 +95,11 @@ describe('ces check connector against an independent integrator connector', { co
   });
 
   for (const m of CONNECTOR_MODES) {
-    test(`mistake ${m.mistake} is reported under ${[...(m.fail ?? []), ...(m.warn ?? [])].join(', ')}`, async () => {
-      const c = await startIntegratorConnector({ cert: tls.server.cert, key: tls.server.key, secret: CONNECTOR_SECRET, mistake: m.mistake });
+    test(`mistakes ${m.mistakes.join(', ')} are reported under ${[...(m.fail ?? []), ...(m.warn ?? []), ...(m.note ?? [])].join(', ')}`, async () => {
+      const c = await startIntegratorConnector({ cert: tls.server.cert, key: tls.server.key, secret: CONNECTOR_SECRET, mistakes: m.mistakes });
       try {
-        const r = await runCheck(['connector', c.url, '--secret', CONNECTOR_SECRET, '--ca-file', caFile], { workers: m.workers });
-        assertMode(r, m.mistake, m.fail, m.warn);
+        const r = await runCheck(['connector', c.url, '--secret', CONNECTOR_SECRET, '--ca-file', caFile], { workers: m.workers ?? 2 });
+        assertMode(r, m.mistakes.join('+'), m.fail, m.warn, m.note);
       } finally { await c.close(); }
     });
   }
@@ -127,11 +121,28 @@ describe('ces check connector against an independent integrator connector', { co
     assert.match(r.out, /the URL is not HTTPS/);
   });
 
-  test('--allow-http reports CONN-HTTPS-01 as not judged and runs the other checks', async () => {
+  test('--allow-http runs the pre-flight on the plain-http URL: nothing listens there, so one message and exit 2', async () => {
     const r = await runCheck(['connector', 'http://127.0.0.1:9', '--allow-http', '--secret', CONNECTOR_SECRET]);
-    assert.equal(r.verdicts.get('CONN-HTTPS-01'), 'skipped', tail(r));
-    assert.match(r.out, /--allow-http/);
-    assert.equal(r.verdicts.get('CONN-EP1-01'), 'fail', 'nothing listens there: the checks ran and failed');
+    assert.equal(r.code, 2, tail(r));
+    assert.match(r.out, /pre-flight of http:\/\/127\.0\.0\.1:9 failed, nothing was judged: 127\.0\.0\.1:9 is unreachable \(ECONNREFUSED\)/);
+    assert.equal(r.verdicts.size, 0, 'no check ran');
+  });
+
+  test('pre-flight: an untrusted certificate and a missing --secret each stop the run with one message, exit 2', async () => {
+    const c = await startIntegratorConnector({ cert: tls.server.cert, key: tls.server.key, secret: CONNECTOR_SECRET });
+    try {
+      const untrusted = await runCheck(['connector', c.url, '--secret', CONNECTOR_SECRET]);
+      assert.equal(untrusted.code, 2, tail(untrusted));
+      assert.match(untrusted.out, /the certificate of 127\.0\.0\.1:\d+ is not trusted .*--ca-file FILE, or set NODE_EXTRA_CA_CERTS=FILE/);
+      assert.equal(untrusted.out.match(/ces: /g)?.length, 1, 'one message');
+      const noSecret = await runCheck(['connector', c.url, '--ca-file', caFile]);
+      assert.equal(noSecret.code, 2, tail(noSecret));
+      assert.match(noSecret.out, /--secret is missing: .*--unsigned/);
+      const empty = await runCheck(['webhook-receiver', c.url, '--secret', '', '--ca-file', caFile]);
+      assert.equal(empty.code, 2, tail(empty));
+      assert.match(empty.out, /--secret is empty/);
+      for (const r of [untrusted, noSecret, empty]) assert.equal(r.verdicts.size, 0, 'nothing was judged');
+    } finally { await c.close(); }
   });
 });
 
@@ -170,6 +181,107 @@ describe('ces check connector against the fake connector (control API faults)', 
       try {
         const r = await runCheck(['connector', fake.url, '--secret', CONNECTOR_SECRET, '--ca-file', caFile, '--script', script]);
         assertMode(r, f.name, f.fail);
+      } finally { await fake.close(); }
+    });
+  }
+});
+
+/** The checks of a run as summary.json records them (outcome, reason, WARN/NOTE reasons, reproductions). */
+function checksOf(r: CheckRun): Array<{ title: string; clauses: string[]; outcome: string; reason?: string; warnings?: string[]; notes?: string[]; reproductions?: string[] }> {
+  const f = path.join(r.dir, 'summary.json');
+  return fs.existsSync(f) ? JSON.parse(fs.readFileSync(f, 'utf8')).checks : [];
+}
+/** Everything a run said about a clause: failure and skip reasons, WARN and NOTE reasons. */
+const saidAbout = (r: CheckRun, id: string) => checksOf(r).filter((c) => c.clauses.includes(id)).flatMap((c) => [c.reason ?? '', ...(c.warnings ?? []), ...(c.notes ?? [])]).join(' | ');
+
+/** Runs a reproduction as a user would paste it (CES_SECRET set, from the project folder); answers what it printed. Asynchronous: the fakes answer from this process. */
+function runReproduction(text: string, secret: string): Promise<string> {
+  return new Promise((resolve) => {
+    const child = spawn('bash', ['-c', text.replaceAll('npx ces ', `node ${path.join(ROOT, 'bin', 'ces.js')} `)], { cwd: ROOT, env: { ...process.env, CES_SECRET: secret, CES_REPORTS_DIR: path.join(work, 'reports') } });
+    let out = '';
+    const timer = setTimeout(() => child.kill(), 240_000);
+    child.stdout.on('data', (d) => (out += d));
+    child.stderr.on('data', (d) => (out += d));
+    child.on('close', () => { clearTimeout(timer); resolve(out); });
+  });
+}
+
+describe('partners in every variant (table): a correct one passes, each wrong one fails under the right clause with the right reason', { concurrency: PARALLEL_RUNS }, () => {
+  const script = JSON.stringify(REFERENCE_SCRIPT);
+  interface Row {
+    name: string; mode: Record<string, boolean>; args?: string[]; code: number;
+    /** Playwright workers (1: no other check talks to the connector while the concurrency check holds its conversations). */
+    workers?: number;
+    /** clause → verdict, and a pattern its reasons must match. */
+    expect: Array<[string, string, RegExp?]>;
+    /** No clause but these may pass (nothing passes without evidence). */
+    onlyPass?: string[];
+    /** Each FAIL's reproduction, pasted into a shell, shows this. */
+    repro?: Array<[string, RegExp]>;
+  }
+  const ROWS: Row[] = [
+    {
+      name: 'a correct connector with its own conversation ids, Java dates and extra fields', mode: { ownIds: true, javaDates: true, extraFields: true }, code: 0,
+      expect: [
+        ['CONN-EP6-01', 'warn', /idConversation "conv-\d+" is the connector's own id and not a UUID/],
+        ['CONN-BOT-DATES-01', 'warn', /Java's zoned form/], ['CONN-CONV-DATES-01', 'warn', /Java's zoned form/],
+        ['CONN-EP2-01', 'note', /fields beyond those listed .*locale/], ['CONN-EP7-02', 'note', /fields beyond those listed .*_links/],
+        ['CONN-CONC-01', 'pass'], ['CONN-SCEN-01', 'pass'], ['CONN-LOOP-02', 'pass'],
+      ],
+    },
+    {
+      name: 'a connector that refuses every call', mode: { refuseAll: true }, code: 1,
+      expect: [
+        ['CONN-AUTH-02', 'fail', /refused the call: is --secret the connector's signing secret/],
+        ['CONN-AUTH-01', 'note', /refuses every call, so its refusal of bad signatures proves nothing/],
+        ['CONN-EP1-01', 'fail', /401/], ['CONN-CONC-01', 'not-judged', /already failed/],
+        ['CONN-TIME-01', 'not-judged', /answered no configuration call with 2xx/], ['CONN-EP7-01', 'not-judged', /answered no call with 2xx/],
+      ],
+      // Its refusals are JSON: CONN-JSON-01 is judged on what it answered.
+      onlyPass: ['CONN-HTTPS-01', 'CONN-JSON-01'],
+      repro: [['CONN-AUTH-02', /status 401/], ['CONN-EP1-01', /status 401/]],
+    },
+    {
+      name: 'a connector sharing state across conversations', mode: { sharedState: true }, code: 1, workers: 1,
+      expect: [['CONN-CONC-01', 'fail', /held alone it was answered .* at once it was answered/], ['CONN-SCEN-01', 'pass'], ['CONN-EP7-02', 'pass']],
+      repro: [['CONN-CONC-01', /CONN-CONC-01\s+MUST\s+FAIL/]],
+    },
+    {
+      name: 'a connector answering the right shapes with another conversation\'s id', mode: { wrongConversation: true }, code: 1,
+      expect: [['CONN-CONC-01', 'fail', /carries idConversation "[0-9a-f-]{36}", another conversation's/], ['CONN-EP7-02', 'pass']],
+    },
+    {
+      name: 'a bot judged with --conversations 1', mode: { sharedState: true }, args: ['--conversations', '1'], code: 0,
+      expect: [['CONN-CONC-01', 'not-judged', /--conversations 1/]],
+    },
+  ];
+  for (const row of ROWS) {
+    test(row.name, async () => {
+      const fake = await startFakeConnector({ tls: tls.server, secret: CONNECTOR_SECRET });
+      try {
+        const res = await http({ method: 'POST', url: `${fake.controlUrl}/mode`, headers: { 'content-type': 'application/json', authorization: `Bearer ${fake.controlToken}` }, body: JSON.stringify(row.mode) }, agentFor(caFile));
+        assert.equal(res.status, 200, res.text);
+        const r = await runCheck(['connector', fake.url, '--secret', CONNECTOR_SECRET, '--ca-file', caFile, '--script', script, ...(row.args ?? [])], { workers: row.workers ?? 2 });
+        assert.equal(r.code, row.code, `${row.name}: exit code\n${tail(r)}`);
+        for (const [id, verdict, why] of row.expect) {
+          assert.equal(r.verdicts.get(id), verdict, `${row.name}: ${id}\n${saidAbout(r, id)}\n${tail(r)}`);
+          if (why) assert.match(saidAbout(r, id), why, `${row.name}: the reason of ${id}`);
+        }
+        if (row.onlyPass) {
+          const passed = [...r.verdicts.entries()].filter(([id, v]) => id.startsWith('CONN-') && v === 'pass' && !row.onlyPass!.includes(id)).map(([id]) => id);
+          assert.deepEqual(passed, [], `${row.name}: nothing passes without evidence`);
+        }
+        if (row.code === 0) assert.deepEqual([...r.verdicts.entries()].filter(([, v]) => v === 'fail' || v === 'harness-error'), [], 'no FAIL, no HARNESS ERROR');
+        assert.match(r.out, /idConnectorVersion [0-9a-f-]{36}/, 'one idConnectorVersion, printed');
+        const versions = new Set(fake.state.log.map((x) => x.query.idConnectorVersion).filter(Boolean));
+        assert.equal(versions.size, 1, `one idConnectorVersion per run (${[...versions].join(', ')})`);
+        for (const [id, shows] of row.repro ?? []) {
+          const k = checksOf(r).find((c) => c.clauses.includes(id) && c.outcome === 'failed');
+          assert.ok(k?.reproductions?.length, `${row.name}: ${id} has a reproduction`);
+          assert.ok(!k!.reproductions![0]!.includes(CONNECTOR_SECRET), 'the secret is never in clear');
+          assert.match(k!.reproductions![0]!, /\$CES_SECRET/);
+          assert.match(await runReproduction(k!.reproductions![0]!, CONNECTOR_SECRET), shows, `${row.name}: the reproduction of ${id} shows the failure`);
+        }
       } finally { await fake.close(); }
     });
   }

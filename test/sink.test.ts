@@ -38,7 +38,7 @@ test('a correct delivery gets clean verdicts and a 200 by default', async () => 
   assert.equal(res.status, 200);
   const [d] = sink.deliveries({ path: '/hooks/ok' });
   assert.ok(d);
-  assert.deepEqual(d.verdicts, { contentType: null, deliveryId: null, correlationId: null, signature: { ok: true }, schema: null });
+  assert.deepEqual(d.verdicts, { contentType: null, deliveryId: null, correlationId: null, signature: { ok: true }, schema: null, extraFields: [] });
   assert.equal(Buffer.from(d.bodyBase64, 'base64').toString('utf8'), body, 'raw bytes kept');
 });
 
@@ -57,6 +57,21 @@ test('wrong signature, uppercase hex, wrong field and wrong content type are eac
   assert.equal(ds[1]!.verdicts.signature.ok, false);
   assert.match(ds[2]!.verdicts.schema ?? '', /client_id|clientId/);
   assert.match(ds[3]!.verdicts.contentType ?? '', /text\/plain/);
+});
+
+test('fields beyond those listed are tolerated and named (G25); a listed field missing still fails; G22 kinds are known', async () => {
+  await send('/hooks/g25', JSON.stringify({ ...payload(), visitorId: 'v-1' }));
+  const missing = { ...payload() } as Record<string, unknown>;
+  delete missing.clientId;
+  await send('/hooks/g25', JSON.stringify(missing));
+  for (const kind of ['user.availability.updated', 'satisfaction.answered', 'transaction.attributed']) {
+    await send('/hooks/g25', JSON.stringify({ eventId: randomUUID(), eventType: kind, platform: 'sd', clientId: 1, createdAt: '2024-05-01T10:00:00.000Z', sentAt: '2024-05-01T10:00:00.000Z', anything: 1 }));
+  }
+  const ds = sink.deliveries({ path: '/hooks/g25' });
+  assert.equal(ds[0]!.verdicts.schema, null, 'an extra field is no error');
+  assert.deepEqual(ds[0]!.verdicts.extraFields, ['/visitorId']);
+  assert.match(ds[1]!.verdicts.schema ?? '', /clientId/);
+  for (const d of ds.slice(2)) assert.equal(d.verdicts.schema, null, `${d.eventType} is a known kind`);
 });
 
 test('a plan answers per correlation id in order, then `then`; a delayed answer is held', async () => {

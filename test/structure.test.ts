@@ -70,3 +70,13 @@ test('every API surface is one folder, registered in app.ts', () => {
     if (!rel.startsWith('platform/')) assert.doesNotMatch(src, /\.(get|post|put|delete|route)\b[^(]*\(\s*['"`]\/platform\b/, `${rel} registers a /platform route`);
   }
 });
+
+test('the README\'s layout table names every top-level folder and every folder of the service', () => {
+  const readme = fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8');
+  const tracked = fs.readdirSync(ROOT, { withFileTypes: true }).filter((e) => e.isDirectory() && !e.name.startsWith('.') && e.name !== 'node_modules').map((e) => e.name);
+  const missing = tracked.filter((d) => !readme.includes(`| \`${d}/\``) && !readme.includes(`\`${d}/${'ces.js'}\``));
+  assert.deepEqual(missing, [], 'top-level folders missing from the README table');
+  const service = fs.readdirSync(path.join(ROOT, 'reference-impl'), { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => e.name);
+  const unnamed = service.filter((d) => !readme.includes(`\`${d}/\``));
+  assert.deepEqual(unnamed, [], 'reference-impl folders missing from the README');
+});

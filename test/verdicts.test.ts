@@ -78,6 +78,9 @@ test('harness errors are told apart from failures by their message', () => {
   assert.ok(!isHarnessError('Error: custom reason\n\nexpect(received).toBe(expected)'));
   assert.ok(!isHarnessError('Error: connect ECONNREFUSED 127.0.0.1:9'), "the target's transport errors are failures of the target");
   assert.ok(!isHarnessError('Test timeout of 3000ms exceeded.'));
+  // What Playwright throws for expect(undefined).toMatch(/re/) when the target left a header out: the target's failure.
+  assert.ok(!isHarnessError('TypeError: expect(received).toMatch(expected)\n\nMatcher error: received value must be a string\n\nReceived has value: undefined'));
+  assert.ok(isHarnessError('TypeError: expect(received).toMatch(expected)\n\nMatcher error: expected value must be a string or regular expression'));
 });
 
 test('counts are over the area checked: not-run is never counted', () => {
@@ -89,7 +92,7 @@ test('reasons wrap at word boundaries and are never cut', () => {
   const text = 'the connector answered idConversation "abc" which is not a UUID; the service joins it and uses it on every later call of that conversation';
   const wrapped = wrapText(text, 40, '    ');
   assert.equal(wrapped.replace(/\n\s+/g, ' '), text, 'nothing lost');
-  for (const line of wrapped.split('\n')) assert.ok(line.length <= 40, line);
+  for (const line of wrapped.split('\n')) assert.ok(line.trimStart().length <= 40, line);
   const long = 'x'.repeat(60);
   assert.equal(wrapText(`a ${long} b`, 20), `a\n${long}\nb`, 'a word longer than a line stays whole');
 });

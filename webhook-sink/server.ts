@@ -5,7 +5,7 @@ import Fastify, { type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Pem } from '../lib/tls.js';
 import { verify, type SignatureVerdict } from '../lib/signature.js';
 import { guardRoutes, newControlToken } from '../lib/control-auth.js';
-import { check } from '../lib/schemas.js';
+import { checkTolerant } from '../lib/schemas.js';
 import { allSchemas } from '../lib/schemas.js';
 import { installErrorHandling, plainShape } from '../lib/http-errors.js';
 
@@ -30,6 +30,8 @@ export interface Verdicts {
   signature: SignatureVerdict;
   /** null when the payload matches the schema of its eventType, else the errors. */
   schema: string | null;
+  /** Fields beyond those the spec lists (G25: tolerated, reported as a NOTE), as JSON pointers. */
+  extraFields: string[];
 }
 
 export interface SinkDelivery {
@@ -92,9 +94,10 @@ export function judge(secret: string, headers: Record<string, string>, raw: Buff
   const ct = headers['content-type'] ?? '';
   const eventType = json && typeof json === 'object' ? (json as Record<string, unknown>).eventType : undefined;
   let schema: string | null;
+  let extraFields: string[] = [];
   if (json === undefined) schema = 'body is not JSON';
   else if (typeof eventType !== 'string' || !KNOWN_KINDS.has(eventType)) schema = `unknown eventType ${JSON.stringify(eventType)}`;
-  else schema = check(`webhooks/${eventType}.json`, json);
+  else ({ errors: schema, extras: extraFields } = checkTolerant(`webhooks/${eventType}.json`, json));
   const uuidHeader = (name: string) => {
     const v = headers[name];
     return v === undefined ? `missing ${name}` : UUID.test(v) ? null : `${name} is not a UUID: ${v.slice(0, 60)}`;
@@ -105,6 +108,7 @@ export function judge(secret: string, headers: Record<string, string>, raw: Buff
     correlationId: uuidHeader('x-service-correlationid'),
     signature: verify(secret, raw, headers['x-service-signature']),
     schema,
+    extraFields,
   };
 }
 

@@ -1,5 +1,6 @@
 // `ces check connector|webhook-receiver URL`: judge a vendor's own bot connector or webhook receiver clause by clause with the connector-check / receiver-check suites (issue 6).
 import fs from 'node:fs';
+import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import type { CommandModule } from 'yargs';
 import { UsageError } from '../usage.js';
@@ -8,13 +9,19 @@ import { generateAllure } from '../allure.js';
 import { addSecret, mask } from '../../lib/mask.js';
 import { scrubDir } from '../../lib/results.js';
 import type { Target } from '../../lib/target.js';
-import { CHECK_ENV, parseScript } from '../../check/settings.js';
+import { clauseGrep } from './selftest.js';
+import { loadClauses } from '../../lib/catalogue.js';
 import { RECORD_ENV } from '../../transcripts/from-check.js';
+import { CHECK_ENV, DEFAULT_CONVERSATIONS, parseScript } from '../../check/settings.js';
+import { preflight } from '../../check/preflight.js';
+import { botsCreated, partnerDown } from '../../check/partner.js';
+import { ConnectorClient } from '../../check/connector-client.js';
+import { agentFor, http } from '../../lib/http.js';
 
 type What = 'connector' | 'webhook-receiver';
 interface Args {
   what: What; url: string; secret?: string; 'connector-version'?: string; website?: string; language?: string;
-  'allow-http': boolean; strict: boolean; 'report-dir'?: string; 'ca-file'?: string; script?: string; workers?: number; allure: boolean; record?: string;
+  'allow-http': boolean; strict: boolean; unsigned: boolean; keep: boolean; conversations: number; 'report-dir'?: string; 'ca-file'?: string; script?: string; workers?: number; allure: boolean; record?: string; only?: string;
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -22,7 +29,7 @@ const PROJECT: Record<What, string> = { connector: 'connector-check', 'webhook-r
 const AREA: Record<What, string> = { connector: 'connector', 'webhook-receiver': 'receiver' };
 
 /** Checks the arguments; an http:// URL is not a usage error (it is judged and reported as a MUST failure). */
-export function validateCheckArgs(a: Pick<Args, 'what' | 'url' | 'connector-version' | 'language' | 'ca-file' | 'script'>): void {
+export function validateCheckArgs(a: Pick<Args, 'what' | 'url' | 'connector-version' | 'language' | 'ca-file' | 'script'> & Partial<Pick<Args, 'secret' | 'unsigned' | 'conversations'>>): void {
   let u: URL;
   try { u = new URL(a.url); } catch { throw new UsageError(`URL ${JSON.stringify(a.url)} is not a valid absolute URL (expected https://host[:port][/path])`); }
   if (u.protocol !== 'https:' && u.protocol !== 'http:') throw new UsageError(`URL ${a.url} must be an https:// URL (got ${u.protocol})`);
@@ -30,6 +37,10 @@ export function validateCheckArgs(a: Pick<Args, 'what' | 'url' | 'connector-vers
   if (a.language !== undefined && !/^[A-Za-z]{2}$/.test(a.language)) throw new UsageError(`--language must be a two-letter code (got ${a.language})`);
   if (a['ca-file'] !== undefined && !fs.existsSync(a['ca-file'])) throw new UsageError(`--ca-file ${a['ca-file']} does not exist`);
   if (a.script !== undefined) { try { parseScript(a.script); } catch (e) { throw new UsageError(`--script: ${(e as Error).message}`); } }
+  if (a.conversations !== undefined && !(Number.isInteger(a.conversations) && a.conversations >= 1 && a.conversations <= 20)) throw new UsageError(`--conversations must be an integer from 1 to 20 (got ${a.conversations})`);
+  if (!a.unsigned && (a.secret === undefined || a.secret === '')) {
+    throw new UsageError(`--secret is ${a.secret === undefined ? 'missing' : 'empty'}: give the ${a.what === 'connector' ? "connector's" : "subscription's"} signing secret (--secret S, e.g. --secret "$CES_SECRET"), or --unsigned to check ${a.what === 'connector' ? 'a connector' : 'a receiver'} under development that verifies no signature`);
+  }
 }
 
 /** The target file of a check run: no service, only the checked URL (loadTarget's required fields get harmless placeholders). */
@@ -55,6 +66,10 @@ export const checkCommand: CommandModule<{}, Args> = {
     .option('script', { type: 'string', describe: 'connector: visitor script, a JSON array of texts (inline or a file); "@quick-reply" clicks the first quick reply offered' })
     .option('allow-http', { type: 'boolean', default: false, describe: 'Check a plain-http URL during local development (CONN-HTTPS-01 / RECV-HTTPS-01 reported as SKIP)' })
     .option('strict', { type: 'boolean', default: false, describe: 'WARN fails the run (exit 1), as FAIL does' })
+    .option('unsigned', { type: 'boolean', default: false, describe: 'Send unsigned calls (a partner under development without --secret); the signature clauses are reported SKIP and the verdict says so' })
+    .option('keep', { type: 'boolean', default: false, describe: 'connector: keep the bots the run created (default: DELETE /bots/{idOperator} each at the end, where the connector allows it)' })
+    .option('conversations', { type: 'number', default: DEFAULT_CONVERSATIONS, describe: 'connector: conversations held at once by the concurrency check (G28); 1 reports that clause NOT JUDGED (a bot that answers at random)' })
+    .option('only', { type: 'string', describe: 'Comma list of clause ids: run only their checks (the re-run command a timing or concurrency failure prints)' })
     .option('ca-file', { type: 'string', describe: 'PEM CA to trust for the URL (self-signed local servers); NODE_EXTRA_CA_CERTS also works' })
     .option('report-dir', { type: 'string', describe: 'Folder for this run\'s reports (default reports/<run-id>)' })
     .option('workers', { type: 'number', describe: 'Parallel Playwright workers (default 2)' })
@@ -63,7 +78,16 @@ export const checkCommand: CommandModule<{}, Args> = {
   handler: async (a) => {
     validateCheckArgs(a);
     const what = a.what;
+    const only = (a.only ?? '').split(',').map((x) => x.trim()).filter(Boolean);
+    const unknown = only.filter((id) => !loadClauses().some((c) => c.id === id && c.area === AREA[what]));
+    if (unknown.length) throw new UsageError(`--only: ${unknown.join(', ')} ${unknown.length > 1 ? 'are not clauses' : 'is not a clause'} of ${AREA[what]} (see fixtures/clauses/${AREA[what]}.json)`);
     addSecret(a.secret);
+    // Pre-flight: one connection before any check; an unreachable URL or an untrusted certificate is one message, exit 2.
+    // (A plain-http URL without --allow-http is not called at all: CONN-HTTPS-01 / RECV-HTTPS-01 judge it.)
+    if (a.url.startsWith('https://') || a['allow-http']) {
+      const pf = await preflight(a.url, a['ca-file']);
+      if (!pf.ok) throw new UsageError(`pre-flight of ${mask(a.url)} failed, nothing was judged: ${pf.message}`);
+    }
     let run: { id: string; dir: string };
     if (a['report-dir']) {
       const dir = path.resolve(a['report-dir']);
@@ -73,21 +97,49 @@ export const checkCommand: CommandModule<{}, Args> = {
     const target = checkTarget(what, a.url, a['ca-file']);
     const targetFile = path.join(run.dir, 'check-target.json');
     fs.writeFileSync(targetFile, JSON.stringify(target, null, 2));
+    // One idConnectorVersion for the whole run: the one given, or one generated here and printed.
+    const connectorVersion = a['connector-version'] ?? randomUUID();
     // Every CES_CHECK_* variable is set (empty = default), so nothing leaks in from the caller's environment; secrets travel only here.
     const extraEnv: Record<string, string> = Object.fromEntries(Object.values(CHECK_ENV).map((k) => [k, '']));
     if (what === 'connector') {
       Object.assign(extraEnv, {
-        [CHECK_ENV.connectorUrl]: a.url, [CHECK_ENV.connectorSecret]: a.secret ?? '', [CHECK_ENV.connectorVersion]: a['connector-version'] ?? '',
+        [CHECK_ENV.connectorUrl]: a.url, [CHECK_ENV.connectorSecret]: a.secret ?? '', [CHECK_ENV.connectorVersion]: connectorVersion,
         [CHECK_ENV.website]: a.website ?? '', [CHECK_ENV.language]: a.language ?? '', [CHECK_ENV.script]: a.script ?? '',
+        [CHECK_ENV.conversations]: String(a.conversations),
       });
     } else Object.assign(extraEnv, { [CHECK_ENV.receiverUrl]: a.url, [CHECK_ENV.receiverSecret]: a.secret ?? '' });
     extraEnv[CHECK_ENV.allowHttp] = a['allow-http'] ? '1' : '';
     extraEnv[RECORD_ENV] = what === 'connector' && a.record ? path.resolve(a.record) : '';
-    console.log(`ces check ${what}: ${mask(a.url)}${a.secret ? '' : ' (no --secret: calls are signed with an empty key)'}; reports in ${run.dir}`);
-    const { checks } = await runPlaywright({ targetFile, runDir: run.dir, projects: [PROJECT[what]], workers: a.workers, extraEnv });
+    extraEnv[CHECK_ENV.unsigned] = a.unsigned ? '1' : '';
+    extraEnv[CHECK_ENV.caFile] = a['ca-file'] ? path.resolve(a['ca-file']) : '';
+    console.log(`ces check ${what}: ${mask(a.url)}${what === 'connector' ? `; idConnectorVersion ${connectorVersion}` : ''}${a.unsigned ? '; UNSIGNED calls (--unsigned: the signature clauses are not judged)' : ''}; reports in ${run.dir}`);
+    const { checks } = await runPlaywright({ targetFile, runDir: run.dir, projects: [PROJECT[what]], workers: a.workers, extraEnv, grep: only.length ? clauseGrep(only) : undefined });
     if (checks.length === 0) throw new UsageError('no check ran: look at the Playwright output above (the suite failed to load)');
+    if (what === 'connector') await removeBots(run.dir, a, connectorVersion);
     if (a.allure) await generateAllure(run.dir, `CES check ${what} — ${run.id}`);
     scrubDir(run.dir);
-    process.exitCode = finishRun(run, 'check', target, checks, {}, { area: AREA[what], strict: a.strict });
+    const down = partnerDown(run.dir);
+    const stopped = down ? `the ${what === 'connector' ? 'connector' : 'receiver'} stopped answering at ${down.since} (${down.cause}); the checks after it are NOT JUDGED` : undefined;
+    process.exitCode = finishRun(run, 'check', target, checks, {}, { area: AREA[what], strict: a.strict, stopped, qualifier: a.unsigned ? 'unsigned calls (--unsigned): the signature clauses were not judged' : undefined });
   },
 };
+
+/** Removes the bots the run created (DELETE /bots/{idOperator}, signed as G2 says) unless --keep; says what it did. */
+async function removeBots(runDir: string, a: Args, connectorVersion: string): Promise<void> {
+  const bots = botsCreated(runDir);
+  if (!bots.length) return;
+  if (a.keep) { console.log(`bots created by this run, kept (--keep): ${bots.join(', ')}`); return; }
+  const agent = agentFor(a['ca-file'] ? path.resolve(a['ca-file']) : undefined);
+  const client = new ConnectorClient({
+    url: a.url.replace(/\/+$/, ''), secret: a.secret ?? '', connectorVersion, website: a.website ?? '1', language: a.language ?? 'en',
+    allowHttp: a['allow-http'], unsigned: a.unsigned, script: [], conversations: 1, origin: 'ces check',
+  }, (req) => http(req, agent));
+  const left: string[] = [];
+  for (const id of bots) {
+    const ex = await client.call(2, 'DELETE', `/bots/${encodeURIComponent(id)}`, { timeoutMs: 10_000 });
+    if (ex.status === undefined || ex.status < 200 || ex.status > 299) left.push(`${id} (${ex.error ? 'no answer' : ex.status})`);
+  }
+  console.log(left.length
+    ? `bots created by this run: ${bots.length}; the connector did not remove ${left.length} on DELETE /bots/{idOperator} (the contract has no deletion endpoint; remove them yourself): ${left.join(', ')}`
+    : `bots created by this run: ${bots.length}, removed (DELETE /bots/{idOperator}); --keep keeps them`);
+}

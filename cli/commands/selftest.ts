@@ -12,6 +12,14 @@ import type { RunSummary } from '../../lib/landing.js';
 
 interface Args { list: boolean; only?: string; area?: string; baseline: boolean; parallel: number; matrix?: string }
 
+/** `rest.policy pageMax=100000` or `rest.response [tag] data.*.amount as string`: the seam of a deviation and what it changes. */
+const seamOf = (d: Deviation): string => {
+  const e = d as Deviation & { seam?: string; set?: Record<string, unknown>; edits?: Array<Record<string, unknown>>; where?: unknown };
+  const change = e.set ? Object.entries(e.set).map(([k, v]) => `${k}=${JSON.stringify(v)}`).join(' ')
+    : (e.edits ?? []).map(({ at, ...op }) => `${at} ${Object.entries(op).map(([k, v]) => `${k} ${JSON.stringify(v)}`).join(' ')}`).join('; ');
+  return `${e.seam ?? '?'}${e.where ? ` [${[e.where].flat().join(',')}]` : ''} ${change}`;
+};
+
 export { clauseGrep } from '../selftest-plan.js';
 
 export const selftestCommand: CommandModule<{}, Args> = {
@@ -23,11 +31,12 @@ export const selftestCommand: CommandModule<{}, Args> = {
     .option('area', { type: 'string', describe: 'Only deviations of this area (file name in fixtures/deviations/)' })
     .option('baseline', { type: 'boolean', default: true, describe: 'First check that the same checks pass with no deviation' })
     .option('parallel', { type: 'number', default: 1, describe: 'Lanes: Playwright workers, each with its own embedded stack whose deviation it switches between checks' })
-    .option('matrix', { type: 'string', describe: 'Also write FILE: {deviation: [titles of the checks that caught it]} (compare two with scripts/compare-matrix.ts)' }),
+    .option('matrix', { type: 'string', describe: 'Also write FILE: {deviation: [titles of the checks that caught it]} (compare two with scripts/compare-selftest-matrix.ts)' }),
   handler: async (a) => {
     let devs: Deviation[] = loadDeviations();
     if (a.list) {
-      for (const d of devs) console.log(`${d.id.padEnd(36)} ${d.clauses.join(',').padEnd(40)} ${d.description}`);
+      // Where each deviation acts (the recipe of docs/ARCHITECTURE.md): its seam and what it changes there.
+      for (const d of devs) console.log(`${d.id.padEnd(36)} ${d.clauses.join(',').padEnd(40)} ${seamOf(d).padEnd(48)} ${d.description}`);
       return;
     }
     if (a.only) {

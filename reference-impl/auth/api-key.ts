@@ -56,7 +56,7 @@ export class ApiKeys {
 }
 
 /** The client owning the presented key; keys are compared as digests (lengths do not leak), through the stack's key map. */
-export function clientFromRequest(ces: ServiceContext, req: FastifyRequest): ClientRow | null {
-  const key = presentedKey(req);
+export function clientFromRequest(ces: ServiceContext, req: FastifyRequest, keyOf: (req: FastifyRequest) => string | null = presentedKey): ClientRow | null {
+  const key = keyOf(req);
   return key ? ces.apiKeys.find(key) : null;
 }

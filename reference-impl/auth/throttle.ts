@@ -6,26 +6,21 @@ export interface ThrottleVerdict { scope: 'user' | 'ip'; retryAfterS: number }
 
 /** Whether one more login attempt by `username` from `ip` must be refused now, and for how long. Refused attempts are not recorded. */
 export function throttled(ces: ServiceContext, username: string, ip: string): ThrottleVerdict | null {
-  if (ces.deviations.has('auth-throttle-off')) return null;
+  const policy = ces.deviations.policy.auth;
   const now = ces.clock.now();
-  // Deviation: a 120 s window (AUTH-THROTTLE-06).
-  const windowMs = LIMITS.loginWindowMs * (ces.deviations.has('auth-throttle-window-120s') ? 2 : 1);
-  const extra = ces.deviations.has('auth-throttle-off-by-one') ? 1 : 0;
-  // Deviation: failed logins are not counted (AUTH-THROTTLE-05).
-  const onlyOk = ces.deviations.has('auth-throttle-failed-not-counted') ? ' AND succeeded = 1' : '';
+  const windowMs = policy.loginWindowMs;
   const since = now - windowMs;
   const checks: Array<[ThrottleVerdict['scope'], string, string, number]> = [
-    ['user', 'username', username.toLowerCase(), LIMITS.loginsPerUserPerMinute + extra],
-    ['ip', 'ip', ip, LIMITS.loginsPerIpPerMinute + extra],
+    ['user', 'username', username.toLowerCase(), policy.loginsPerUserPerMinute],
+    ['ip', 'ip', ip, policy.loginsPerIpPerMinute],
   ];
   for (const [scope, col, value, limit] of checks) {
-    const rows = ces.db.prepare(`SELECT at FROM auth_login_attempts WHERE ${col} = ? AND at > ?${onlyOk} ORDER BY at DESC LIMIT ?`)
-      .all(value, since, limit) as Array<{ at: number }>;
+    const rows = (ces.db.prepare(`SELECT at, succeeded FROM auth_login_attempts WHERE ${col} = ? AND at > ? ORDER BY at DESC`)
+      .all(value, since) as Array<{ at: number; succeeded: number }>).filter(policy.countsAttempt).slice(0, limit);
     if (rows.length >= limit) {
       // The window frees a slot when the limit-th most recent attempt leaves it.
       const freeAt = rows[limit - 1]!.at + windowMs;
-      const retryAfterS = ces.deviations.has('auth-throttle-no-retry-after') ? 0 : Math.max(1, Math.ceil((freeAt - now) / 1000));
-      return { scope, retryAfterS };
+      return { scope, retryAfterS: policy.retryAfterS(freeAt, now) };
     }
   }
   return null;

@@ -17,24 +17,20 @@ export function verifyCredentials(ces: ServiceContext, username: string, passwor
   const given = Buffer.from(hashPassword(password, salt));
   const want = Buffer.from(stored);
   const same = given.length === want.length && timingSafeEqual(given, want);
-  // Deviation: any password opens an existing account (AUTH-TOKEN-08).
-  if (user && ces.deviations.has('auth-any-password')) return user;
-  return user && same ? user : null;
+  return user && ces.deviations.policy.auth.passwordAccepted(same) ? user : null;
 }
 
 /** Issues a token for `user`; returns the token text (never stored) and its lifetime in seconds as announced. */
 export function issueToken(ces: ServiceContext, user: UserRow): { token: string; expiresInS: number } {
   const token = randomBytes(32).toString('base64url');
   const now = ces.clock.now();
-  // Deviations: the token really lives 48 h (AUTH-LIFE-02) or 23 h (AUTH-LIFE-01) while `expires_in` still announces 24 h.
-  const lifetime = ces.deviations.has('auth-token-lifetime-48h') ? 2 * LIMITS.tokenLifetimeMs
-    : ces.deviations.has('auth-token-lifetime-23h') ? LIMITS.tokenLifetimeMs - 3_600_000 : LIMITS.tokenLifetimeMs;
+  const policy = ces.deviations.policy.auth;
+  const lifetime = policy.tokenLifetimeMs;
   ces.db.prepare('INSERT INTO auth_tokens (token_hash, user_id, client_id, issued_at, expires_at) VALUES (?, ?, ?, ?, ?)')
     .run(sha256(token), user.id, user.client_id, now, now + lifetime);
   // Forget tokens that expired long ago so the table stays small.
   ces.db.prepare('DELETE FROM auth_tokens WHERE expires_at < ?').run(now - LIMITS.tokenLifetimeMs);
-  const announced = ces.deviations.has('auth-expires-in-wrong') ? 3600 : LIMITS.tokenLifetimeMs / 1000;
-  return { token, expiresInS: announced };
+  return { token, expiresInS: policy.announcedExpiresInS };
 }
 
 /** The bearer token of an `Authorization` header value, or null. */

@@ -69,7 +69,7 @@ export class AvailabilityPoller {
       const { operatorId, p } = this.due.pop()!.item;
       if (this.stopped || this.bots.get(operatorId) !== p) continue;
       // Fixed rate: the next poll is one period after this one was due, whatever the answer time.
-      p.next += this.ces.deviations.has('bots-poll-2s') ? 2 * LIMITS.availabilityPollMs : LIMITS.availabilityPollMs;
+      p.next += this.ces.deviations.policy.bots.availabilityPollMs;
       this.due.push(p.next, { operatorId, p });
       // A poll still waiting for its answer is not doubled: the bot is judged stale instead.
       if (!p.inflight) void this.poll(operatorId, p);
@@ -92,8 +92,7 @@ export class AvailabilityPoller {
         timeoutMs: LIMITS.configEndpointTimeoutMs, schema: 'connector/availability-strategies.json', operatorId,
       });
       if (res.ok) { p.lastOkAt = performance.now(); p.strategies = res.json; p.failed = false; p.lastError = undefined; }
-      else if (this.ces.deviations.has('bots-stale-availability')) { p.lastOkAt = performance.now(); p.lastError = res.reason; }
-      else { p.failed = true; p.lastError = res.reason; }
+      else { p.failed = this.ces.deviations.policy.bots.failedAfterFailedPoll(p.failed); p.lastError = res.reason; }
     } catch (e) {
       p.failed = true; p.lastError = String(e);
     } finally {
@@ -105,7 +104,7 @@ export class AvailabilityPoller {
   isAvailable(operatorId: number): boolean {
     const p = this.bots.get(operatorId);
     if (!p || !p.lastOkAt || p.failed) return false;
-    if (performance.now() - p.lastOkAt > LIMITS.botAvailabilityStaleMs && !this.ces.deviations.has('bots-stale-availability')) return false;
+    if (performance.now() - p.lastOkAt > this.ces.deviations.policy.bots.availabilityStaleMs) return false;
     return evaluateStrategies(this.ces, operatorId, p.strategies as Parameters<typeof evaluateStrategies>[2]);
   }
 
@@ -125,13 +124,14 @@ export function evaluateStrategies(ces: ServiceContext, operatorId: number, stra
     const rule = own.has(id) ? distributionRule(ces, bot.client_id, id) : undefined;
     return rule ? availableOperatorsOfRule(ces, rule).length > 0 : false;
   };
+  const policy = ces.deviations.policy.bots;
   return strategies.every((s) => {
     const rules = s.distributionRulesToCheck ?? [];
     switch (s.strategy) {
-      case 'atLeastOne': return ces.deviations.has('bots-atleastone-as-all') ? rules.length > 0 && rules.every(ruleHasOperator) : rules.some(ruleHasOperator);
-      case 'all': return ces.deviations.has('bots-all-as-atleastone') ? rules.some(ruleHasOperator) : rules.length > 0 && rules.every(ruleHasOperator);
-      case 'notAvailable': return ces.deviations.has('bots-notavailable-as-available');
-      case 'customAvailability': return s.availability === true || ces.deviations.has('bots-custom-availability-ignored');
+      case 'atLeastOne': return policy.atLeastOne(rules, ruleHasOperator);
+      case 'all': return policy.all(rules, ruleHasOperator);
+      case 'notAvailable': return policy.notAvailable();
+      case 'customAvailability': return policy.customAvailability(s.availability);
       default: return false;
     }
   });

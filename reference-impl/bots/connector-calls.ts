@@ -26,7 +26,7 @@ export class ConversationCalls {
 
   /** Endpoint 5: the bot's first messages (2 s). */
   firstMessages(inst: Installation, botId: number, conversationId: number): Promise<CallResult> {
-    const timeoutMs = this.ces.deviations.has('bots-first-messages-not-cut') ? 3 * LIMITS.firstMessagesTimeoutMs : LIMITS.firstMessagesTimeoutMs;
+    const timeoutMs = this.ces.deviations.policy.bots.firstMessagesTimeoutMs;
     return this.client.call(inst, {
       endpoint: 'first-messages', method: 'GET', path: `/bots/${encodeURIComponent(String(botId))}/conversation-first-messages`,
       timeoutMs, schema: 'connector/first-messages.json', conversationId, operatorId: botId,
@@ -43,15 +43,13 @@ export class ConversationCalls {
 
   /** Endpoint 7 (10 s): one message of the conversation, `createdAt` in the website's zone. */
   message(inst: Installation, m: { botId: number; conversationId: number; connectorId: string; role: 'visitor' | 'operator'; payload: unknown; shown: Shown; zone: string }): Promise<CallResult> {
-    const dev = this.ces.deviations;
-    const createdAt = dev.has('bots-createdat-iso') ? new Date(m.shown.at).toISOString() : zonedDateTime(m.shown.at, m.zone);
+    const policy = this.ces.deviations.policy.bots;
     const call = () => this.client.call(inst, {
       endpoint: 'messages', method: 'POST', path: `/conversations/${encodeURIComponent(m.connectorId)}/messages`,
-      body: { idOperator: String(m.botId), message: { ...(dev.has('bots-message-without-id') ? {} : { idMessage: m.shown.messageId }), author: { role: m.role }, payload: m.payload, createdAt } },
-      timeoutMs: dev.has('bots-late-answer-shown') ? 3 * LIMITS.messageTimeoutMs : LIMITS.messageTimeoutMs,
-      schema: 'connector/conversation.json', conversationId: m.conversationId, operatorId: m.botId,
+      body: { idOperator: String(m.botId), message: { idMessage: m.shown.messageId, author: { role: m.role }, payload: m.payload, createdAt: policy.messageTime(m.shown.at, m.zone) } },
+      timeoutMs: policy.messageTimeoutMs, schema: 'connector/conversation.json', conversationId: m.conversationId, operatorId: m.botId,
     });
-    if (!dev.has('bots-ep7-serialized')) return call();
+    if (!policy.messagesSerialized) return call();
     const p = this.serial.then(call);
     this.serial = p.catch(() => undefined);
     return p;

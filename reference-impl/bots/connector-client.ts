@@ -1,6 +1,7 @@
 // Every service→connector call: query idConnectorVersion/idWebsite, G2 signature, outbound TLS trust, time limit by abort, G20 judgement, exchange log.
 import { Agent, request } from 'undici';
 import { sign, SIGNATURE_HEADER } from '../../lib/signature.js';
+import { applyEdits } from '../../lib/json-edit.js';
 import { check } from '../../lib/schemas.js';
 import { outboundSecureContext } from '../../lib/outbound.js';
 import type { ServiceContext } from '../context.js';
@@ -46,17 +47,14 @@ export class ConnectorClient {
 
   async call(inst: Installation, c: ConnectorCall): Promise<CallResult> {
     const { deviations, clock } = this.ces;
-    const q = new URLSearchParams();
-    q.set('idConnectorVersion', inst.idConnectorVersion);
     // Endpoint 5 carries idConnectorVersion only (spec table); every other endpoint carries idWebsite too.
-    if (c.endpoint !== 'first-messages' && !deviations.has('bots-missing-idwebsite')) q.set('idWebsite', String(inst.websiteId));
-    for (const [k, v] of Object.entries(c.query ?? {})) q.set(k, v);
-    const rawQuery = q.toString();
+    const query: Record<string, string> = { idConnectorVersion: inst.idConnectorVersion, ...(c.endpoint !== 'first-messages' ? { idWebsite: String(inst.websiteId) } : {}), ...c.query };
+    // The request seam: deviations at `bots.connector-request` edit the query and body, per endpoint (fixtures/deviations/bots.json).
+    const sent = applyEdits({ query, body: c.body }, deviations.edits('bots.connector-request', c.endpoint));
+    const rawQuery = new URLSearchParams(sent.query).toString();
     const url = `${inst.baseUrl.replace(/\/+$/, '')}${c.path}?${rawQuery}`;
-    const body = c.body === undefined ? undefined : JSON.stringify(c.body);
-    // G2: over the raw body for POST/PUT, over the raw query string for GET.
-    let signed = c.method === 'GET' ? rawQuery : body ?? '';
-    if (deviations.has('bots-bad-signature')) signed = c.method === 'GET' ? c.path : JSON.stringify(c.body, null, 1);
+    const body = sent.body === undefined ? undefined : JSON.stringify(sent.body);
+    const signed = deviations.policy.bots.signedBytes(c.method, rawQuery, c.path, body, sent.body);
     const headers: Record<string, string> = { accept: 'application/json', [SIGNATURE_HEADER]: sign(inst.secret, signed) };
     if (body !== undefined) headers['content-type'] = 'application/json';
     const at = clock.now();

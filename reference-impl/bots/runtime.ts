@@ -7,7 +7,7 @@ import type { ConnectorClient } from './connector-client.js';
 import type { AvailabilityPoller } from './availability.js';
 import { botOperator, distributionRule, availableOperatorsOfRule, installation } from './setup.js';
 import { ConversationStore, type ConvRow } from './conversation-store.js';
-import { ConversationTimers, type DueTimer } from './timers.js';
+import { ConversationTimers, type DueTimer, type TimerKind } from './timers.js';
 import { ConversationCalls } from './connector-calls.js';
 
 export const OFFSITE = new Set(['social_a', 'social_b', 'social_c', 'social_d', 'social_e', 'sms']);
@@ -74,17 +74,17 @@ export class ConversationRuntime {
         this.ces.db.prepare(`UPDATE conversation_state SET phase = 'bot', pending_transfer = NULL WHERE conversation_id = ?`).run(id);
         this.store.addTranscript(id, 'system', { contentType: 'event', value: 'TRANSFER_TIMEOUT' });
         // Timeout reached without transfer: the scenario continues.
-        if (!this.ces.deviations.has('bots-transfer-timeout-stops')) await this.runReplies(id, data.replies ?? []);
+        await this.runReplies(id, this.ces.deviations.policy.bots.afterTransferTimeout(data.replies ?? []));
         break;
       }
       case 'inactivity':
       case 'offsite-inactivity': {
-        const limit = t.kind === 'inactivity' ? LIMITS.botInactivityMs : LIMITS.offsiteInactivityMs;
+        const policy = this.ces.deviations.policy.bots;
+        const limit = t.kind === 'inactivity' ? policy.botInactivityMs : policy.offsiteInactivityMs;
         const idleUntil = conv.last_activity_at + limit;
         const stillBot = t.kind === 'offsite-inactivity' || ['bot', 'opening', 'transferring'].includes(this.store.state(id)?.phase ?? '');
         if (!stillBot) return;
-        const off = t.kind === 'inactivity' ? this.ces.deviations.has('bots-no-inactivity-close') : this.ces.deviations.has('bots-offsite-no-close');
-        if (idleUntil > this.ces.clock.now() || off) {
+        if (idleUntil > this.ces.clock.now()) {
           this.timers.add(id, t.kind, Math.max(idleUntil, this.ces.clock.now() + 1_000));
           return;
         }
@@ -103,7 +103,7 @@ export class ConversationRuntime {
       if (!list<string>(r.channels).includes(channel)) continue;
       for (const op of list<number>(r.operator_ids)) {
         const b = botOperator(this.ces, op);
-        if (b?.status === 'ready' && (this.poller.isAvailable(op) || this.ces.deviations.has('bots-routing-ignores-availability'))) return op;
+        if (b?.status === 'ready' && this.ces.deviations.policy.bots.routable(this.poller.isAvailable(op))) return op;
       }
     }
     return null;
@@ -135,12 +135,12 @@ export class ConversationRuntime {
     if (channel === 'chat' || channel === 'video') this.ces.events.emit({ kind: 'conversation.pushed', clientId, conversationId: id, viaTransfer: false, at: now });
     else if (channel === 'call') this.ces.events.emit({ kind: 'conversation.started', clientId, conversationId: id, at: now });
     if (bot) {
-      this.timers.add(id, 'inactivity', now + LIMITS.botInactivityMs);
+      this.timers.add(id, 'inactivity', now + this.ces.deviations.policy.bots.botInactivityMs);
       const p = this.openWithBot(id, bot, text).catch((e) => this.store.recordFailure(id, 'internal', 'error', String(e))).finally(() => this.opening.delete(id));
       this.opening.set(id, p);
     } else {
       this.store.addTranscript(id, 'visitor', { contentType: 'text', value: text });
-      if (OFFSITE.has(channel)) this.timers.add(id, 'offsite-inactivity', now + LIMITS.offsiteInactivityMs);
+      if (OFFSITE.has(channel)) this.timers.add(id, 'offsite-inactivity', now + this.ces.deviations.policy.bots.offsiteInactivityMs);
     }
     return this.store.conv(id)!;
   }
@@ -151,10 +151,11 @@ export class ConversationRuntime {
     const inst = installation(this.ces, bot.install_id)!;
     const conv = this.store.conv(id)!;
     const history: unknown[] = [];
-    let visitorMsg = this.ces.deviations.has('bots-first-messages-after-visitor') ? this.store.addTranscript(id, 'visitor', { contentType: 'text', value: text }) : undefined;
+    const policy = this.ces.deviations.policy.bots;
+    let visitorMsg = policy.firstMessagesBeforeVisitor ? undefined : this.store.addTranscript(id, 'visitor', { contentType: 'text', value: text });
     const first = await this.calls.firstMessages(inst, botId, id);
     if (!first.ok) this.store.recordFailure(id, 'first-messages', first.kind, `endpoint 5: ${first.reason}; first messages not displayed`);
-    else if (this.ces.deviations.has('bots-first-messages-all-types')) {
+    else if (policy.firstMessagesRunAllReplies) {
       this.store.setPhase(id, 'bot');
       await this.runReplies(id, first.json.replies, { fromFirstMessages: true });
     } else {
@@ -168,7 +169,7 @@ export class ConversationRuntime {
     if (this.store.conv(id)?.closed_at) return;
     visitorMsg ??= this.store.addTranscript(id, 'visitor', { contentType: 'text', value: text });
     this.store.touch(id);
-    if (this.ces.deviations.has('bots-no-conversation-create')) {
+    if (!policy.conversationCreated) {
       this.ces.db.prepare(`UPDATE conversation_state SET connector_conversation_id = ?, phase = 'bot' WHERE conversation_id = ?`).run(conv.uuid, id);
       await this.postMessage(id, 'visitor', { contentType: 'text', value: text }, visitorMsg);
       return;
@@ -181,18 +182,17 @@ export class ConversationRuntime {
     }
     this.ces.db.prepare('UPDATE conversation_state SET connector_conversation_id = ? WHERE conversation_id = ?').run(created.json.idConversation, id);
     this.storeVariables(id, created.json.variables);
-    if (this.ces.deviations.has('bots-unprompted-message')) this.showBotMessage(id, botId, { type: 'message', payload: { contentType: 'text', value: 'Welcome! (written by the service)' } });
+    if (policy.greetsUnprompted) this.showBotMessage(id, botId, { type: 'message', payload: { contentType: 'text', value: 'Welcome! (written by the service)' } });
     if ((created.json.replies ?? []).length) this.store.recordFailure(id, 'conversation-create', 'replies-not-empty', 'endpoint 6 answered non-empty replies (they must be empty); ignored');
     if (this.store.state(id)?.phase === 'opening') this.store.setPhase(id, 'bot');
     if (this.store.conv(id)?.closed_at) return;
-    if (this.ces.deviations.has('bots-ep7-delayed')) await new Promise((r) => setTimeout(r, 3_000));
+    if (policy.firstMessageDelayMs > 0) await new Promise((r) => setTimeout(r, policy.firstMessageDelayMs));
     await this.postMessage(id, 'visitor', { contentType: 'text', value: text }, visitorMsg);
   }
 
   private storeVariables(id: number, vars: unknown) {
     if (!Array.isArray(vars) || !vars.length) return;
-    if (this.ces.deviations.has('bots-variables-dropped')) return;
-    this.store.mergeVariables(id, vars as Array<{ key: string; value: string }>);
+    this.store.mergeVariables(id, this.ces.deviations.policy.bots.keptVariables(vars as Array<{ key: string; value: string }>));
   }
 
   /** Endpoint 7 for one message of the conversation; runs the replies of visitor messages, refuses those of operator messages. */
@@ -204,19 +204,19 @@ export class ConversationRuntime {
     if (!inst) return;
     const zone = (this.ces.db.prepare('SELECT timezone FROM websites WHERE id = ?').get(conv.website_id) as { timezone: string } | undefined)?.timezone ?? 'UTC';
     const res = await this.calls.message(inst, { botId: st.bot_operator_id, conversationId: id, connectorId: st.connector_conversation_id, role, payload, shown: msg, zone });
+    const policy = this.ces.deviations.policy.bots;
     if (!res.ok) {
-      if (this.ces.deviations.has('bots-failure-not-recorded')) return;
+      if (!policy.failuresRecorded) return;
       this.store.recordFailure(id, 'messages', res.kind, `endpoint 7 (${role} message): ${res.reason}${role === 'visitor' ? '; the bot answer is not displayed' : ''}`);
       return;
     }
     this.storeVariables(id, res.json.variables);
-    let replies = (res.json.replies ?? []) as Reply[];
-    if (this.ces.deviations.has('bots-replies-reversed')) replies = [...replies].reverse();
+    const replies = policy.replyOrder((res.json.replies ?? []) as Reply[]);
     if (!replies.length) return;
     if (role === 'operator') {
       // Loop safety: a connector must ignore operator messages; replies to them are never run.
       const depth = (this.loopDepth.get(id) ?? 0) + 1;
-      if (!this.ces.deviations.has('bots-reply-to-operator') || depth > 5) {
+      if (!policy.repliesToOperatorRun || depth > 5) {
         this.store.recordFailure(id, 'messages', 'reply-to-operator', 'endpoint 7 answered replies to an operator message; ignored (the connector must reply to visitor messages only)');
         return;
       }
@@ -236,22 +236,22 @@ export class ConversationRuntime {
       const rest = replies.slice(i + 1);
       switch (r.type) {
         case 'await':
-          this.timers.add(id, 'replies', this.ces.clock.now() + (this.ces.deviations.has('bots-await-ignored') ? 0 : durationMs(r.duration)), { replies: rest });
+          this.timers.add(id, 'replies', this.ces.clock.now() + this.ces.deviations.policy.bots.awaitMs(durationMs(r.duration)), { replies: rest });
           return;
         case 'message': {
           const shown = this.showBotMessage(id, st.bot_operator_id!, r);
           // The bot's own replies go back through endpoint 7 with role operator.
-          if (shown && !opts.fromFirstMessages && !this.ces.deviations.has('bots-bot-messages-not-posted')) void this.postMessage(id, 'operator', r.payload, shown);
+          if (shown && !opts.fromFirstMessages && this.ces.deviations.policy.bots.botMessagesPosted) void this.postMessage(id, 'operator', r.payload, shown);
           break;
         }
         case 'transfer': {
           const outcome = this.requestTransfer(id, r, rest);
           if (outcome === 'continue') break;
-          if (outcome === 'done' && this.ces.deviations.has('bots-transfer-keeps-rest')) { await this.runReplies(id, rest, { force: true }); }
+          if (outcome === 'done' && this.ces.deviations.policy.bots.restAfterTransferRun) { await this.runReplies(id, rest, { force: true }); }
           return;
         }
         case 'close':
-          if (this.ces.deviations.has('bots-close-ignored')) break;
+          if (!this.ces.deviations.policy.bots.closeHonoured) break;
           this.close(id, 'bot');
           return;
         default:
@@ -262,13 +262,13 @@ export class ConversationRuntime {
 
   /** Displays a bot message unless a text value is over 450 characters (G21: not sent, failure recorded). */
   private showBotMessage(id: number, botId: number, r: Reply): { messageId: string; at: number } | null {
-    const max = this.ces.deviations.has('bots-450-refused') ? LIMITS.botTextMax - 1 : LIMITS.botTextMax;
-    const tooLong = textValues(r.payload).find((t) => t.length > max);
-    if (tooLong !== undefined && !this.ces.deviations.has('bots-451-sent')) {
+    const policy = this.ces.deviations.policy.bots;
+    const tooLong = textValues(r.payload).find((t) => t.length > policy.botTextMax);
+    if (tooLong !== undefined) {
       this.store.recordFailure(id, 'messages', 'text-too-long', `bot message of ${tooLong.length} characters not sent (limit ${LIMITS.botTextMax})`);
       return null;
     }
-    const quickReplies = this.ces.deviations.has('bots-quick-replies-dropped') ? undefined : r.quickReplies;
+    const quickReplies = policy.quickReplies(r.quickReplies);
     const shown = this.store.addTranscript(id, 'bot', r.payload, { operatorId: botId, quickReplies });
     this.store.touch(id);
     return shown;
@@ -282,7 +282,8 @@ export class ConversationRuntime {
     const ruleId = String(r.distributionRule ?? '');
     const rule = bot && list<string>(bot.distribution_rule_ids).includes(ruleId) ? distributionRule(this.ces, conv.client_id, ruleId) : undefined;
     if (!rule) { this.store.recordFailure(id, 'transfer', 'unknown-rule', `transfer to distribution rule ${ruleId}: not a rule of this bot; the transfer does not operate`); return 'continue'; }
-    if (rule.queue_slots <= 0 && !this.ces.deviations.has('bots-transfer-sync-rule')) {
+    const policy = this.ces.deviations.policy.bots;
+    if (!policy.transferAllowed(rule.queue_slots)) {
       this.store.recordFailure(id, 'transfer', 'not-asynchronous', `transfer to "${rule.label}": the rule is not asynchronous (queue slots ${rule.queue_slots}); the transfer does not operate`);
       return 'continue';
     }
@@ -292,7 +293,7 @@ export class ConversationRuntime {
       this.store.recordFailure(id, 'transfer', 'timeout-out-of-range', `transfer timeout ${timeoutMs} ms is outside 5-60 s; ${clamped} ms used`);
       timeoutMs = clamped;
     }
-    const target = this.ces.deviations.has('bots-transfer-never-performed') ? undefined : availableOperatorsOfRule(this.ces, rule)[0];
+    const target = policy.transferTarget(availableOperatorsOfRule(this.ces, rule));
     if (target !== undefined) { this.transfer(id, target); return 'done'; }
     this.ces.db.prepare(`UPDATE conversation_state SET phase = 'transferring', pending_transfer = ? WHERE conversation_id = ?`)
       .run(JSON.stringify({ ruleId, due: this.ces.clock.now() + timeoutMs }), id);
@@ -306,8 +307,7 @@ export class ConversationRuntime {
   private watchTransfer(id: number, rule: ReturnType<typeof distributionRule> & object) {
     const t = setInterval(() => {
       if (this.closed || this.store.state(id)?.phase !== 'transferring') { clearInterval(t); return; }
-      if (this.ces.deviations.has('bots-transfer-never-performed')) return;
-      const target = availableOperatorsOfRule(this.ces, rule)[0];
+      const target = this.ces.deviations.policy.bots.transferTarget(availableOperatorsOfRule(this.ces, rule));
       if (target !== undefined) { clearInterval(t); this.transfer(id, target); }
     }, 1_000);
     t.unref();
@@ -320,12 +320,13 @@ export class ConversationRuntime {
     if (!conv) throw new RuntimeError(404, 'not_found', 'no such conversation');
     if (conv.closed_at) throw new RuntimeError(409, 'closed', 'the conversation is closed');
     // A visitor message drops the pending scheduled messages.
-    if (!this.ces.deviations.has('bots-await-not-dropped')) this.timers.cancel(id, ['replies']);
+    const policy = this.ces.deviations.policy.bots;
+    this.timers.cancel(id, policy.droppedByVisitor as TimerKind[]);
     const msg = this.store.addTranscript(id, 'visitor', { contentType: 'text', value: text });
     this.store.touch(id);
     const st = this.store.state(id);
-    const shared = st?.phase === 'human' && this.ces.deviations.has('bots-share-after-transfer');
-    if (this.ces.deviations.has('bots-visitor-not-posted')) return;
+    const shared = st?.phase === 'human' && policy.postsAfterTransfer;
+    if (!policy.visitorMessagesPosted) return;
     if (st && (st.phase === 'bot' || st.phase === 'transferring' || shared)) void this.postMessage(id, 'visitor', { contentType: 'text', value: text }, msg);
   }
 

@@ -86,8 +86,7 @@ export function seedBots(ces: ServiceContext): void {
 export function writeBody(ces: ServiceContext, bot: BotOperatorRow, idBot: string) {
   const op = ces.db.prepare('SELECT name, pseudo, language_list FROM operators WHERE id = ?').get(bot.operator_id) as { name: string; pseudo: string; language_list: string };
   const rules = list<string>(bot.distribution_rule_ids).map((id) => distributionRule(ces, bot.client_id, id)).filter((r): r is DistributionRule => !!r);
-  const noLabel = ces.deviations.has('bots-write-body-no-label');
-  return { name: op.name, pseudo: op.pseudo, language: list<string>(op.language_list)[0] ?? 'en', distributionRules: rules.map((r) => (noLabel ? { id: r.id } : { id: r.id, label: r.label })), external: { idBot } };
+  return { name: op.name, pseudo: op.pseudo, language: list<string>(op.language_list)[0] ?? 'en', distributionRules: rules.map((r) => ({ id: r.id, label: r.label })), external: { idBot } };
 }
 
 /** Endpoint 1 then 2 then 3 for one bot operator; picks the first scenario not bound to another bot of the same app when none is chosen. */
@@ -115,7 +114,7 @@ export async function createBotOnConnector(ces: ServiceContext, client: Connecto
   const put = await client.call(inst, { endpoint: 'bot-put', method: 'PUT', path: `/bots/${encodeURIComponent(String(operatorId))}`, body: writeBody(ces, bot, idBot),
     timeoutMs: LIMITS.configEndpointTimeoutMs, schema: 'connector/bot.json', operatorId });
   if (!put.ok) return fail(`PUT /bots/${operatorId}: ${put.reason}`);
-  const got = ces.deviations.has('bots-setup-skips-get') ? put : await client.call(inst, { endpoint: 'bot-get', method: 'GET', path: `/bots/${encodeURIComponent(String(operatorId))}`, timeoutMs: LIMITS.configEndpointTimeoutMs, schema: 'connector/bot.json', operatorId });
+  const got = !ces.deviations.policy.bots.setupReadsBack ? put : await client.call(inst, { endpoint: 'bot-get', method: 'GET', path: `/bots/${encodeURIComponent(String(operatorId))}`, timeoutMs: LIMITS.configEndpointTimeoutMs, schema: 'connector/bot.json', operatorId });
   if (!got.ok) return fail(`GET /bots/${operatorId}: ${got.reason}`);
   ces.db.prepare(`UPDATE bot_operators SET status = 'ready', last_error = NULL, id_bot = ?, bot_json = ?, updated_at = ? WHERE operator_id = ?`)
     .run(idBot, JSON.stringify(got.json), ces.clock.now(), operatorId);

@@ -41,13 +41,7 @@ export function knownSecrets(ces: ServiceContext): string[] {
 
 /** JSON text with every known secret replaced by ***: the last guard before a byte leaves for a page. */
 export function redactJson(ces: ServiceContext, value: unknown): string {
-  let text = JSON.stringify(value);
-  if (ces.deviations.has('console-secret-shown')) return text;
-  for (const s of knownSecrets(ces)) {
-    const inJson = JSON.stringify(s).slice(1, -1);
-    text = text.split(inJson).join('***');
-  }
-  return text;
+  return ces.deviations.policy.console.redact(JSON.stringify(value), knownSecrets(ces));
 }
 
 /** The exchange as the inspector shows it: path and query names of the connector URL, bodies cut, never headers (the G2 signature). */
@@ -91,8 +85,8 @@ export function botsView(ces: ServiceContext) {
     return {
       operatorId: b.operator_id, clientId: b.client_id, websiteId: b.website_id, name: b.name, pseudo: b.pseudo, idBot: b.id_bot, status: b.status,
       setupError: b.last_error, connectorUrl: publicUrl(b.base_url),
-      // The console never shows a connector secret; this deviation puts it in the page to prove the secret check can fail.
-      ...(ces.deviations.has('console-secret-shown') ? { connectorSecret: b.secret } : {}),
+      // The console never shows a connector secret (a deviation may put it in, to prove the secret check can fail).
+      ...ces.deviations.policy.console.botExtras(b.secret),
       available: d.available, strategies: d.strategies, lastError: d.lastError, polls: d.polls,
       lastPolls: mine.map((p) => ({ at: iso(p.at), status: p.status, ms: p.ms, failure: p.failure })),
     };

@@ -91,11 +91,7 @@ const area: FastifyPluginAsync = async (app) => {
   app.get('/console/api/config', async (_req, reply) => json(reply, {
     websites: chatWebsites(ces),
     limits: { imageWidth: LIMITS.imageWidth, imageHeight: LIMITS.imageHeight, botTextMax: LIMITS.botTextMax },
-    flags: {
-      quickReplySendsId: ces.deviations.has('console-quick-reply-sends-id'),
-      rawHtml: ces.deviations.has('console-markdown-raw-html'),
-      scheduledKept: ces.deviations.has('console-scheduled-kept'),
-    },
+    flags: ces.deviations.policy.console.pageFlags,
   }));
   app.get('/console/api/conversations', async (_req, reply) => json(reply, { conversations: conversationList(ces) }));
   app.get<{ Params: { id: string } }>('/console/api/conversations/:id', async (req, reply) => {

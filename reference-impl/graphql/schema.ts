@@ -1,7 +1,7 @@
 // The GraphQL schema of the service (code-first graphql-js, a description on every type and field), resolved from the store, scoped to the token's client.
 import {
   GraphQLBoolean, GraphQLError, GraphQLFloat, GraphQLID, GraphQLInputObjectType, GraphQLInt, GraphQLList, GraphQLNonNull,
-  GraphQLObjectType, GraphQLSchema, GraphQLString, type GraphQLFieldConfig, type GraphQLFieldConfigMap, type GraphQLOutputType,
+  GraphQLObjectType, GraphQLScalarType, GraphQLSchema, GraphQLString, Kind, type GraphQLFieldConfig, type GraphQLFieldConfigMap, type GraphQLOutputType,
 } from 'graphql';
 import type { ServiceContext } from '../context.js';
 import { list } from '../store/db.js';
@@ -18,7 +18,7 @@ export type GqlContext = {
 };
 
 /** Schema variants exist only so deviations can break the shape on purpose. */
-export interface SchemaVariant { projectsAsList?: boolean; noDescriptions?: boolean; noRoutingRule?: boolean }
+export interface SchemaVariant { projectsAsList?: boolean; noDescriptions?: boolean; noRoutingRule?: boolean; idScalarsAsID?: boolean }
 
 export const ERROR_CODES = {
   unauthenticated: 'UNAUTHENTICATED',
@@ -38,25 +38,40 @@ const nn = <T extends GraphQLOutputType>(t: T) => new GraphQLNonNull(t);
 const nnList = <T extends GraphQLOutputType>(t: T) => nn(new GraphQLList(nn(t)));
 
 interface Row { [k: string]: any }
+
+const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/** G27: conversation ids, as public clients declare them (`query ($id: UUID!)`). */
+export const UUIDScalar = new GraphQLScalarType<string, string>({
+  name: 'UUID', description: 'A UUID in its canonical text form (8-4-4-4-12 hexadecimal digits): the id of a conversation.',
+  serialize: (v) => String(v),
+  parseValue: (v) => { if (typeof v !== 'string' || !UUID_RE.test(v)) throw badInput(`UUID expects a UUID string (got ${JSON.stringify(v)}).`); return v; },
+  parseLiteral: (ast) => { if (ast.kind !== Kind.STRING || !UUID_RE.test(ast.value)) throw badInput('UUID expects a UUID string.'); return ast.value; },
+});
+/** G27: integer legacy ids (the REST id of a conversation); an Int or a string of digits is accepted. */
+export const LegacyIdScalar = new GraphQLScalarType<number, number>({
+  name: 'LegacyId', description: 'The integer id of a resource in REST API v2 (a conversation\'s `legacyId`).',
+  serialize: (v) => Number(v),
+  parseValue: (v) => { const n = typeof v === 'number' ? v : typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : NaN; if (!Number.isSafeInteger(n) || n < 0) throw badInput(`LegacyId expects a non-negative integer (got ${JSON.stringify(v)}).`); return n; },
+  parseLiteral: (ast) => { const raw = ast.kind === Kind.INT || ast.kind === Kind.STRING ? ast.value : ''; if (!/^\d+$/.test(raw)) throw badInput('LegacyId expects a non-negative integer.'); return Number(raw); },
+});
 interface Page<T> { rows: T[]; total: number; offset: number }
 
 /** Reads `first`/`after` (offset cursors, opaque to callers). */
-function pageArgs(args: { first?: number | null; after?: string | null }, overlap = false): { limit: number; offset: number } {
+function pageArgs(args: { first?: number | null; after?: string | null }, cursorStep: number): { limit: number; offset: number } {
   const limit = args.first ?? LIMITS.graphqlPageDefault;
   if (!Number.isInteger(limit) || limit < 0 || limit > LIMITS.graphqlPageMax) throw badInput(`first must be between 0 and ${LIMITS.graphqlPageMax}`);
   let offset = 0;
   if (args.after) {
     const m = /^o:(\d+)$/.exec(Buffer.from(args.after, 'base64url').toString('utf8'));
     if (!m) throw badInput('after is not a cursor returned by this API');
-    // Deviation: the next page starts at the cursor's own item (GQL-PAGE-01).
-    offset = Number(m[1]) + (overlap ? 0 : 1);
+    offset = Number(m[1]) + cursorStep;
   }
   return { limit, offset };
 }
 const cursor = (offset: number) => Buffer.from(`o:${offset}`).toString('base64url');
 
 function paged(ces: ServiceContext, sql: string, params: unknown[], args: { first?: number | null; after?: string | null }): Page<Row> {
-  const { limit, offset } = pageArgs(args, ces.deviations.has('graphql-page-overlap'));
+  const { limit, offset } = pageArgs(args, ces.deviations.policy.graphql.cursorStep);
   const total = (ces.db.prepare(`SELECT count(*) AS n FROM (${sql})`).get(...params) as { n: number }).n;
   const rows = ces.db.prepare(`${sql} LIMIT ? OFFSET ?`).all(...params, limit, offset) as Row[];
   return { rows, total, offset };
@@ -72,6 +87,9 @@ function parseInstant(value: string, name: string): number {
 const idNum = (id: string): number | null => (/^\d+$/.test(id) ? Number(id) : null);
 
 export function buildCesSchema(variant: SchemaVariant = {}): GraphQLSchema {
+  // G27: conversation ids are UUID, legacy ids LegacyId (deviation graphql-id-scalars-missing: plain ID and Int).
+  const uuidType = variant.idScalarsAsID ? GraphQLID : UUIDScalar;
+  const legacyType = variant.idScalarsAsID ? GraphQLInt : LegacyIdScalar;
   const d = (text: string) => (variant.noDescriptions ? undefined : text);
   const f = <TSource = Row>(type: GraphQLOutputType, description: string, resolve?: GraphQLFieldConfig<TSource, GqlContext>['resolve'], args?: GraphQLFieldConfig<TSource, GqlContext>['args']): GraphQLFieldConfig<TSource, GqlContext> =>
     ({ type, description: d(description), resolve, args });
@@ -146,7 +164,7 @@ export function buildCesSchema(variant: SchemaVariant = {}): GraphQLSchema {
     name: 'SatisfactionSurvey', description: d('A visitor\'s answers to the satisfaction survey of one conversation (replaces the deprecated REST Satisfaction).'),
     fields: {
       id: f(nn(GraphQLID), 'Identifier of the response.', (s) => String(s.id)),
-      conversationId: f(nn(GraphQLID), 'The conversation the survey was about (its UUID).', (s, _a, ctx) =>
+      conversationId: f(nn(uuidType), 'The conversation the survey was about (its UUID).', (s, _a, ctx) =>
         (ctx.ces.db.prepare('SELECT uuid FROM conversations WHERE id = ?').get(s.conversation_id) as Row | undefined)?.uuid ?? String(s.conversation_id)),
       projectId: f(nn(GraphQLID), 'Project of the conversation.', (s) => String(s.website_id)),
       operatorId: f(nn(GraphQLInt), 'Operator who handled the conversation.', (s) => s.operator_id),
@@ -161,8 +179,8 @@ export function buildCesSchema(variant: SchemaVariant = {}): GraphQLSchema {
   const conversation = new GraphQLObjectType<Row, GqlContext>({
     name: 'Conversation', description: d('A conversation between a visitor and operators or bots.'),
     fields: {
-      id: f(nn(GraphQLID), 'UUID of the conversation (the id webhook v2 events carry).', (c) => c.uuid),
-      legacyId: f(nn(GraphQLInt), 'Integer id of the conversation in REST API v2.', (c) => c.id),
+      id: f(nn(uuidType), 'UUID of the conversation (the id webhook v2 events carry).', (c) => c.uuid),
+      legacyId: f(nn(legacyType), 'Integer id of the conversation in REST API v2.', (c) => c.id),
       channel: f(nn(GraphQLString), 'Channel: `chat`, `call`, `video`, `social_a`...`social_e`, `sms`.'),
       projectId: f(nn(GraphQLID), 'Project (website) where the conversation took place.', (c) => String(c.website_id)),
       visitorId: f(nn(GraphQLString), 'Unique id of the visitor.', (c) => c.visitor_uid),
@@ -177,8 +195,8 @@ export function buildCesSchema(variant: SchemaVariant = {}): GraphQLSchema {
         if (!ids.length) return [];
         return ctx.ces.db.prepare(`SELECT * FROM tags WHERE client_id = ? AND id IN (${ids.map(() => '?').join(',')}) ORDER BY id`).all(c.client_id, ...ids);
       }),
-      satisfactionSurvey: f(satisfactionSurvey, 'The visitor\'s satisfaction survey answers, if any.', (c, _a, ctx) => ctx.ces.deviations.has('graphql-survey-null') ? null :
-        ctx.ces.db.prepare('SELECT * FROM satisfactions WHERE client_id = ? AND conversation_id = ? ORDER BY id LIMIT 1').get(c.client_id, c.id) ?? null),
+      satisfactionSurvey: f(satisfactionSurvey, 'The visitor\'s satisfaction survey answers, if any.', (c, _a, ctx) => ctx.ces.deviations.policy.graphql.survey(
+        ctx.ces.db.prepare('SELECT * FROM satisfactions WHERE client_id = ? AND conversation_id = ? ORDER BY id LIMIT 1').get(c.client_id, c.id) as Row | undefined)),
     },
   });
   const conversationConnection = connection('Conversation', conversation, 'conversation');
@@ -205,13 +223,12 @@ export function buildCesSchema(variant: SchemaVariant = {}): GraphQLSchema {
       projectId: f(nn(GraphQLID), 'Project the rule belongs to.', (r) => String(r.website_id)),
       channels: f(nnList(GraphQLString), 'Channels the rule routes: `chat`, `call`, `video`.', (r) => list<string>(r.channels)),
       availability: f(routingRuleAvailabilityType, `Availability per channel, now. Only ${LIMITS.graphqlAvailabilityPerQuery} such field is resolved per query; another one resolves to null with an error (G16).`, (r, _a, ctx) => {
-        if (ctx.availabilityResolved >= LIMITS.graphqlAvailabilityPerQuery && !ctx.ces.deviations.has('graphql-second-availability')) {
+        const policy = ctx.ces.deviations.policy.graphql;
+        if (ctx.availabilityResolved >= policy.availabilityPerQuery) {
           throw new GraphQLError(`only ${LIMITS.graphqlAvailabilityPerQuery} routingRule availability may be resolved per query`, { extensions: { code: ERROR_CODES.availabilityLimit } });
         }
         ctx.availabilityResolved++;
-        // Deviation: availability is never given (GQL-RULE-01).
-        if (ctx.ces.deviations.has('graphql-availability-null')) return null;
-        return routingRuleAvailability(ctx.ces, ctx.clientId, String(r.id));
+        return policy.availability(routingRuleAvailability(ctx.ces, ctx.clientId, String(r.id)));
       }),
     },
   });
@@ -243,19 +260,11 @@ export function buildCesSchema(variant: SchemaVariant = {}): GraphQLSchema {
   const query = new GraphQLObjectType<unknown, GqlContext>({
     name: 'Query', description: d('Everything a token\'s user may read, always limited to the user\'s own account.'),
     fields: (): GraphQLFieldConfigMap<unknown, GqlContext> => ({
-      client: f(nn(client), 'The account of the token\'s user.', (_s, _a, ctx) => ctx.ces.deviations.has('graphql-client-of-other-account')
-        // Deviation: the last account in the store answers for everybody (GQL-CLIENT-01).
-        ? ctx.ces.db.prepare('SELECT * FROM clients ORDER BY id DESC LIMIT 1').get()
-        : ctx.ces.db.prepare('SELECT * FROM clients WHERE id = ?').get(ctx.clientId)),
+      client: f(nn(client), 'The account of the token\'s user.', (_s, _a, ctx) => ctx.ces.deviations.policy.graphql.clientRow(ctx.ces.db, ctx.clientId)),
       project: f(project, 'One project of the account by id; null when the account has no such project.', (_s, args, ctx) => {
         const id = idNum(args.id);
         if (id == null) return null;
-        // Deviation: the project is read without the client scope (GQL-SCOPE-01).
-        if (ctx.ces.deviations.has('graphql-cross-client-leak')) return ctx.ces.db.prepare('SELECT * FROM websites WHERE id = ?').get(id) ?? null;
-        const row = ctx.ces.db.prepare('SELECT * FROM websites WHERE id = ? AND client_id = ?').get(id, ctx.clientId) as Row | undefined;
-        // Deviation: the project read by id has another name than in the list (GQL-PROJ-02).
-        if (row && ctx.ces.deviations.has('graphql-project-name-wrong')) return { ...row, label: String(row.label).toUpperCase() + ' ' };
-        return row ?? null;
+        return ctx.ces.deviations.policy.graphql.projectRow(ctx.ces.db, id, ctx.clientId) ?? null;
       }, { id: { type: nn(GraphQLID), description: d('Identifier of the project.') } }),
       projects: variant.projectsAsList
         ? f(nnList(project), 'Projects of the account.', (_s, _a, ctx) => ctx.ces.db.prepare('SELECT * FROM websites WHERE client_id = ? ORDER BY id').all(ctx.clientId))
@@ -263,16 +272,23 @@ export function buildCesSchema(variant: SchemaVariant = {}): GraphQLSchema {
           paged(ctx.ces, 'SELECT * FROM websites WHERE client_id = ? ORDER BY id', [ctx.clientId], args), pageArgDefs),
       conversationTag: f(conversationTag, 'One conversation tag by id; null when the account has no such tag.', (_s, args, ctx) => {
         const id = idNum(args.id);
-        // Deviation: the lookup is off by one id (GQL-TAG-01).
-        const wanted = id != null && ctx.ces.deviations.has('graphql-tag-lookup-wrong') ? id + 1 : id;
+        const wanted = id == null ? id : ctx.ces.deviations.policy.graphql.tagId(id);
         return wanted == null ? null : ctx.ces.db.prepare('SELECT * FROM tags WHERE id = ? AND client_id = ?').get(wanted, ctx.clientId) ?? null;
       }, { id: { type: nn(GraphQLID), description: d('Identifier of the tag.') } }),
       conversationTags: f(nn(tagConnection), 'Conversation tags of the account.', (_s, args, ctx) =>
         paged(ctx.ces, 'SELECT * FROM tags WHERE client_id = ? ORDER BY id', [ctx.clientId], args), pageArgDefs),
-      conversation: f(conversation, 'One conversation by UUID (or REST integer id); null when the account has no such conversation.', (_s, args, ctx) => {
-        const n = idNum(args.id);
-        return ctx.ces.db.prepare(`SELECT * FROM conversations WHERE client_id = ? AND ${n == null ? 'uuid = ?' : 'id = ?'}`).get(ctx.clientId, n ?? args.id) ?? null;
-      }, { id: { type: nn(GraphQLID), description: d('UUID or REST integer id of the conversation.') } }),
+      conversation: variant.idScalarsAsID
+        ? f(conversation, 'One conversation by UUID (or REST integer id); null when the account has no such conversation.', (_s, args, ctx) => {
+          const n = idNum(args.id);
+          return ctx.ces.db.prepare(`SELECT * FROM conversations WHERE client_id = ? AND ${n == null ? 'uuid = ?' : 'id = ?'}`).get(ctx.clientId, n ?? args.id) ?? null;
+        }, { id: { type: nn(GraphQLID), description: d('UUID or REST integer id of the conversation.') } })
+        : f(conversation, 'One conversation by UUID (`id`) or by REST integer id (`legacyId`), exactly one of them; null when the account has no such conversation.', (_s, args, ctx) => {
+          if ((args.id == null) === (args.legacyId == null)) throw badInput('conversation needs exactly one of id (UUID) and legacyId (LegacyId).');
+          return ctx.ces.db.prepare(`SELECT * FROM conversations WHERE client_id = ? AND ${args.id != null ? 'uuid = ?' : 'id = ?'}`).get(ctx.clientId, args.id ?? args.legacyId) ?? null;
+        }, {
+          id: { type: UUIDScalar, description: d('UUID of the conversation (G27: declare it `$id: UUID!`).') },
+          legacyId: { type: LegacyIdScalar, description: d('REST integer id of the conversation.') },
+        }),
       searchClosedConversations: f(nn(conversationConnection), 'Closed conversations, newest closure first, optionally within `from`/`to` (closure time). Superseded by `closedConversations`, which requires an interval.', (_s, args, ctx) =>
         closed(ctx, args, args.from ? parseInstant(args.from, 'from') : null, args.to ? parseInstant(args.to, 'to') : null), {
         ...projectFilterArgs,
@@ -284,9 +300,7 @@ export function buildCesSchema(variant: SchemaVariant = {}): GraphQLSchema {
         const from = parseInstant(args.interval.from, 'interval.from');
         const to = parseInstant(args.interval.to, 'interval.to');
         if (from >= to) throw badInput('interval.from must be before interval.to');
-        // Deviation: the interval is ignored (GQL-CONV-02).
-        if (ctx.ces.deviations.has('graphql-interval-ignored')) return closed(ctx, args, null, null);
-        return closed(ctx, args, from, to);
+        return closed(ctx, args, ...ctx.ces.deviations.policy.graphql.closedInterval(from, to));
       }, { interval: { type: new GraphQLNonNull(interval), description: d('Closure period.') }, ...projectFilterArgs, ...pageArgDefs }),
       satisfactionSurveyResponses: f(nn(surveyConnection), 'Satisfaction survey responses of the account, newest first.', (_s, args, ctx) => {
         const where = ['client_id = ?']; const params: unknown[] = [ctx.clientId];

@@ -40,7 +40,7 @@ export default function registerBots(app: FastifyInstance): void {
     const { name, pluginKind = 'bot', baseUrl, secret } = (req.body ?? {}) as any;
     if (!isStr(name)) return bad(reply, 'name is required');
     if (pluginKind !== 'bot') return bad(reply, 'pluginKind must be "bot"');
-    if (!isStr(baseUrl) || !(/^https:\/\//.test(baseUrl) || ((ces.settings.insecure || ces.deviations.has('bots-http-connector-accepted')) && /^http:\/\//.test(baseUrl)))) return bad(reply, 'baseUrl must be an https:// URL (the connector base URL must use HTTPS)');
+    if (!isStr(baseUrl) || !(/^https:\/\//.test(baseUrl) || (ces.deviations.policy.platform.plainHttpConnectors(ces.settings.insecure) && /^http:\/\//.test(baseUrl)))) return bad(reply, 'baseUrl must be an https:// URL (the connector base URL must use HTTPS)');
     if (!isStr(secret) || secret.length < 8) return bad(reply, 'secret (at least 8 characters) is required');
     const id = Number(db.prepare('INSERT INTO connector_apps (client_id, name, plugin_kind, base_url, secret, created_at) VALUES (?, ?, ?, ?, ?, ?)').run(clientOf(req), name, pluginKind, baseUrl, secret, ces.clock.now()).lastInsertRowid);
     return reply.code(201).send(appView(db.prepare('SELECT * FROM connector_apps WHERE id = ?').get(id)));
@@ -113,7 +113,7 @@ export default function registerBots(app: FastifyInstance): void {
     const installId = prev?.install_id ?? Number(body.installationId);
     if (!db.prepare('SELECT id FROM connector_installs WHERE id = ? AND client_id = ?').get(installId, clientId)) return bad(reply, 'installationId must be an installation of this client');
     // A bot operator is tied to exactly one language.
-    if (body.language !== undefined && !(isStr(body.language) && (/^[a-z]{2}$/.test(body.language) || ces.deviations.has('bots-multi-language-accepted')))) return bad(reply, 'language must be exactly one two-letter code');
+    if (body.language !== undefined && !(isStr(body.language) && ces.deviations.policy.platform.botLanguage(body.language))) return bad(reply, 'language must be exactly one two-letter code');
     if (!prev && (!isStr(body.name) || !isStr(body.pseudo) || !isStr(body.language))) return bad(reply, 'name, pseudo and language are required');
     const notText = (['name', 'pseudo', 'idBot'] as const).filter((k) => body[k] !== undefined && !isStr(body[k]));
     if (notText.length) return bad(reply, `${notText.join(', ')} must be non-empty strings`);

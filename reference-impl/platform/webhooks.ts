@@ -21,7 +21,7 @@ export default function registerWebhooks(app: FastifyInstance): void {
   app.post<{ Body: Record<string, unknown> }>('/webhooks', async (req, reply) => {
     const client = req.platformClient;
     const body = (req.body ?? {}) as Record<string, unknown>;
-    const err = subscriptionError(body, settings.insecure || deviations.has('webhooks-http-accepted'));
+    const err = subscriptionError(body, deviations.policy.platform.plainHttpCallbacks(settings.insecure));
     if (err) return invalid(reply, err);
     const includeDeprecated = body.includeDeprecated === true;
     const id = randomUUID();

@@ -5,6 +5,8 @@ import { RestFail, forbidden } from './envelope.js';
 import { installErrorHandling, uriLimitHook } from '../../lib/http-errors.js';
 import { LIMITS } from '../../lib/limits.js';
 import { REST_BASES, type Platform } from './request.js';
+import { resourceOf } from './list.js';
+import { applyEdits } from '../../lib/json-edit.js';
 import peopleRoutes from './routes-people.js';
 import activityRoutes from './routes-activity.js';
 import { RouteRegistry, collectRoutes, openapiRoute } from './openapi.js';
@@ -15,12 +17,6 @@ const scope = (platform: Platform, registry: RouteRegistry): FastifyPluginAsync 
   installErrorHandling(app, {
     shape: (status, message) => ({ meta: { status: status === 403 || status >= 500 ? 'error' : 'fail', message } }),
     accepted: 'application/json or application/x-www-form-urlencoded',
-    rewrite: (status, body) => {
-      const b = body as { meta: { status: string; message: string } };
-      if (app.ces.deviations.has('rest-forbidden-text') && b.meta.status === 'error' && status === 403) b.meta.message = 'Access denied';
-      if (app.ces.deviations.has('rest-unknown-id-text') && status === 404) b.meta.message = b.meta.message.replace(/^Unknown '([^']+)' with 'id' (.+)\.$/, '$1 $2 not found');
-      return b;
-    },
   });
   app.decorateRequest('client', null as unknown as ClientRow);
   app.decorateRequest('platform', platform);
@@ -28,11 +24,19 @@ const scope = (platform: Platform, registry: RouteRegistry): FastifyPluginAsync 
   app.addHook('onRequest', uriLimitHook(LIMITS.restUriMaxChars));
   app.addHook('onRequest', async (req) => {
     req.platform = platform;
-    if (platform === 'ha' && app.ces.deviations.has('rest-ha-base-missing')) throw new RestFail(404, `Unknown route ${req.method} ${req.url.split('?')[0]}.`);
+    const policy = app.ces.deviations.policy.rest;
+    if (platform === 'ha' && !policy.haBaseServed) throw new RestFail(404, `Unknown route ${req.method} ${req.url.split('?')[0]}.`);
     // Every route, including unknown ones, needs a valid key: nothing is revealed to anonymous callers.
-    const client = app.ces.deviations.has('rest-auth-basic-ignored') && /^basic/i.test(req.headers.authorization ?? '') ? null : clientFromRequest(app.ces, req);
+    const client = clientFromRequest(app.ces, req, policy.presentedKey);
     if (!client) throw forbidden();
     req.client = client;
+  });
+  // The response seam: deviations at `rest.response` edit answers (JSON edits per resource, fixtures/deviations/rest*.json).
+  app.addHook('onSend', async (req, reply, payload) => {
+    const resource = resourceOf(req);
+    const edits = [...app.ces.deviations.edits('rest.response', resource), ...app.ces.deviations.edits('rest.response', `${req.method} ${resource}`)];
+    if (!edits.length || typeof payload !== 'string' || !String(reply.getHeader('content-type') ?? '').includes('json')) return payload;
+    return JSON.stringify(applyEdits(JSON.parse(payload), edits));
   });
   openapiRoute(app, registry);
   peopleRoutes(app);

@@ -2,10 +2,11 @@
 import type { FastifyRequest } from 'fastify';
 import { LIMITS } from '../../lib/limits.js';
 import { badRequest, success, type Pagination } from './envelope.js';
+import type { Policies } from '../policies.js';
 import { integerOf, shown } from './request.js';
 import { wildcard } from './wildcard.js';
 
-
+type RestPolicy = Policies['rest'];
 export type Row = Record<string, any>;
 /** A filter over a row; `q` (optional) carries the list options, e.g. whether `*` is a wildcard. */
 export type FilterFn = (row: Row, value: string, q?: ListQuery) => boolean;
@@ -13,14 +14,18 @@ export type FilterFn = (row: Row, value: string, q?: ListQuery) => boolean;
 /** Query parameters every REST route accepts besides filters (authentication and the spec's list options). */
 const COMMON_PARAMS = new Set(['page', 'limit', 'full', 'key']);
 
-/** No deviation switched on (a ListQuery built without parseList). */
-const NO_DEVIATIONS = { has: (_id: string) => false };
-const devOf = (q?: ListQuery) => q?.deviations ?? NO_DEVIATIONS;
-
 export interface ListQuery {
   page: number; limit: number; full: boolean; filters: Record<string, string>;
-  /** The service's deviation switches, read where a list is answered (selftest). */
-  deviations?: { has(id: string): boolean };
+  /** The REST policy in force when the list was asked for (deviations switch at run time). */
+  policy: RestPolicy;
+  /** Filters validated but not applied (a deviation's). */
+  ignored: string[];
+}
+
+/** The resource a route serves, as deviations name it: `/api/2/conversation.json-unicode/:id` → `conversation`. */
+export function resourceOf(req: FastifyRequest): string {
+  const url = req.routeOptions.url ?? req.url;
+  return url.replace(/^(\/ha)?\/api\/2\//, '').split('/')[0]!.replace(/\.json(-unicode)?$/, '');
 }
 
 function positiveInt(name: string, raw: unknown, min: number): number {
@@ -31,7 +36,8 @@ function positiveInt(name: string, raw: unknown, min: number): number {
 
 /** Parses and validates list options and filters; unknown filters or parameters are refused naming what is accepted. */
 export function parseList(req: FastifyRequest, filterNames: string[], extraParams: string[] = []): ListQuery {
-  const q = (req.query ?? {}) as Record<string, unknown>;
+  // G26: a list filter as `filters[x][0]=a&filters[x][1]=b` or `filters[x][]=a` is the spec's comma list `filters[x]=a,b`.
+  const q = req.server.ces.deviations.policy.rest.listQuery((req.query ?? {}) as Record<string, unknown>);
   const filters: Record<string, string> = {};
   for (const [k, v] of Object.entries(q)) {
     if (k.startsWith('filters')) {
@@ -50,13 +56,15 @@ export function parseList(req: FastifyRequest, filterNames: string[], extraParam
       throw badRequest(`Parameter '${k}' must be given once.`);
     }
   }
-  const deviations = req.server.ces.deviations;
+  const policy = req.server.ces.deviations.policy.rest;
   const page = q.page === undefined ? 1 : positiveInt('page', q.page, 1);
-  const asked = q.limit === undefined ? (deviations.has('rest-default-page-size-10') ? 10 : LIMITS.restPageDefault) : positiveInt('limit', q.limit, 1);
+  const asked = q.limit === undefined ? policy.pageDefault : positiveInt('limit', q.limit, 1);
   // Above the maximum the limit is clamped, not refused (G11).
-  const limit = deviations.has('rest-limit-not-clamped') ? asked : Math.min(asked, LIMITS.restPageMax);
+  const limit = Math.min(asked, policy.pageMax);
   if (q.full !== undefined && q.full !== '0' && q.full !== '1') throw badRequest(`'full' must be 0 or 1 (got ${JSON.stringify(q.full)}).`);
-  return { page, limit, full: q.full === '1' && !deviations.has('rest-full-ignored'), filters, deviations };
+  const resource = resourceOf(req);
+  const ignored = policy.ignoredFilters.filter((f) => f.startsWith(resource + ' ')).map((f) => f.slice(resource.length + 1));
+  return { page, limit, full: policy.fullShown(q.full === '1'), filters, policy, ignored };
 }
 
 /** An id filter value: decimal digits within Number.MAX_SAFE_INTEGER (ids are never negative). */
@@ -78,7 +86,7 @@ export const F = {
   /** Integer equality on a column. */
   int: (col: string): FilterFn => (row, v) => row[col] === intValue(col, v),
   /** String match with `*` wildcards. */
-  text: (col: string): FilterFn => (row, v, q) => { const dev = devOf(q); return wildcard(v, dev.has('rest-wildcard-ignored'))(row[col]); },
+  text: (col: string): FilterFn => (row, v, q) => (q ? q.policy.textMatcher(v) : wildcard(v))(row[col]),
   /** An integer contained in a list column. */
   listHas: (col: string, name = col): FilterFn => (row, v) => asList(row[col]).includes(intValue(name, v)),
   /** Any of a comma list of integers contained in a list column. */
@@ -89,15 +97,13 @@ export const F = {
 export function listAnswer(rows: Row[], q: ListQuery, filters: Record<string, FilterFn>, shape: (row: Row, full: boolean) => Row) {
   // Validate every filter value once before matching, so an invalid value fails even on an empty table.
   for (const [name, value] of Object.entries(q.filters)) filters[name]!({}, value, q);
-  const matching = rows.filter((r) => Object.entries(q.filters).every(([name, value]) => filters[name]!(r, value, q)));
-  const dev = devOf(q);
-  let start = (q.page - 1) * q.limit;
-  if (start >= matching.length && matching.length > 0 && dev.has('rest-page-past-end')) start = Math.floor((matching.length - 1) / q.limit) * q.limit;
+  const applied = Object.entries(q.filters).filter(([name]) => !q.ignored.includes(name));
+  const matching = rows.filter((r) => applied.every(([name, value]) => filters[name]!(r, value, q)));
+  const start = q.policy.pageStart(q.page, q.limit, matching.length);
   const page = matching.slice(start, start + q.limit);
-  const count = dev.has('rest-pagination-count-page') ? page.length : matching.length;
+  const count = q.policy.paginationCount(matching.length, page.length);
   const pagination: Pagination = { page: q.page, pages: Math.ceil(count / q.limit), limit: q.limit, count };
-  const noLink = dev.has('rest-envelope-no-link');
-  return success(page.map((r) => { const item = shape(r, q.full); if (noLink) delete item._link; return item; }), { pagination });
+  return success(page.map((r) => shape(r, q.full)), { pagination });
 }
 
 /** Picks the listed fields of a full resource (the list view without `full=1`), always keeping id and _link. */

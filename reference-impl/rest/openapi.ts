@@ -64,9 +64,7 @@ export function collectRoutes(app: FastifyInstance, registry: RouteRegistry): vo
 /** GET /openapi.json, behind the same key check as every REST route. */
 export function openapiRoute(app: FastifyInstance, registry: RouteRegistry): void {
   app.get('/openapi.json', { config: { openapi: { summary: 'This OpenAPI 3.1 document (not wrapped in the envelope)', response: 'openapi' } } }, async () => {
-    const doc = registry.document();
-    if (!app.ces.deviations.has('rest-openapi-not-deprecated')) return doc;
-    return JSON.parse(JSON.stringify(doc), (k, v) => (k === 'deprecated' ? undefined : v));
+    return app.ces.deviations.policy.rest.openapiDocument(registry.document());
   });
 }
 

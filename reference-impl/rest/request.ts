@@ -1,7 +1,6 @@
 // What every REST route reads from a request: the base it came through, the key's client, numeric path ids.
 import type { FastifyRequest } from 'fastify';
 import type { ClientRow } from '../auth/api-key.js';
-import { badRequest } from './envelope.js';
 
 export type Platform = 'sd' | 'ha';
 export const REST_BASES: Record<Platform, string> = { sd: '/api/2', ha: '/ha/api/2' };
@@ -27,8 +26,7 @@ export const shown = (v: unknown): string => { const s = JSON.stringify(v) ?? St
 export function idParam(req: FastifyRequest, resource: string, name = 'id'): number {
   const raw = (req.params as Record<string, string>)[name] ?? '';
   const id = integerOf(raw);
-  if (id === null && req.server.ces.deviations.has('rest-bad-id-500')) throw new Error(`cannot read id ${raw}`);
-  if (id === null) throw badRequest(`'${name}' of ${resource} must be an integer from 0 to ${Number.MAX_SAFE_INTEGER} (got ${shown(raw)}).`);
+  if (id === null) throw req.server.ces.deviations.policy.rest.badIdError(name, resource, raw);
   return id;
 }
 

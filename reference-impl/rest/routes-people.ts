@@ -28,8 +28,7 @@ const SKILL_FILTERS: Record<string, FilterFn> = {
   // A skill matches operator_id when that operator (of the same client) has it.
   operator_id: (row, v, q) => {
     const id = intValue('operator_id', v);
-    const deviations = q?.deviations;
-    if (row._operatorSkills === undefined || (deviations && deviations.has('rest-skill-operator-filter-ignored'))) return true;
+    if (row._operatorSkills === undefined) return true;
     return (row._operatorSkills as Map<number, number[]>).get(id)?.includes(row.id) === true;
   },
   parent_id: F.int('parent_id'),
@@ -90,7 +89,7 @@ export default function peopleRoutes(app: FastifyInstance): void {
       return id;
     })();
     event('user.created', req, id);
-    return reply.code(ces.deviations.has('rest-create-status-200') ? 200 : 201).send(success(R.operator(ces, clientRow(req, 'operator', id))));
+    return reply.code(ces.deviations.policy.rest.createdStatus).send(success(R.operator(ces, clientRow(req, 'operator', id))));
   });
   app.get('/operator/live', doc({ summary: 'Live availability of the operators (default: available ones only; connected=0: every operator that logged in at least once)', list: true, filters: names(OPERATOR_FILTERS), params: ['connected'], response: 'rest/operator-live.json' }), async (req) => {
     const q = parseList(req, names(OPERATOR_FILTERS), ['connected']);
@@ -99,7 +98,7 @@ export default function peopleRoutes(app: FastifyInstance): void {
     const rows = liveView(req);
     const wanted = rows.filter((r) => {
       if (connected === '0') return r._live !== null;
-      return ces.deviations.has('rest-live-default-offline') ? r._live !== null : isAvailable(r._resource);
+      return ces.deviations.policy.rest.liveListed(r, isAvailable(r._resource));
     });
     return listAnswer(wanted, q, OPERATOR_FILTERS, (r) => r._resource);
   });
@@ -120,7 +119,7 @@ export default function peopleRoutes(app: FastifyInstance): void {
       ces.db.prepare('DELETE FROM operator_profiles WHERE user_id = ?').run(current.id);
       ces.db.prepare('DELETE FROM operators WHERE id = ? AND client_id = ?').run(current.id, req.client.id);
     })();
-    return success(ces.deviations.has('rest-delete-no-id') ? null : { id: current.id });
+    return success({ id: current.id });
   });
   app.get('/operator/:id/live', doc({ summary: 'Live availability of one operator', response: 'rest/operator-live.json' }), async (req) => {
     const op = clientRow(req, 'operator');

@@ -1,8 +1,8 @@
 // The durable webhook dispatcher: a SQLite outbox, one clock timer per due attempt, signed POSTs, retries +10 s / +20 s, dead letters.
 import { randomUUID } from 'node:crypto';
 import { Agent, request, type Dispatcher } from 'undici';
-import { LIMITS } from '../../lib/limits.js';
 import { sign } from '../../lib/signature.js';
+import { applyEdits } from '../../lib/json-edit.js';
 import type { ServiceContext } from '../context.js';
 import type { DomainEvent } from '../events.js';
 import type { TimerHandle } from '../../lib/clock.js';
@@ -43,8 +43,7 @@ export class WebhookDispatcher {
    * as another burst. Deliveries beyond the cap wait in undici's queue, and that wait is not connect time (the timer starts at connect).
    */
   private agent(): Agent {
-    const answerMs = this.ces.deviations.has('webhooks-answer-timeout-60s') ? 60_000 : LIMITS.webhookAnswerTimeoutMs;
-    const connectMs = this.ces.deviations.has('webhooks-connect-timeout-5s') ? 5_000 : LIMITS.webhookConnectTimeoutMs;
+    const { answerTimeoutMs: answerMs, connectTimeoutMs: connectMs } = this.ces.deviations.policy.webhooks;
     const key = `${connectMs}/${answerMs}`;
     let a = this.agents.get(key);
     if (a) return a;
@@ -69,9 +68,7 @@ export class WebhookDispatcher {
     const now = clock.now();
     const payloads = payloadsFor(db, deviations, e, now);
     if (!payloads.length) return;
-    const subs = (deviations.has('webhooks-cross-client')
-      ? db.prepare('SELECT * FROM webhook_subscriptions WHERE deleted_at IS NULL').all()
-      : db.prepare('SELECT * FROM webhook_subscriptions WHERE deleted_at IS NULL AND client_id = ?').all(e.clientId)) as SubscriptionRow[];
+    const subs = deviations.policy.webhooks.subscriptionsFor(db, e.clientId) as SubscriptionRow[];
     const insert = db.prepare(`INSERT INTO webhook_deliveries (subscription_id, client_id, event_id, event_type, correlation_id, body, state, next_attempt, due_at, created_at)
       VALUES (?, ?, ?, ?, ?, ?, 'pending', 1, ?, ?)`);
     const ids: number[] = [];
@@ -90,7 +87,7 @@ export class WebhookDispatcher {
   private wants(s: SubscriptionRow, p: Payload): boolean {
     const kinds = JSON.parse(s.events) as string[];
     if (!kinds.includes(p.kind)) return false;
-    return !p.deprecated || s.include_deprecated === 1 || this.ces.deviations.has('webhooks-deprecated-without-optin');
+    return !p.deprecated || this.ces.deviations.policy.webhooks.deprecatedSent(s.include_deprecated === 1);
   }
 
   /**
@@ -119,7 +116,7 @@ export class WebhookDispatcher {
     this.timers.get(id)?.cancel();
     this.timers.set(id, this.ces.clock.at(due, () => {
       this.timers.delete(id);
-      if (this.ces.deviations.has('webhooks-sequential-queue')) this.chain = this.chain.then(() => this.safeAttempt(id));
+      if (this.ces.deviations.policy.webhooks.sequentialQueue) this.chain = this.chain.then(() => this.safeAttempt(id));
       else void this.safeAttempt(id);
     }));
   }
@@ -134,7 +131,8 @@ export class WebhookDispatcher {
   /** One attempt of a delivery: recorded before it leaves, settled when the answer (or failure) is known. */
   private async attempt(id: number): Promise<void> {
     if (this.closing || this.inFlight.has(id)) return;
-    const { db, clock, deviations } = this.ces;
+    const { db, clock } = this.ces;
+    const policy = this.ces.deviations.policy.webhooks;
     const d = db.prepare('SELECT * FROM webhook_deliveries WHERE id = ?').get(id) as DeliveryRow | undefined;
     if (!d || d.state !== 'pending') return;
     const s = db.prepare('SELECT * FROM webhook_subscriptions WHERE id = ?').get(d.subscription_id) as SubscriptionRow | undefined;
@@ -144,9 +142,9 @@ export class WebhookDispatcher {
     }
     this.inFlight.add(id);
     try {
-      const first = () => db.prepare('SELECT delivery_id FROM webhook_attempts WHERE delivery = ? AND attempt = 1').get(id) as { delivery_id: string } | undefined;
-      const deliveryId = (deviations.has('webhooks-delivery-id-reused') ? first()?.delivery_id : undefined) ?? randomUUID();
-      const correlationId = deviations.has('webhooks-correlation-changes') && d.next_attempt > 1 ? randomUUID() : d.correlation_id;
+      const first = () => (db.prepare('SELECT delivery_id FROM webhook_attempts WHERE delivery = ? AND attempt = 1').get(id) as { delivery_id: string } | undefined)?.delivery_id;
+      const deliveryId = policy.deliveryId(first);
+      const correlationId = policy.correlationId(d.correlation_id, d.next_attempt);
       const started = clock.now();
       const r = db.prepare(`INSERT INTO webhook_attempts (delivery, attempt, delivery_id, correlation_id, due_at, started_at) VALUES (?, ?, ?, ?, ?, ?)`)
         .run(id, d.next_attempt, deliveryId, correlationId, d.due_at ?? started, started);
@@ -161,17 +159,15 @@ export class WebhookDispatcher {
 
   private headers(s: SubscriptionRow, body: string, deliveryId: string, correlationId: string): Record<string, string> {
     const dev = this.ces.deviations;
-    let signature = sign(s.secret, dev.has('webhooks-signature-wrong-bytes') ? JSON.stringify(JSON.parse(body), null, 2) : body);
-    if (dev.has('webhooks-signature-uppercase')) signature = 'sha256=' + signature.slice(7).toUpperCase();
-    if (dev.has('webhooks-signature-no-prefix')) signature = signature.slice(7);
+    const policy = dev.policy.webhooks;
     const h: Record<string, string> = {
-      'content-type': dev.has('webhooks-content-type-text') ? 'text/plain' : 'application/json',
+      'content-type': 'application/json',
       'x-service-delivery': deliveryId,
       'x-service-correlationid': correlationId,
-      'x-service-signature': signature,
+      'x-service-signature': policy.signatureHeader(sign(s.secret, policy.signedBytes(body))),
     };
-    if (dev.has('webhooks-missing-header')) delete h['x-service-delivery'];
-    return h;
+    // The request seam: deviations at `webhooks.headers` edit the headers (fixtures/deviations/webhooks.json).
+    return applyEdits(h, dev.edits('webhooks.headers'));
   }
 
   private async post(s: SubscriptionRow, body: string, deliveryId: string, correlationId: string): Promise<Outcome> {
@@ -181,8 +177,7 @@ export class WebhookDispatcher {
       });
       await res.body.dump({ limit: 64 * 1024 }).catch(() => undefined);
       const st = res.statusCode;
-      const ok = (st >= 200 && st < 300) || (st >= 300 && st < 400 && this.ces.deviations.has('webhooks-3xx-success'));
-      return { status: st, error: null, ok };
+      return { status: st, error: null, ok: this.ces.deviations.policy.webhooks.delivered(st) };
     } catch (err) {
       const e = err as { code?: string; message?: string };
       const timeout = /TIMEOUT/i.test(e.code ?? '');
@@ -197,26 +192,16 @@ export class WebhookDispatcher {
   }
 
   private settleRows(id: number, a: AttemptRow, outcome: Outcome, endedAt: number): void {
-    const { db, deviations } = this.ces;
+    const { db } = this.ces;
+    const policy = this.ces.deviations.policy.webhooks;
     db.prepare('UPDATE webhook_attempts SET ended_at = ?, status = ?, error = ? WHERE id = ?').run(endedAt, outcome.status, outcome.error, a.id);
-    const retryOn20x = deviations.has('webhooks-retry-on-20x') && outcome.ok;
-    const final = (deviations.has('webhooks-no-retry-on-40x') && outcome.status !== null && outcome.status >= 400 && outcome.status < 500)
-      || (deviations.has('webhooks-no-retry-on-network-error') && outcome.network === true);
-    const delays = deviations.has('webhooks-first-retry-12s') ? [12_000, LIMITS.webhookRetryDelaysMs[1]!]
-      : deviations.has('webhooks-third-retry') ? [...LIMITS.webhookRetryDelaysMs, LIMITS.webhookRetryDelaysMs[1]!] : LIMITS.webhookRetryDelaysMs;
-    if (outcome.ok && !retryOn20x) {
+    if (outcome.ok) {
       db.prepare(`UPDATE webhook_deliveries SET state = 'delivered', finished_at = ?, due_at = NULL WHERE id = ?`).run(endedAt, id);
       return;
     }
-    const delay = delays[a.attempt - 1];
-    if (delay === undefined || final) {
-      if (deviations.has('webhooks-dead-vanishes')) {
-        db.prepare('DELETE FROM webhook_attempts WHERE delivery = ?').run(id);
-        db.prepare('DELETE FROM webhook_interruptions WHERE delivery = ?').run(id);
-        db.prepare('DELETE FROM webhook_deliveries WHERE id = ?').run(id);
-        return;
-      }
-      db.prepare(`UPDATE webhook_deliveries SET state = 'dead', finished_at = ?, due_at = NULL WHERE id = ?`).run(endedAt, id);
+    const delay = policy.retryDelaysMs[a.attempt - 1];
+    if (delay === undefined || policy.finalFailure(outcome)) {
+      policy.deadLetter(db, id, endedAt);
       return;
     }
     const due = endedAt + delay;

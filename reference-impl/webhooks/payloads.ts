@@ -4,6 +4,7 @@ import type { Db } from '../store/db.js';
 import { list } from '../store/db.js';
 import type { Deviations } from '../deviations.js';
 import type { DomainEvent } from '../events.js';
+import { applyEdits } from '../../lib/json-edit.js';
 
 /** Event kinds a subscription may name (spec "Event kinds"; user.connected/disconnected per G22). */
 export const CURRENT_KINDS = [
@@ -26,14 +27,12 @@ const ONSITE = new Set(['chat', 'call', 'video']);
 export interface Payload { kind: string; deprecated: boolean; body: Record<string, unknown> }
 
 /** v2 events: UTC with milliseconds, `2026-11-22T01:02:03.456Z`. */
-export function v2Time(ms: number, dev: Deviations): string {
-  const iso = new Date(ms).toISOString();
-  return dev.has('webhooks-v2-timestamp-no-millis') ? iso.replace(/\.\d{3}Z$/, 'Z') : iso;
+export function v2Time(ms: number): string {
+  return new Date(ms).toISOString();
 }
 /** Old events: an offset form, `2026-11-22T01:02:03+00:00`. */
-export function oldTime(ms: number, dev: Deviations): string {
-  const iso = new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
-  return dev.has('webhooks-old-timestamp-z') ? iso : iso.replace(/Z$/, '+00:00');
+export function oldTime(ms: number): string {
+  return new Date(ms).toISOString().replace(/\.\d{3}Z$/, '+00:00');
 }
 
 interface ConversationRow {
@@ -41,16 +40,16 @@ interface ConversationRow {
   operator_id: number | null; operator_ids: string;
 }
 
-/** The payloads a domain event produces (before subscription filtering); sentAt is the time the event is queued. */
+/**
+ * The payloads a domain event produces (before subscription filtering); sentAt is the time the event is queued.
+ * The payload seam: deviations at `webhooks.payload` edit each body, per event kind (fixtures/deviations/webhooks.json).
+ */
 export function payloadsFor(db: Db, dev: Deviations, e: DomainEvent, sentAtMs: number): Payload[] {
-  const head = (kind: string, v2: boolean) => ({
-    eventId: randomUUID(), eventType: kind, platform: PLATFORM,
-    ...(dev.has('webhooks-wrong-type') ? { clientId: String(e.clientId) } : dev.has('webhooks-wrong-field') ? { client_id: e.clientId } : { clientId: e.clientId }),
-  });
-  const times = (v2: boolean) => (v2 ? { createdAt: v2Time(e.at, dev), sentAt: v2Time(sentAtMs, dev) } : { createdAt: oldTime(e.at, dev), sentAt: oldTime(sentAtMs, dev) });
+  const policy = dev.policy.webhooks;
+  const times = (v2: boolean) => (v2 ? { createdAt: v2Time(e.at), sentAt: v2Time(sentAtMs) } : { createdAt: oldTime(e.at), sentAt: oldTime(sentAtMs) });
   const one = (kind: string, deprecated: boolean, fields: Record<string, unknown>): Payload => {
-    const v2 = kind.startsWith('v2.');
-    return { kind, deprecated, body: { ...head(kind, v2), ...fields, ...times(v2) } };
+    const body = { eventId: randomUUID(), eventType: kind, platform: PLATFORM, clientId: e.clientId, ...fields, ...times(kind.startsWith('v2.')) };
+    return { kind, deprecated, body: applyEdits(body, dev.edits('webhooks.payload', kind)) };
   };
 
   switch (e.kind) {
@@ -65,9 +64,8 @@ export function payloadsFor(db: Db, dev: Deviations, e: DomainEvent, sentAtMs: n
   if (!c) return [];
   const channel = c.channel.toLowerCase();
   const onsite = ONSITE.has(channel);
-  const upper = (ch: string) => (dev.has('webhooks-v2-channel-lowercase') ? ch.toLowerCase() : ch);
   // visitorExternalId is a String for onsite conversations; a visitor without an external id is named by its unique id (spec silent).
-  const externalId = onsite ? (c.visitor_external_id ?? c.visitor_uid) : dev.has('webhooks-offsite-external-id') ? (c.visitor_external_id ?? c.visitor_uid) : null;
+  const externalId = onsite ? (c.visitor_external_id ?? c.visitor_uid) : policy.offsiteExternalId(c);
   const old = (extra: Record<string, unknown> = {}) => ({
     websiteId: c.website_id, conversationId: c.id, operatorId: c.operator_id, channel, visitorId: c.visitor_uid, ...extra,
   });
@@ -76,8 +74,8 @@ export function payloadsFor(db: Db, dev: Deviations, e: DomainEvent, sentAtMs: n
   if (e.kind === 'conversation.pushed') {
     if (channel === 'chat' || channel === 'video') {
       out.push(one('v2.conversation.pushed', false, {
-        projectId: c.website_id, conversationId: dev.has('webhooks-v2-conversation-id-integer') ? c.id : c.uuid, operatorId: c.operator_id,
-        visitorExternalId: externalId, channel: upper(channel.toUpperCase()),
+        projectId: c.website_id, conversationId: policy.v2ConversationId(c), operatorId: c.operator_id,
+        visitorExternalId: externalId, channel: channel.toUpperCase(),
       }));
     }
     // The deprecated chat events that v2.conversation.pushed replaces: conversation.started (chat) and conversation.transferred.
@@ -92,10 +90,8 @@ export function payloadsFor(db: Db, dev: Deviations, e: DomainEvent, sentAtMs: n
   } else if (e.kind === 'conversation.closed') {
     const v2Channel = V2_CLOSED_CHANNELS[channel];
     if (v2Channel) {
-      const operatorIds = list<number>(c.operator_ids);
-      const ops = dev.has('webhooks-operatorid-on-closed') ? { operatorId: operatorIds[0] ?? c.operator_id } : { operatorIds };
       out.push(one('v2.conversation.closed', false, {
-        projectId: c.website_id, conversationId: c.uuid, ...ops, visitorExternalId: externalId, channel: upper(v2Channel),
+        projectId: c.website_id, conversationId: c.uuid, operatorIds: list<number>(c.operator_ids), visitorExternalId: externalId, channel: v2Channel,
       }));
     }
     if (channel === 'call' || channel === 'chat') out.push(one('conversation.closed', true, old()));

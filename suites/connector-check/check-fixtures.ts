@@ -5,36 +5,128 @@ import { mask } from '../../lib/mask.js';
 import { connectorSettings, missingUrl, type ConnectorCheckSettings } from '../../check/settings.js';
 import { ConnectorClient, describe as describeExchange, type Exchange } from '../../check/connector-client.js';
 import os from 'node:os';
+import { createHash } from 'node:crypto';
 import path from 'node:path';
-import { runConversation, setupBot, sharedConversation, summarizePayload, type BotSetup, type ConversationRun } from '../../check/conversation.js';
+import { runConversation, sharedConversation, summarizePayload, type BotSetup, type ConversationRun } from '../../check/conversation.js';
 import { attachSequence, type SequenceCall } from '../evidence.js';
 import { saveCheckConversation } from '../../transcripts/from-check.js';
+import { notJudged, reproduction } from '../verdicts.js';
+import { ANNOTATION } from '../../lib/verdicts.js';
+import { exchangesCurl, rerunCommand } from '../../check/reproduce.js';
+import type { TestInfo } from '@playwright/test';
+import { SIGNATURE_HEADER, verify } from '../../lib/signature.js';
+import { confirmPartnerDown, partnerDown, recordBot } from '../../check/partner.js';
+import { transportCause } from '../../check/preflight.js';
+import type { ClientHooks } from '../../check/connector-client.js';
 
 export { expect, clauses };
 
 /** Longest a scripted conversation may take: every step at the 10 s limit plus grace (script of up to 8 steps with echoes). */
 const CONVERSATION_DEADLINE_MS = 100_000;
 
-export const test = base.extend<{ connector: ConnectorCheckSettings; client: ConnectorClient; bot: BotSetup }, { conversation: () => Promise<ConversationRun> }>({
+/** NOT JUDGED, with since when, once the partner stopped answering altogether (the run then exits 2). */
+export function stopIfPartnerDown(): void {
+  const down = partnerDown();
+  if (down) notJudged(`the connector stopped answering at ${down.since} (${down.cause}): nothing more can be judged`);
+}
+
+/** Hooks of a run's clients: bots created are recorded for removal; a call without answer checks whether the partner is gone. */
+function hooks(s: ConnectorCheckSettings, caFile: string | undefined, inTest: boolean): ClientHooks {
+  return {
+    botCreated: (id) => recordBot(id),
+    noAnswer: async (ex) => {
+      const down = await confirmPartnerDown(s.url, caFile, new Date(Date.now() - ex.ms), `${ex.method} ${ex.path}: ${transportCause(ex.error ?? '')}`);
+      if (down && inTest) stopIfPartnerDown();
+    },
+  };
+}
+
+/** Clauses where one request cannot show the failure: the reproduction adds the command that re-runs the clause. */
+const RERUN_CLAUSES = ['CONN-TIME-01', 'CONN-EP5-01', 'CONN-EP7-01', 'CONN-SCEN-01', 'CONN-CONC-01'];
+/** The exchanges a check attached (attachExchanges), in order, each once. */
+function attachedExchanges(info: TestInfo, secret: string): Exchange[] {
+  const seen = new Set<string>();
+  const out: Exchange[] = [];
+  for (const a of info.attachments) {
+    if (a.contentType !== 'application/json' || !a.body) continue;
+    let items: any;
+    try { items = JSON.parse(a.body.toString('utf8')); } catch { continue; }
+    // A step of api.request: {request: {method, url, headers, body}, response}; the signed bytes are the body, or the raw query of a GET.
+    if (!Array.isArray(items) && items?.request?.headers) {
+      const r = items.request;
+      const signed = typeof r.body === 'string' ? r.body : String(r.url).includes('?') ? String(r.url).slice(String(r.url).indexOf('?') + 1) : '';
+      const header = r.headers[SIGNATURE_HEADER] as string | undefined;
+      const mode = !header ? 'missing' : verify(secret, signed, header).ok ? 'valid' : 'wrong';
+      let body: unknown;
+      try { body = typeof r.body === 'string' ? JSON.parse(r.body) : undefined; } catch { body = undefined; }
+      items = [{ request: { method: r.method, url: r.url, signedBytes: signed, signature: mode, body }, response: items.response, ms: items.response?.ms }];
+    }
+    if (!Array.isArray(items)) continue;
+    for (const it of items) {
+      const r = it?.request;
+      if (!r?.method || !r?.url || typeof r.signedBytes !== 'string') continue;
+      const key = `${r.method} ${r.url} ${JSON.stringify(r.body)} ${r.signature}`;
+      if (seen.has(key)) continue;
+      seen.add(key);
+      out.push({ endpoint: 1, method: r.method, path: new URL(r.url).pathname, url: r.url, signed: r.signedBytes, requestBody: r.body, ms: Number(it.ms) || 0, status: it.response?.status, error: it.response?.error, ...(r.signature !== 'valid' ? { signature: r.signature } : {}) });
+    }
+  }
+  return out;
+}
+
+/** After a check that failed or warned: its reproduction (curl of what it judged; a re-run command for timing and concurrency). */
+function reproduceCheck(info: TestInfo): void {
+  const failed = info.status !== info.expectedStatus && info.status !== 'skipped';
+  const warned = info.annotations.some((x) => x.type === ANNOTATION.warn);
+  if ((!failed && !warned) || info.annotations.some((x) => x.type === ANNOTATION.reproduction)) return;
+  const s = connectorSettings(currentTarget());
+  const exchanges = attachedExchanges(info, s.secret).slice(0, 10);
+  const clauseIds = info.tags.map((t) => t.replace(/^@/, ''));
+  const timing = clauseIds.some((c) => RERUN_CLAUSES.includes(c));
+  const parts: string[] = [];
+  // Where no call shows it (timing, concurrency, a check without calls such as the URL's scheme): the command that re-runs the clause.
+  if (timing || !exchanges.length) parts.push(`# re-run just this clause:\n${rerunCommand(clauseIds.find((c) => RERUN_CLAUSES.includes(c)) ?? clauseIds[0]!)}`);
+  if (exchanges.length) {
+    parts.push(`# the ${exchanges.length === 1 ? 'call' : `${exchanges.length} calls`} the check judged, as sent (set CES_SECRET to the connector's secret):`);
+    parts.push(exchangesCurl(exchanges.map((ex) => ({ note: `${ex.method} ${ex.path}${ex.signature ? ` (${ex.signature} signature)` : ''}: answered ${ex.error ? `nothing (${ex.error.split('\n')[0]})` : ex.status} in ${Math.round(ex.ms)} ms during the check`, ex })),
+      { caFile: currentTarget().ca_file, unsigned: s.unsigned, maxTimeS: timing ? 15 : 30 }));
+  }
+  if (parts.length) reproduction(parts.join('\n'));
+}
+
+export const test = base.extend<{ connector: ConnectorCheckSettings; client: ConnectorClient; bot: BotSetup; reproduceExchanges: void }, { conversation: () => Promise<ConversationRun> }>({
+  reproduceExchanges: [async ({}, use, info) => { await use(); try { reproduceCheck(info); } catch { /* a reproduction helps; it never becomes a failure of its own */ } }, { auto: true }],
   connector: async ({ target }, use) => {
-    await use(checkedPartner(missingUrl(target, 'connector'), () => connectorSettings(target), 'CONN-HTTPS-01'));
+    const s = checkedPartner(missingUrl(target, 'connector'), () => connectorSettings(target), 'CONN-HTTPS-01');
+    stopIfPartnerDown();
+    await use(s);
   },
-  client: async ({ connector, api }, use) => { await use(new ConnectorClient(connector, (req, label) => api.request(req, label))); },
-  bot: async ({ client }, use) => { await use(await setupBot(client)); },
+  client: async ({ connector, api, target }, use) => { await use(new ConnectorClient(connector, (req, label) => api.request(req, label), hooks(connector, target.ca_file, true))); },
+  // One bot per run: the one the shared conversation created (the connector contract has no way to delete bots).
+  bot: async ({ connector, conversation }, use) => {
+    void connector;
+    const run = await conversation();
+    await attachExchanges('bot creation (shared by the checks of the run)', [run.setup.scenarios, run.setup.put]);
+    await use(run.setup);
+  },
   conversation: [async ({}, use) => {
     // One scripted conversation per run, played on first use (after the HTTPS gate): the judging checks read it and attach what they judged.
     let run: Promise<ConversationRun> | undefined;
-    await use(() => {
+    await use(async () => {
       if (!run) {
         const target = currentTarget();
         const s = connectorSettings(target);
         const agent = agentFor(target.ca_file);
         // The conversation is also saved as a transcript (transcripts/from-check.ts; `--record DIR` keeps a copy).
-        const play = () => runConversation(new ConnectorClient(s, (req) => http(req, agent)), s.script).then((r) => { saveCheckConversation(r, s); return r; });
-        // Workers of one run share their parent, the Playwright runner: its pid keys the run's conversation.
-        run = sharedConversation(path.join(process.env.CES_RUN_DIR ?? os.tmpdir(), 'check'), String(process.ppid), play, CONVERSATION_DEADLINE_MS);
+        const play = () => runConversation(new ConnectorClient(s, (req) => http(req, agent), hooks(s, target.ca_file, false)), s.script).then((r) => { saveCheckConversation(r, s); return r; });
+        // Workers of one run share their parent, the Playwright runner: its pid keys the run's conversation; the connector URL
+        // too, as `ces test` may give each worker its own embedded stack (CES_TARGETS), hence its own connector.
+        const key = `${process.ppid}-${createHash('sha256').update(s.url).digest('hex').slice(0, 12)}`;
+        run = sharedConversation(path.join(process.env.CES_RUN_DIR ?? os.tmpdir(), 'check'), key, play, CONVERSATION_DEADLINE_MS);
       }
-      return run;
+      const played = await run;
+      stopIfPartnerDown();
+      return played;
     });
   }, { scope: 'worker' }],
 });
@@ -43,7 +135,7 @@ export const test = base.extend<{ connector: ConnectorCheckSettings; client: Con
 export async function attachExchanges(title: string, exchanges: Exchange[]): Promise<void> {
   const body = exchanges.map((ex) => ({
     summary: describeExchange(ex),
-    request: { method: ex.method, url: ex.url, signedBytes: ex.signed, body: ex.requestBody },
+    request: { method: ex.method, url: ex.url, signedBytes: ex.signed, signature: ex.signature ?? 'valid', body: ex.requestBody },
     response: ex.error ? { error: ex.error } : { status: ex.status, contentType: ex.contentType, body: ex.json ?? ex.text },
     ms: Math.round(ex.ms),
   }));

@@ -85,7 +85,7 @@ test('satisfactionSurveyResponses answers the same surveys as their conversation
   const surveys = data.satisfactionSurveyResponses.edges.map((e: any) => e.node);
   expect(surveys.length, 'the account has survey responses').toBeGreaterThan(0);
   for (const s of surveys) {
-    const conv = dataOf(await session.post(`query($id: ID!) { conversation(id: $id) { id satisfactionSurvey { ${SURVEY} } } }`, { variables: { id: s.conversationId } })).conversation;
+    const conv = dataOf(await session.post(`query($id: UUID!) { conversation(id: $id) { id satisfactionSurvey { ${SURVEY} } } }`, { variables: { id: s.conversationId } })).conversation;
     expect(conv?.id, `conversation ${s.conversationId} exists`).toBe(s.conversationId);
     expect(conv.satisfactionSurvey, 'its satisfactionSurvey is the same response').toEqual(s);
   }
@@ -102,4 +102,19 @@ test('createConversationTag creates a tag its account can read and another canno
   expect(read.conversationTag, 'the new tag is readable by id').toEqual(created);
   const other = await GqlSession.of(target, 1).post('query($id: ID!) { conversationTag(id: $id) { id name } }', { variables: { id: created.id }, label: 'conversationTag(id:) by another account' });
   expect(other.json?.data?.conversationTag ?? null, 'another account does not see it').toBeNull();
+});
+
+test('conversation ids are UUID and legacy ids LegacyId: typed operations as public clients write them validate and run', clauses('GQL-SCALAR-01'), async ({ target }) => {
+  const session = GqlSession.of(target);
+  const listed = dataOf(await session.post('{ searchClosedConversations(first: 1) { edges { node { id legacyId } } } }')).searchClosedConversations.edges;
+  expect(listed.length, 'the account has a closed conversation to read').toBeGreaterThan(0);
+  const { id, legacyId } = listed[0].node;
+  const byUuid = await session.post('query ($id: UUID!) { conversation(id: $id) { id legacyId } }', { variables: { id }, label: 'query ($id: UUID!) { conversation(id: $id) } (G27)' });
+  expect(byUuid.json?.errors, `a query declaring $id: UUID! must validate and run (G27): ${byUuid.text}`).toBeUndefined();
+  expect(byUuid.json.data.conversation).toEqual({ id, legacyId });
+  const byLegacy = await session.post('query ($legacyId: LegacyId!) { conversation(legacyId: $legacyId) { id } }', { variables: { legacyId }, label: 'query ($legacyId: LegacyId!) { conversation(legacyId: $legacyId) }' });
+  expect(byLegacy.json?.errors, `a query declaring $legacyId: LegacyId! must validate and run (G27): ${byLegacy.text}`).toBeUndefined();
+  expect(byLegacy.json.data.conversation).toEqual({ id });
+  const types = dataOf(await session.post('{ UUID: __type(name: "UUID") { kind } LegacyId: __type(name: "LegacyId") { kind } }'));
+  expect(types, 'the schema declares the scalars UUID and LegacyId').toEqual({ UUID: { kind: 'SCALAR' }, LegacyId: { kind: 'SCALAR' } });
 });

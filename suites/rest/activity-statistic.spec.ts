@@ -303,3 +303,16 @@ test("a website of another client in website_list is refused", clauses('REST-STA
   const mine = await stat(api, { website_list: w, indicators: 'contact_number' }, {}, key2);
   expect(mine.json?.meta?.status, 'the owner may ask for it').toBe('success');
 });
+
+test('list filters as PHP sends them (filters[indicators][0]=a, filters[indicators][]=a) mean the comma list', clauses('REST-STAT-16'), async ({ api }) => {
+  const names = ['contact_number', 'transaction_total_number'];
+  const spec = await api.rest({ path: `/statistic?filters[indicators]=${names.join(',')}` });
+  expect(spec.json?.meta?.status, spec.text).toBe('success');
+  const indexed = await api.rest({ path: `/statistic?${names.map((n, i) => `filters[indicators][${i}]=${n}`).join('&')}` });
+  expect(indexed.json?.meta?.status, `http_build_query's indexed form must be accepted (G26): ${indexed.text}`).toBe('success');
+  expect(Object.keys(indexed.json.data[0].indicators).sort()).toEqual([...names].sort());
+  const brackets = await api.rest({ path: `/statistic?${names.map((n) => `filters[indicators][]=${n}`).join('&')}` });
+  expect(brackets.json?.meta?.status, `the bracket form must be accepted (G26): ${brackets.text}`).toBe('success');
+  expect(brackets.json.data).toEqual(spec.json.data);
+  expect(indexed.json.data).toEqual(spec.json.data);
+});

@@ -7,7 +7,7 @@ import { ABSENT_ID, PEOPLE, createOperator, expectFail, firstItem, withoutOperat
 test('a successful answer is the JSON envelope, by id and in lists', clauses('REST-ENV-01', 'REST-ENV-03'), async ({ api }) => {
   const list = await api.rest({ path: '/visitor?limit=3' });
   expect(list.status).toBe(200);
-  expect(list.headers['content-type']).toMatch(/^application\/json/);
+  expect(list.headers['content-type'] ?? '(no Content-Type header)').toMatch(/^application\/json/);
   expectSchema('rest/envelope.json', list.json);
   expect(list.json.meta.status).toBe('success');
   expect(Array.isArray(list.json.data)).toBe(true);

@@ -76,6 +76,18 @@ test('form bodies with bracket lists create and update operators', clauses('REST
   expect(json.json.data.language_list).toEqual(['es', 'pt']);
 });
 
+test('form bodies with indexed lists (PHP http_build_query: language_list[0]=fr) create and update operators', clauses('REST-OP-17'), async ({ api }) => {
+  const f = probeFields();
+  // The body exactly as PHP's http_build_query writes a list: indexed keys, brackets percent-encoded.
+  const form = new URLSearchParams({ name: String(f.name), first_name: 'Php', email: String(f.email), 'language_list[0]': 'fr', 'language_list[1]': 'en', 'roles[0]': 'manager', chat_enabled: '1', call_enabled: '0', chat_max_number: '2', chat_priority: '10' }).toString();
+  const res = await api.rest({ method: 'POST', path: '/operator', body: form, headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+  expect(res.json?.meta?.status, `an indexed list must be read as the list (G26): ${res.text}`).toBe('success');
+  expect(res.json.data).toMatchObject({ first_name: 'Php', language_list: ['fr', 'en'], roles: ['manager'] });
+  const upd = await api.rest({ method: 'PUT', path: `/operator/${res.json.data.id}`, body: 'language_list%5B0%5D=de&language_list%5B1%5D=it', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+  expect(upd.json?.meta?.status, upd.text).toBe('success');
+  expect(upd.json.data.language_list).toEqual(['de', 'it']);
+});
+
 /** An invalid body is refused with a fail and stores nothing (create: no operator with that e-mail; update: unchanged). */
 async function expectRefused(api: Api, body: Record<string, unknown>, what: string) {
   const fields = probeFields(body);

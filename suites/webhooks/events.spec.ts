@@ -1,8 +1,9 @@
 // Webhook event kinds raised by real actions (sim conversations, REST operators and live availability): v2 and old payload shapes, deprecated opt-in, offsite auto-close.
 import { randomUUID } from 'node:crypto';
-import { test, expect, clauses, needs, expectSchema, withClockLock, PROMPT_MS, expectSignedJson, isUuid, clientIdOf, type Api, type Hooks } from './helpers.js';
+import { test, expect, clauses, needs, withClockLock, PROMPT_MS, expectSignedJson, isUuid, clientIdOf, type Api, type Hooks } from './helpers.js';
 import { LIMITS } from '../../lib/limits.js';
 import type { Target } from '../../lib/target.js';
+import { expectPayload } from '../verdicts.js';
 
 const V2_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const OFFSET_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?[+-]\d{2}:\d{2}$/;
@@ -46,7 +47,7 @@ test.describe('webhook events', needs('platform', 'sim', 'sink_url'), () => {
       expect(pushed.length, 'v2.conversation.pushed arrives when the chat begins').toBe(1);
       const p = pushed[0]!.json;
       expectSignedJson(pushed[0]!, sub.secret);
-      expectSchema('webhooks/v2.conversation.pushed.json', p);
+      expectPayload('webhooks/v2.conversation.pushed.json', p);
       expectV2(p, target, uuid, 'CHAT');
       const v = await view(api, hooks, uuid);
       expect(p.operatorId, 'operatorId is the operator handling the conversation').toBe(v.operatorId);
@@ -56,7 +57,7 @@ test.describe('webhook events', needs('platform', 'sim', 'sink_url'), () => {
       const closed = (await hooks.wait(sub, { eventType: 'v2.conversation.closed', 'body.conversationId': uuid }, 1, PROMPT_MS)).deliveries;
       expect(closed.length, 'v2.conversation.closed arrives when the chat ends').toBe(1);
       const c = closed[0]!.json;
-      expectSchema('webhooks/v2.conversation.closed.json', c);
+      expectPayload('webhooks/v2.conversation.closed.json', c);
       expectV2(c, target, uuid, 'CHAT');
       expect('operatorId' in c, 'closed carries operatorIds, not operatorId').toBe(false);
       expect(c.operatorIds, 'operatorIds lists the conversation\'s operators').toEqual((await view(api, hooks, uuid)).operatorIds);
@@ -68,7 +69,7 @@ test.describe('webhook events', needs('platform', 'sim', 'sink_url'), () => {
     const { uuid } = await startConversation(api, hooks, 'video');
     const ds = (await hooks.wait(sub, { 'body.conversationId': uuid }, 1, PROMPT_MS)).deliveries;
     expect(ds.length, 'v2.conversation.pushed arrives when the video conversation begins').toBe(1);
-    expectSchema('webhooks/v2.conversation.pushed.json', ds[0]!.json);
+    expectPayload('webhooks/v2.conversation.pushed.json', ds[0]!.json);
     expectV2(ds[0]!.json, target, uuid, 'VIDEO');
   });
 
@@ -87,7 +88,7 @@ test.describe('webhook events', needs('platform', 'sim', 'sink_url'), () => {
     expect(res.status, `sim transfer: ${res.text}`).toBe(200);
     const ds = (await hooks.wait(sub, { 'body.conversationId': uuid }, 2, PROMPT_MS)).deliveries;
     expect(ds.length, 'a second v2.conversation.pushed arrives with the transfer').toBe(2);
-    expectSchema('webhooks/v2.conversation.pushed.json', ds[1]!.json);
+    expectPayload('webhooks/v2.conversation.pushed.json', ds[1]!.json);
     expectV2(ds[1]!.json, target, uuid, 'CHAT');
     expect(ds[1]!.json.operatorId, 'the pushed event names the receiving operator').toBe(to);
   });
@@ -99,7 +100,7 @@ test.describe('webhook events', needs('platform', 'sim', 'sink_url'), () => {
       const started = (await hooks.wait(sub, { eventType: 'conversation.started', 'body.visitorId': visitorId }, 1, PROMPT_MS)).deliveries;
       expect(started.length, 'conversation.started arrives when the call begins').toBe(1);
       const s = started[0]!.json;
-      expectSchema('webhooks/conversation.started.json', s);
+      expectPayload('webhooks/conversation.started.json', s);
       const v = await view(api, hooks, uuid);
       expect(s.channel, 'old events name the channel in lowercase').toBe('call');
       expect(s.conversationId, 'old conversationId is the integer id').toBe(v.id);
@@ -109,7 +110,7 @@ test.describe('webhook events', needs('platform', 'sim', 'sink_url'), () => {
       await closeConversation(api, hooks, uuid);
       const closed = (await hooks.wait(sub, { eventType: 'v2.conversation.closed', 'body.conversationId': uuid }, 1, PROMPT_MS)).deliveries;
       expect(closed.length, 'v2.conversation.closed arrives when the call ends').toBe(1);
-      expectSchema('webhooks/v2.conversation.closed.json', closed[0]!.json);
+      expectPayload('webhooks/v2.conversation.closed.json', closed[0]!.json);
       expectV2(closed[0]!.json, target, uuid, 'CALL');
       const log = await hooks.log(sub, { eventType: 'v2.conversation.pushed' });
       expect(log.some((e) => e.payload?.conversationId === uuid), 'a call is not pushed (v2.conversation.pushed is for CHAT and VIDEO)').toBe(false);
@@ -121,7 +122,7 @@ test.describe('webhook events', needs('platform', 'sim', 'sink_url'), () => {
     await closeConversation(api, hooks, uuid);
     const ds = (await hooks.wait(sub, { 'body.conversationId': uuid }, 1, PROMPT_MS)).deliveries;
     expect(ds.length, 'v2.conversation.closed arrives').toBe(1);
-    expectSchema('webhooks/v2.conversation.closed.json', ds[0]!.json);
+    expectPayload('webhooks/v2.conversation.closed.json', ds[0]!.json);
     expectV2(ds[0]!.json, target, uuid, 'SOCIAL_B');
     expect(ds[0]!.json.visitorExternalId, 'offsite: visitorExternalId is null').toBeNull();
   });
@@ -137,7 +138,7 @@ test.describe('webhook events', needs('platform', 'sim', 'sink_url'), () => {
     });
     const ds = (await hooks.wait(sub, { 'body.conversationId': uuid }, 1, PROMPT_MS)).deliveries;
     expect(ds.length, 'v2.conversation.closed arrives once 7 days of inactivity have passed').toBe(1);
-    expectSchema('webhooks/v2.conversation.closed.json', ds[0]!.json);
+    expectPayload('webhooks/v2.conversation.closed.json', ds[0]!.json);
     expectV2(ds[0]!.json, target, uuid, 'SOCIAL_A');
     expect(ds[0]!.json.visitorExternalId, 'offsite: visitorExternalId is null').toBeNull();
   });
@@ -150,7 +151,7 @@ test.describe('webhook events', needs('platform', 'sim', 'sink_url'), () => {
     const { uuid, visitorId } = await startConversation(api, hooks, 'chat');
     const old = (await hooks.wait(optedIn, { eventType: 'conversation.started', 'body.visitorId': visitorId }, 1, PROMPT_MS)).deliveries;
     expect(old.length, 'the opted-in subscription gets the deprecated conversation.started for chat').toBe(1);
-    expectSchema('webhooks/conversation.started.json', old[0]!.json);
+    expectPayload('webhooks/conversation.started.json', old[0]!.json);
     const v = await view(api, hooks, uuid);
     expect(old[0]!.json.channel).toBe('chat');
     expect(old[0]!.json.conversationId, 'old conversationId is the integer id').toBe(v.id);
@@ -162,7 +163,7 @@ test.describe('webhook events', needs('platform', 'sim', 'sink_url'), () => {
     await closeConversation(api, hooks, uuid);
     const closed = (await hooks.wait(optedIn, { eventType: 'conversation.closed', 'body.visitorId': visitorId }, 1, PROMPT_MS)).deliveries;
     expect(closed.length, 'the opted-in subscription gets the deprecated conversation.closed').toBe(1);
-    expectSchema('webhooks/conversation.closed.json', closed[0]!.json);
+    expectPayload('webhooks/conversation.closed.json', closed[0]!.json);
   });
 
   test('operators created, updated, connected and disconnected: user.created, user.updated, user.connected, user.disconnected',
@@ -176,7 +177,7 @@ test.describe('webhook events', needs('platform', 'sim', 'sink_url'), () => {
         const expectKind = async (kind: string) => {
           const ds = (await hooks.wait(sub, { eventType: kind, 'body.userId': userId }, 1, PROMPT_MS)).deliveries;
           expect(ds.length, `${kind} arrives`).toBe(1);
-          expectSchema(`webhooks/${kind}.json`, ds[0]!.json);
+          expectPayload(`webhooks/${kind}.json`, ds[0]!.json);
           expect(ds[0]!.json.userId, 'userId is the operator id').toBe(userId);
           expect(ds[0]!.json.clientId).toBe(clientIdOf(target, target.api_key));
           expect(ds[0]!.json.createdAt, 'old events use an offset timestamp').toMatch(OFFSET_TIME);

@@ -5,7 +5,7 @@ import { badRequest, restDate, success } from '../envelope.js';
 import { F, listAnswer, parseList, pick, type FilterFn, type Row } from '../list.js';
 import { clientRows, meta, rowById } from './common.js';
 import { conversationWindow } from './period.js';
-import { formatted, wellFormed } from './history.js';
+import { formatted } from './history.js';
 
 export const CONVERSATION_FILTERS = ['channel', 'from', 'to', 'website_id', 'operator_id', 'visitor_id', 'skill_id', 'tag_id', 'rule_id'];
 /** Values of the `channel` filter; `social` matches every `social_*` channel (REST-CONV-04). */
@@ -16,24 +16,17 @@ export const CONVERSATION_SUMMARY = ['channel', 'visitor_uid', 'operator_id', 'w
 const PATHS = { unicode: '/conversation.json-unicode', legacy: '/conversation' } as const;
 type PathKind = keyof typeof PATHS;
 
-export function channelMatches(channel: string, value: string): boolean {
-  return value === 'social' ? channel.startsWith('social_') : channel === value;
-}
-
 function historyMode(app: FastifyInstance, req: FastifyRequest, kind: PathKind): 'entries' | 'formatted' {
   const raw = (req.query as Record<string, unknown>).formatHistory;
   if (raw !== undefined && raw !== '0' && raw !== '1') throw badRequest(`'formatHistory' must be 0 or 1 (got ${JSON.stringify(raw)}).`);
   // Only the json-unicode path with formatHistory=0 gives well-formed entries; everything else is the legacy transcript (REST-HIST-04).
-  // Deviation rest-history-legacy-as-entries: the plain path answers well-formed entries.
-  if (kind === 'legacy' && app.ces.deviations.has('rest-history-legacy-as-entries')) return 'entries';
-  return kind === 'unicode' && raw === '0' ? 'entries' : 'formatted';
+  return app.ces.deviations.policy.rest.historyMode(kind, raw);
 }
 
 export function conversationResource(app: FastifyInstance, row: Row, kind: PathKind, mode: 'entries' | 'formatted'): Row {
-  const stored = jsonList<unknown[]>(row.history);
-  // Deviation rest-history-unordered: entries newest first.
-  if (app.ces.deviations.has('rest-history-unordered')) stored.reverse();
-  const history = mode === 'entries' && !app.ces.deviations.has('rest-history-formatted') ? wellFormed(stored, app.ces.deviations.has('rest-history-epoch-on-code3')) : formatted(stored);
+  const policy = app.ces.deviations.policy.rest;
+  const stored = policy.historyOrder(jsonList<unknown[]>(row.history));
+  const history = mode === 'entries' ? policy.wellFormedHistory(stored) : formatted(stored);
   return {
     id: row.id,
     channel: row.channel,
@@ -50,8 +43,7 @@ export function conversationResource(app: FastifyInstance, row: Row, kind: PathK
     skill_id: row.skill_id,
     rule_id: row.rule_id,
     tag_list: jsonList<number>(row.tag_list),
-    // Deviation rest-conversation-xmpp-id-missing: a spec field left out.
-    ...(app.ces.deviations.has('rest-conversation-xmpp-id-missing') ? {} : { xmpp_id: row.uuid }),
+    xmpp_id: row.uuid,
     _link: `${PATHS[kind]}/${row.id}`,
   };
 }
@@ -60,34 +52,24 @@ export function conversationFilters(app: FastifyInstance): Record<string, Filter
   return {
     channel: (row, v) => {
       if (!(CONVERSATION_CHANNEL_FILTER as readonly string[]).includes(v)) throw badRequest(`filters[channel] must be one of ${CONVERSATION_CHANNEL_FILTER.join(', ')} (got ${JSON.stringify(v)}).`);
-      // Deviation rest-conversation-social-filter-partial: `social` only finds social_a.
-      if (v === 'social' && app.ces.deviations.has('rest-conversation-social-filter-partial')) return row.channel === 'social_a';
-      if (app.ces.deviations.has('rest-conversation-channel-filter-ignored')) return true;
-      return row.channel === undefined || channelMatches(row.channel, v);
+      return row.channel === undefined || app.ces.deviations.policy.rest.channelMatches(row.channel, v);
     },
     // The period is applied before the filters (conversationWindow); these only accept the names.
     from: () => true,
     to: () => true,
-    // Deviations rest-conversation-<filter>-filter-ignored: the filter is validated, then not applied.
-    website_id: (row, v) => F.int('website_id')(row, v) || (row.id !== undefined && app.ces.deviations.has('rest-conversation-website-filter-ignored')),
-    operator_id: (row, v) => F.int('operator_id')(row, v) || (row.id !== undefined && app.ces.deviations.has('rest-conversation-operator-filter-ignored')),
-    visitor_id: (row, v) => F.text('visitor_uid')(row, v) || (row.id !== undefined && app.ces.deviations.has('rest-conversation-visitor-filter-ignored')),
-    skill_id: (row, v) => F.int('skill_id')(row, v) || (row.id !== undefined && app.ces.deviations.has('rest-conversation-skill-filter-ignored')),
-    tag_id: (row, v) => app.ces.deviations.has('rest-conversation-tag-filter-ignored') || F.listHas('tag_list', 'tag_id')(row, v),
-    rule_id: (row, v) => F.int('rule_id')(row, v) || (row.id !== undefined && app.ces.deviations.has('rest-conversation-rule-filter-ignored')),
+    website_id: F.int('website_id'),
+    operator_id: F.int('operator_id'),
+    visitor_id: F.text('visitor_uid'),
+    skill_id: F.int('skill_id'),
+    tag_id: F.listHas('tag_list', 'tag_id'),
+    rule_id: F.int('rule_id'),
   };
 }
 
 /** The client's conversations in the listing window, newest first (shared with the statistic checks' expectations). */
 export function conversationsInWindow(app: FastifyInstance, req: FastifyRequest, filters: Record<string, string>): Row[] {
-  const win = conversationWindow(filters, {
-    now: app.ces.clock.now(),
-    enforce: !app.ces.deviations.has('rest-period-not-enforced'),
-    defaultMonths: app.ces.deviations.has('rest-period-default-6-months') ? 6 : undefined,
-    onlyFromUnbounded: app.ces.deviations.has('rest-period-only-from-unbounded'),
-    onlyToAfter: app.ces.deviations.has('rest-period-only-to-after'),
-    dateOnlyToAtStart: app.ces.deviations.has('rest-period-date-only-to-start'),
-  });
+  const policy = app.ces.deviations.policy.rest;
+  const win = conversationWindow(filters, { now: app.ces.clock.now(), maxMonths: policy.periodMaxMonths, defaultMonths: policy.periodDefaultMonths, rules: policy });
   return clientRows(app, req, 'conversations', 'created_at DESC, id DESC').filter((r) => r.created_at >= win.from && r.created_at <= win.to);
 }
 

@@ -33,7 +33,8 @@ export interface Scope {
   /** Every conversation of the client by id (a transaction's conversation may predate the period). */
   convById: Map<number, Conv>;
   /** Deviation rest-statistic-rate-wrong-base: non_production_rate over production time instead of connection time. */
-  wrongRateBase?: boolean;
+  /** Presence states the non-production rate is over (undefined: all of them). */
+  nonProductionBase?: string[];
 }
 
 const r2 = (x: number) => Math.round(x * 100) / 100;
@@ -125,7 +126,7 @@ export const INDICATORS: Record<string, Indicator> = {
   max_occupation_duration: { unit: 's', group: 'G4', compute: (s) => secs(lengthOf(s.presence, ['full'])) },
   max_occupation_rate: { unit: 'rate', group: 'G4', compute: (s) => ratio(lengthOf(s.presence, ['full']), lengthOf(s.presence, PRODUCTION)) },
   non_production_duration: { unit: 's', group: 'G4', compute: (s) => secs(lengthOf(s.presence, ['unavailable'])) },
-  non_production_rate: { unit: 'rate', group: 'G4', compute: (s) => ratio(lengthOf(s.presence, ['unavailable']), s.wrongRateBase ? lengthOf(s.presence, PRODUCTION) : lengthOf(s.presence)) },
+  non_production_rate: { unit: 'rate', group: 'G4', compute: (s) => ratio(lengthOf(s.presence, ['unavailable']), lengthOf(s.presence, s.nonProductionBase)) },
   presentation_duration: { unit: 's', group: 'G4', compute: (s) => secs(unionOf(s.presence, ['available'])) },
   production_smoothed_duration: { unit: 's', group: 'G4', compute: (s) => secs(unionOf(s.presence, PRODUCTION)) },
   presence_duration: { unit: 'not shown', group: 'G1', compute: (s) => secs(lengthOf(s.presence)) },

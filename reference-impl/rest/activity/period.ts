@@ -1,6 +1,7 @@
 // REST date filters (`YYYY-MM-DD` or `YYYY-MM-DD HH:MM:SS`, UTC) and the conversation listing's 3-month window rules (REST-PERIOD-*).
 import { LIMITS } from '../../../lib/limits.js';
 import { badRequest, restDate, RestFail, TEXT } from '../envelope.js';
+import type { Policies } from '../../policies.js';
 
 const restDateOf = (ms: number) => restDate(ms)!;
 
@@ -38,9 +39,9 @@ export function addMonths(ms: number, months: number): number {
 export interface Window { from: number; to: number }
 
 /** Optional bounds of from/to filters (transactions, satisfactions, call meetings, statistics): no window rules. */
-export function bounds(filters: Record<string, string>, dateOnlyToAtStart = false): { from?: number; to?: number } {
+export function bounds(filters: Record<string, string>, toEdge: (raw: string) => 'start' | 'end' = () => 'end'): { from?: number; to?: number } {
   const from = filters.from !== undefined ? parseRestDate('from', filters.from, 'start') : undefined;
-  const to = filters.to !== undefined ? parseRestDate('to', filters.to, dateOnlyToAtStart && /^\d{4}-\d{2}-\d{2}$/.test(filters.to) ? 'start' : 'end') : undefined;
+  const to = filters.to !== undefined ? parseRestDate('to', filters.to, toEdge(filters.to)) : undefined;
   if (from !== undefined && to !== undefined && from > to) throw badRequest("filters[from] must not be after filters[to].");
   return { from, to };
 }
@@ -48,13 +49,12 @@ export function bounds(filters: Record<string, string>, dateOnlyToAtStart = fals
 export interface WindowOptions {
   /** Service clock time (`ces.clock.now()`). */
   now: number;
-  /** Refuse from/to more than 3 months apart (conversation listing, REST-PERIOD-04/05). */
-  enforce: boolean;
-  /** Deviations, so one call site breaks one rule. */
+  /** Refuse from/to more than this many months apart (conversation listing, REST-PERIOD-04/05); statistics set none. */
+  maxMonths?: number;
+  /** The period without from and to: the last N months. */
   defaultMonths?: number;
-  onlyFromUnbounded?: boolean;
-  onlyToAfter?: boolean;
-  dateOnlyToAtStart?: boolean;
+  /** How a one-sided period and a date-only `to` are read (the REST policy's rules). */
+  rules: Pick<Policies['rest'], 'windowAfterFrom' | 'windowBeforeTo' | 'toEdge'>;
 }
 
 /**
@@ -63,14 +63,15 @@ export interface WindowOptions {
  */
 export function conversationWindow(filters: Record<string, string>, o: WindowOptions): Window {
   const months = LIMITS.conversationPeriodMonths;
-  const { from, to } = bounds(filters, o.dateOnlyToAtStart);
+  const rules = o.rules;
+  const { from, to } = bounds(filters, rules.toEdge);
   // Month arithmetic uses the dates as written; `to` then covers its whole second (or day), as an explicit `to` would.
   const toAsWritten = filters.to !== undefined ? parseRestDate('to', filters.to, 'start') : undefined;
   const endOf = (ms: number) => parseRestDate('to', restDateOf(ms), 'end');
   if (from === undefined && to === undefined) return { from: addMonths(o.now, -(o.defaultMonths ?? months)), to: o.now };
-  if (to === undefined) return { from: from!, to: o.onlyFromUnbounded ? Number.MAX_SAFE_INTEGER : endOf(addMonths(from!, months)) };
-  if (from === undefined) return o.onlyToAfter ? { from: to!, to: addMonths(to!, months) } : { from: addMonths(toAsWritten!, -months), to };
+  if (to === undefined) { const [f, t] = rules.windowAfterFrom(from!, (ms) => endOf(addMonths(ms, months))); return { from: f, to: t }; }
+  if (from === undefined) { const [f, t] = rules.windowBeforeTo(to!, toAsWritten!, (ms) => addMonths(ms, -months), (ms) => addMonths(ms, months)); return { from: f, to: t }; }
   // Compared as written: `from=2026-01-10&to=2026-04-10` is exactly 3 months even though `to` covers its whole day.
-  if (o.enforce && toAsWritten! > addMonths(from, months)) throw new RestFail(400, TEXT.periodTooLong);
+  if (o.maxMonths !== undefined && toAsWritten! > addMonths(from, o.maxMonths)) throw new RestFail(400, TEXT.periodTooLong);
   return { from, to };
 }

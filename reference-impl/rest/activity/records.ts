@@ -4,17 +4,13 @@ import { list as jsonList } from '../../store/db.js';
 import { badRequest, restDate, success } from '../envelope.js';
 import { F, intValue, listAnswer, parseList, pick, type FilterFn, type Row } from '../list.js';
 import { clientRows, meta, rowById } from './common.js';
-import { bounds } from './period.js';
 
 /** A date filter on a column: validated with the REST date forms, inclusive. */
-const dateFilter = (col: string, edge: 'from' | 'to', exclusiveTo: () => boolean, lenient: () => boolean): FilterFn => (row, v) => {
-  // Deviation rest-filter-bad-date-ignored: a malformed date is taken as no filter.
-  if (lenient()) { try { bounds({ [edge]: v }); } catch { return true; } }
-  const b = bounds({ [edge]: v });
-  if (row[col] === undefined) return true;
-  // Deviation rest-activity-to-exclusive: `to` stops before its own second.
-  if (edge === 'to' && exclusiveTo()) return row[col] < b.to! - 999;
-  return edge === 'from' ? row[col] >= b.from! : row[col] <= b.to!;
+const dateFilter = (col: string, edge: 'from' | 'to'): FilterFn => (row, v, q) => {
+  const policy = q!.policy;
+  const b = policy.dateBounds({ [edge]: v });
+  if (row[col] === undefined || b[edge] === undefined) return true;
+  return edge === 'from' ? row[col] >= b.from! : policy.beforeTo(row[col], b.to!);
 };
 
 interface Resource {
@@ -32,17 +28,14 @@ interface Resource {
 }
 
 function resources(app: FastifyInstance): Resource[] {
-  const exclusive = () => app.ces.deviations.has('rest-activity-to-exclusive');
-  const lenient = () => app.ces.deviations.has('rest-filter-bad-date-ignored');
   return [
     {
       name: 'tag', table: 'tags', schema: 'rest/tag.json', deprecated: true, listSummary: 'Conversation tags (deprecated; GraphQL conversationTag)',
-      filters: { website_id: (row, v) => F.listHas('website_id')(row, v) || (row.id !== undefined && app.ces.deviations.has('rest-tag-website-filter-ignored')) },
+      filters: { website_id: F.listHas('website_id') },
       summary: ['name'],
       shape: (r) => ({
         id: r.id, name: r.name,
-        // Deviation rest-tag-website-scalar: the list field is flattened to its first website.
-        website_id: app.ces.deviations.has('rest-tag-website-scalar') ? jsonList<number>(r.website_id)[0] : jsonList<number>(r.website_id),
+        website_id: jsonList<number>(r.website_id),
         _link: `/tag/${r.id}`,
       }),
     },
@@ -50,24 +43,23 @@ function resources(app: FastifyInstance): Resource[] {
       name: 'transaction', table: 'transactions', schema: 'rest/transaction.json', deprecated: false, listSummary: 'Transactions, linked or not to a conversation',
       filters: {
         website_id: F.int('website_id'),
-        operator_id: (row, v) => F.int('operator_id')(row, v) || (row.id !== undefined && app.ces.deviations.has('rest-transaction-operator-filter-ignored')),
+        operator_id: F.int('operator_id'),
         // `null`: not linked to a conversation; `!null`: linked (REST-TRX-03).
         conversation_id: (row, v) => {
           if (v === 'null' || v === '!null') {
-            if (app.ces.deviations.has('rest-conversation-null-filter-ignored') || row.id === undefined) return true;
+            if (row.id === undefined) return true;
             return v === 'null' ? row.conversation_id === null : row.conversation_id !== null;
           }
           if (!/^\d+$/.test(v)) throw badRequest(`filters[conversation_id] must be an integer, 'null' or '!null' (got ${JSON.stringify(v)}).`);
           return row.conversation_id === intValue('conversation_id', v);
         },
-        from: dateFilter('created_at', 'from', exclusive, lenient),
-        to: dateFilter('created_at', 'to', exclusive, lenient),
+        from: dateFilter('created_at', 'from'),
+        to: dateFilter('created_at', 'to'),
       },
       summary: ['external_id', 'amount', 'created_at', 'conversation_id'],
       shape: (r) => ({
-        // Deviation rest-transaction-amount-string: the Double answered as a string.
         id: r.id, external_id: r.external_id, visitor_uid: r.visitor_uid, visitor_email: r.visitor_email,
-        amount: app.ces.deviations.has('rest-transaction-amount-string') ? String(r.amount) : r.amount,
+        amount: r.amount,
         created_at: restDate(r.created_at), website_id: r.website_id, operator_id: r.operator_id, conversation_id: r.conversation_id,
         _link: `/transaction/${r.id}`,
       }),
@@ -76,14 +68,14 @@ function resources(app: FastifyInstance): Resource[] {
       name: 'satisfaction', table: 'satisfactions', schema: 'rest/satisfaction.json', deprecated: true, listSummary: 'Satisfaction survey answers (deprecated; GraphQL satisfactionSurveyResponses)',
       filters: {
         website_id: F.int('website_id'), operator_id: F.int('operator_id'),
-        conversation_id: (row, v) => F.int('conversation_id')(row, v) || (row.id !== undefined && app.ces.deviations.has('rest-satisfaction-conversation-filter-ignored')),
-        from: dateFilter('created_at', 'from', exclusive, lenient), to: dateFilter('created_at', 'to', exclusive, lenient),
+        conversation_id: F.int('conversation_id'),
+        from: dateFilter('created_at', 'from'), to: dateFilter('created_at', 'to'),
       },
       summary: ['conversation_id', 'created_at'],
       shape: (r) => ({
         id: r.id, note_welcome: r.note_welcome, note_resolution: r.note_resolution,
-        // The spec spells the third note `node_delay`; deviation rest-satisfaction-node-delay-renamed "fixes" it.
-        [app.ces.deviations.has('rest-satisfaction-node-delay-renamed') ? 'note_delay' : 'node_delay']: r.node_delay,
+        // The spec spells the third note `node_delay`.
+        node_delay: r.node_delay,
         comment: r.comment, created_at: restDate(r.created_at), website_id: r.website_id, operator_id: r.operator_id, conversation_id: r.conversation_id,
         _link: `/satisfaction/${r.id}`,
       }),
@@ -91,14 +83,13 @@ function resources(app: FastifyInstance): Resource[] {
     {
       name: 'callmeeting', table: 'callmeetings', schema: 'rest/callmeeting.json', deprecated: true, listSummary: 'Call meetings (deprecated)', byIdIsExtension: true,
       filters: {
-        website_id: (row, v) => F.int('website_id')(row, v) || (row.id !== undefined && app.ces.deviations.has('rest-callmeeting-website-filter-ignored')),
-        from: dateFilter('start_at', 'from', exclusive, lenient), to: dateFilter('start_at', 'to', exclusive, lenient),
+        website_id: F.int('website_id'),
+        from: dateFilter('start_at', 'from'), to: dateFilter('start_at', 'to'),
       },
       summary: ['status', 'start_at'],
       shape: (r) => ({
         id: r.id, phone_number: r.phone_number, visitor_uid: r.visitor_uid,
-        // Deviation rest-callmeeting-status-renamed: `progress` answered as `in_progress`.
-        status: app.ces.deviations.has('rest-callmeeting-status-renamed') && r.status === 'progress' ? 'in_progress' : r.status,
+        status: r.status,
         start_at: restDate(r.start_at), website_id: r.website_id, targeting_rule_id: r.targeting_rule_id, skill_id: r.skill_id,
         _link: `/callmeeting/${r.id}`,
       }),
@@ -111,7 +102,7 @@ export function registerRecords(app: FastifyInstance): void {
     const names = Object.keys(res.filters);
     app.get(`/${res.name}`, meta({ summary: res.listSummary, list: true, filters: names, response: res.schema, deprecated: res.deprecated }), async (req) => {
       const q = parseList(req, names);
-      if ((q.filters.from !== undefined || q.filters.to !== undefined) && !app.ces.deviations.has('rest-filter-bad-date-ignored')) bounds(q.filters);
+      if (q.filters.from !== undefined || q.filters.to !== undefined) q.policy.dateBounds(q.filters);
       return listAnswer(clientRows(app, req, res.table), q, res.filters, (row, full) => (full ? res.shape(row) : pick(res.shape(row), res.summary)));
     });
     app.get(`/${res.name}/:id`, meta({

@@ -23,18 +23,12 @@ const oneOf = <T extends string>(name: string, v: string, allowed: readonly T[])
 function indicatorNames(app: FastifyInstance, raw: string | undefined, channel: string | undefined): string[] {
   const names = raw === undefined ? INDICATOR_NAMES : raw.split(',').map((s) => s.trim()).filter(Boolean);
   if (!names.length) throw badRequest('filters[indicators] must name at least one indicator.');
+  const policy = app.ces.deviations.policy.rest;
   for (const n of names) {
-    if ((REMOVED_INDICATORS as readonly string[]).includes(n)) {
-      if (!app.ces.deviations.has('rest-statistic-removed-indicator-served')) throw badRequest(`Indicator '${n}' is no longer served by the REST API (removed satisfaction indicators: ${REMOVED_INDICATORS.join(', ')}).`);
-      continue;
-    }
+    if ((REMOVED_INDICATORS as readonly string[]).includes(n)) { policy.removedIndicator(n, REMOVED_INDICATORS); continue; }
     const ind = INDICATORS[n];
-    if (!ind && app.ces.deviations.has('rest-statistic-unknown-indicator-zero')) continue;
-    if (!ind) throw badRequest(`Unknown indicator '${n}'. Accepted indicators: ${INDICATOR_NAMES.join(', ')}.`);
-    const group: readonly string[] = CHANNEL_GROUPS[ind.group];
-    if (channel && !group.includes(channel) && !app.ces.deviations.has('rest-statistic-channel-group-ignored')) {
-      throw badRequest(`Indicator '${n}' is not available for channel '${channel}' (its channels, ${ind.group}: ${group.join(', ')}).`);
-    }
+    if (!ind) { policy.unknownIndicator(n, INDICATOR_NAMES); continue; }
+    if (channel) policy.indicatorChannel(n, channel, ind.group, CHANNEL_GROUPS[ind.group]);
   }
   return names;
 }
@@ -53,8 +47,8 @@ interface Base extends Scope { operators: Row[] }
 function baseScope(app: FastifyInstance, req: FastifyRequest, f: Record<string, string>, from: number, to: number): Base {
   const db = app.ces.db;
   const clientId = req.client.id;
-  // Deviation rest-statistic-website-alias-ignored: the deprecated alias is accepted and dropped.
-  const websitesRaw = f.website_list ?? (app.ces.deviations.has('rest-statistic-website-alias-ignored') ? undefined : f.website_id);
+  const policy = app.ces.deviations.policy.rest;
+  const websitesRaw = policy.statisticWebsites(f);
   let websites: number[] | undefined;
   if (websitesRaw !== undefined) {
     const name = f.website_list !== undefined ? 'website_list' : 'website_id';
@@ -62,12 +56,11 @@ function baseScope(app: FastifyInstance, req: FastifyRequest, f: Record<string, 
     if (!parts.length || parts.some((p) => integerOf(p) === null)) throw badRequest(`filters[${name}] must be a comma list of website ids (got ${shown(websitesRaw)}).`);
     websites = parts.map(Number);
     const own = new Set((db.prepare('SELECT id FROM websites WHERE client_id = ?').all(clientId) as Row[]).map((r) => r.id));
-    // Deviation rest-statistic-other-client-website: websites are not checked against the key's client.
-    if (!app.ces.deviations.has('rest-statistic-other-client-website')) for (const w of websites) if (!own.has(w)) throw unknownId('website', w);
+    const foreign = policy.websitesOwned(websites, own);
+    if (foreign !== undefined) throw unknownId('website', foreign);
   }
   const onWebsite = (w: number) => !websites || websites.includes(w);
-  // Deviation rest-statistic-channel-ignored: the filter is validated but not applied.
-  const channel = app.ces.deviations.has('rest-statistic-channel-ignored') ? undefined : f.channel;
+  const channel = policy.statisticChannel(f);
   const all = (db.prepare('SELECT * FROM conversations WHERE client_id = ?').all(clientId) as Row[]).map(toConv);
   const convById = new Map(all.map((c) => [c.row.id as number, c]));
   const convs = all.filter((c) => c.row.created_at >= from && c.row.created_at <= to && onWebsite(c.row.website_id) && (!channel || c.row.channel === channel));
@@ -82,7 +75,7 @@ function baseScope(app: FastifyInstance, req: FastifyRequest, f: Record<string, 
   const presence = clip((db.prepare('SELECT * FROM operator_presence WHERE client_id = ?').all(clientId) as Array<Row & Period>)
     .map((p) => ({ start: p.start_at, end: p.end_at, state: p.state, operator_id: p.operator_id }))
     .filter((p) => opIds.has(p.operator_id)), from, to);
-  return { from, to, convs, transactions, displays, presence, availability: presence, convById, operators, wrongRateBase: app.ces.deviations.has('rest-statistic-rate-wrong-base') };
+  return { from, to, convs, transactions, displays, presence, availability: presence, convById, operators, nonProductionBase: policy.nonProductionBase };
 }
 
 /** The part of the base scope that belongs to one resource. */
@@ -126,7 +119,8 @@ function resourceRows(app: FastifyInstance, req: FastifyRequest, base: Base, typ
         convs: (c) => c.row[type] === v }) }));
       break;
   }
-  if (wantId === undefined || app.ces.deviations.has('rest-statistic-resource-id-ignored')) return rows;
+  wantId = app.ces.deviations.policy.rest.statisticResourceId(wantId);
+  if (wantId === undefined) return rows;
   const numeric = !['contact_type', 'page_type'].includes(type);
   if (numeric && integerOf(wantId) === null) throw badRequest(`filters[resource_id] must be an integer from 0 to ${Number.MAX_SAFE_INTEGER} for resource '${type}' (got ${shown(wantId)}).`);
   const one = rows.filter((r) => String(r.id) === wantId);
@@ -164,11 +158,7 @@ function value(app: FastifyInstance, name: string, s: Scope): number {
   const ind = INDICATORS[name];
   // Deviation rest-statistic-removed-indicator-served: a removed indicator answered with a made-up zero.
   if (!ind) return 0;
-  const v = ind.compute(s);
-  if (name === 'contact_number' && app.ces.deviations.has('rest-statistic-wrong-count')) return v + 1;
-  // Deviation rest-statistic-duration-in-ms: the unit of duration indicators is seconds.
-  if (ind.unit === 's' && app.ces.deviations.has('rest-statistic-duration-in-ms')) return v * 1000;
-  return v;
+  return app.ces.deviations.policy.rest.indicatorValue(name, ind.unit, ind.compute(s));
 }
 
 export function registerStatistic(app: FastifyInstance): void {
@@ -182,17 +172,16 @@ export function registerStatistic(app: FastifyInstance): void {
     const resource = f.resource === undefined ? undefined : oneOf('resource', f.resource, STATISTIC_RESOURCES);
     if (f.resource_id !== undefined && !resource) throw badRequest('filters[resource_id] needs filters[resource].');
     const granularity = f.granularity === undefined ? undefined : oneOf('granularity', f.granularity, GRANULARITIES);
+    const policy = app.ces.deviations.policy.rest;
     const names = indicatorNames(app, f.indicators, channel);
-    if (granularity && names.length !== 1 && !app.ces.deviations.has('rest-statistic-granularity-multi')) {
-      throw badRequest(`filters[granularity] needs exactly one indicator in filters[indicators] (got ${names.length}).`);
-    }
+    if (granularity) policy.granularityIndicators(names.length);
     if (granularity && resource && f.resource_id === undefined) throw badRequest('filters[granularity] with filters[resource] needs filters[resource_id] (one resource).');
     // Same period rules as the conversation listing, without the 3-month maximum (the spec sets none for statistics).
-    const win = conversationWindow(f, { now: app.ces.clock.now(), enforce: false });
+    const win = conversationWindow(f, { now: app.ces.clock.now(), rules: policy });
     const base = baseScope(app, req, f, win.from, win.to);
     const groups: Array<{ resource: { type: string; id: number | string } | null; scope: Scope }> = resource
       ? resourceRows(app, req, base, resource, f.resource_id).map((r) => ({ resource: { type: r.type, id: r.id }, scope: r.scope }))
-      : [{ resource: app.ces.deviations.has('rest-statistic-resource-not-null') ? { type: 'all', id: 0 } : null, scope: base }];
+      : [{ resource: policy.allResource, scope: base }];
 
     const start = (q.page - 1) * q.limit;
     let rows: Row[];
@@ -201,11 +190,10 @@ export function registerStatistic(app: FastifyInstance): void {
       const scope = groups[0]!.scope;
       const buckets: number[] = [];
       for (let b = bucketStart(win.from, granularity); b <= win.to; b = nextBucket(b, granularity)) buckets.push(b);
-      // Deviation rest-statistic-last-bucket-missing: the bucket holding `to` is left out.
-      if (app.ces.deviations.has('rest-statistic-last-bucket-missing')) buckets.pop();
-      count = buckets.length;
+      const shown = policy.buckets(buckets);
+      count = shown.length;
       // Only the requested page is computed: a long period in hours stays cheap.
-      rows = buckets.slice(start, start + q.limit).map((b) => ({ date: restDate(b), value: value(app, names[0]!, bucketScope(scope, b, nextBucket(b, granularity))) }));
+      rows = shown.slice(start, start + q.limit).map((b) => ({ date: restDate(b), value: value(app, names[0]!, bucketScope(scope, b, nextBucket(b, granularity))) }));
     } else {
       count = groups.length;
       rows = groups.slice(start, start + q.limit).map((g) => ({ resource: g.resource, indicators: Object.fromEntries(names.map((n) => [n, value(app, n, g.scope)])) }));

@@ -53,9 +53,7 @@ export function parseLiveBody(req: FastifyRequest, body: Record<string, unknown>
   if (!Object.keys(flat).length) throw badRequest(`The body names no field: send chat[available], call[available], video[available] (1 or 0), or connected=0 alone.`);
   if ('connected' in flat) {
     if (flat.connected !== 0 && flat.connected !== '0') throw badRequest(`'connected' accepts only 0 (got ${JSON.stringify(flat.connected)}).`);
-    if (Object.keys(flat).length > 1 && !req.server.ces.deviations.has('rest-connected-not-sole')) {
-      throw badRequest(`'connected=0' must be the sole field; it cannot be combined with ${Object.keys(flat).filter((k) => k !== 'connected').join(', ')}.`);
-    }
+    req.server.ces.deviations.policy.rest.connectedAlone(Object.keys(flat).filter((k) => k !== 'connected'));
     return { kind: 'disconnect' };
   }
   const set: Array<[LiveChannel, boolean]> = [];
@@ -76,7 +74,8 @@ export function parseLiveBody(req: FastifyRequest, body: Record<string, unknown>
 export function applyLive(req: FastifyRequest, op: Row, change: LiveChange): { message: string; connectedBefore: boolean; connectedAfter: boolean } {
   const ces = req.server.ces;
   const before = liveRow(ces, op.id);
-  if (!before && !ces.deviations.has('rest-live-no-row')) ces.db.prepare('INSERT INTO operator_live (operator_id, connected, chat_available, call_available, video_available) VALUES (?, 0, 0, 0, 0)').run(op.id);
+  const policy = ces.deviations.policy.rest;
+  if (!before) policy.ensureLiveRow(ces.db, op.id);
   const connectedBefore = !!before?.connected;
   if (change.kind === 'disconnect') {
     ces.db.prepare('UPDATE operator_live SET connected = 0, chat_available = 0, call_available = 0, video_available = 0 WHERE operator_id = ?').run(op.id);
@@ -86,7 +85,7 @@ export function applyLive(req: FastifyRequest, op: Row, change: LiveChange): { m
   const messages: string[] = [];
   for (const [c, on] of change.set) {
     ces.db.prepare(`UPDATE operator_live SET ${c}_available = ?${on ? ', connected = 1' : ''} WHERE operator_id = ?`).run(on ? 1 : 0, op.id);
-    messages.push(ces.deviations.has('rest-live-message') ? `Operator is now ${on ? 'online' : 'offline'} for ${c} channel.` : TEXT.liveChannel(on, c));
+    messages.push(policy.liveChannelText(on, c));
   }
   const connectedAfter = !!liveRow(ces, op.id)!.connected;
   return { message: messages.join(' '), connectedBefore, connectedAfter };

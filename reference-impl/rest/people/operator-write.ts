@@ -9,7 +9,6 @@ import type { Row } from '../list.js';
 
 const PRIORITIES = [0, 10];
 const OLD_ROLES = ['operator', 'manager', 'admin'];
-const EMAIL = /^[^\s@]+@[^\s@.]+(\.[^\s@.]+)+$/;
 
 type Kind = 'string' | 'string?' | 'bool' | 'int' | 'priority' | 'list:string' | 'list:int' | 'int?';
 /** Writable fields and their kinds; the stored column has the same name (lists are JSON arrays). */
@@ -30,12 +29,15 @@ export function bodyObject(req: FastifyRequest): Record<string, unknown> {
   if (!form && !/^application\/json/i.test(type)) throw new RestFail(415, `Unsupported content type '${type}': send application/json or application/x-www-form-urlencoded.`);
   if (typeof b !== 'object' || Array.isArray(b)) throw badRequest('The request body must be a JSON object or a form.');
   const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(b as Record<string, unknown>)) {
-    if (form && k.endsWith('[]') && req.server.ces.deviations.has('rest-form-lists-ignored')) continue;
+  const { formListKey, formFields } = req.server.ces.deviations.policy.rest;
+  // G26: `language_list[0]=fr` (PHP's http_build_query) is the list the spec's `language_list[]=fr` is.
+  const fields = form ? formFields(b as Record<string, unknown>) : b as Record<string, unknown>;
+  for (const [k, v] of Object.entries(fields)) {
+    if (form && formListKey(k) === null) continue;
     const name = k.endsWith('[]') ? k.slice(0, -2) : k;
     if (name in out) throw badRequest(`Field '${name}' is given more than once.`);
     // In a form, a list comes as repeated `x[]` keys; a single `x[]=` with an empty value is the empty list.
-    out[name] = k.endsWith('[]') ? (Array.isArray(v) ? v : v === '' && form ? [] : [v]) : v;
+    out[name] = k.endsWith('[]') ? (Array.isArray(v) ? (form && v.length === 1 && v[0] === '' ? [] : v) : v === '' && form ? [] : [v]) : v;
   }
   return out;
 }
@@ -86,8 +88,8 @@ export function operatorWrite(req: FastifyRequest, mode: 'create' | 'update', cu
     if (r.error) { errors.push(r.error); continue; }
     cols[field] = r.value;
   }
-  const dev = req.server.ces.deviations;
-  if (typeof cols.email === 'string' && !EMAIL.test(cols.email) && !dev.has('rest-operator-email-unvalidated')) errors.push(`'email' must be a valid e-mail address (got ${JSON.stringify(cols.email)}).`);
+  const policy = req.server.ces.deviations.policy.rest;
+  if (typeof cols.email === 'string' && !policy.emailValid(cols.email)) errors.push(`'email' must be a valid e-mail address (got ${JSON.stringify(cols.email)}).`);
   if (Array.isArray(cols.roles)) {
     const bad = (cols.roles as string[]).filter((r) => !(ROLES as readonly string[]).includes(r));
     if (bad.length) errors.push(`'roles' accepts ${ROLES.join(', ')} (got ${bad.join(', ')}).`);
@@ -123,7 +125,7 @@ export function operatorWrite(req: FastifyRequest, mode: 'create' | 'update', cu
     const same = req.server.ces.db.prepare('SELECT id FROM operators WHERE client_id = ? AND lower(email) = lower(?) AND id != ?').get(req.client.id, cols.email, current?.id ?? -1) as { id: number } | undefined;
     if (same) errors.push(`'email' is already used by operator ${same.id}.`);
   }
-  if (errors.length) throw badRequest(dev.has('rest-operator-fail-no-field') ? 'Invalid operator.' : errors.join(' '));
+  if (errors.length) throw badRequest(policy.operatorErrors(errors));
   for (const k of ['roles', 'language_list', 'website_list', 'skill_list']) if (cols[k] !== undefined) cols[k] = JSON.stringify(cols[k]);
   if (mode === 'create') {
     return {

@@ -38,7 +38,7 @@ export function operator(ces: ServiceContext, row: Row, isFull = true): Row {
   const roles = list<string>(row.roles);
   return shaped('operator', {
     id: row.id, name: row.name, first_name: row.first_name, pseudo: row.pseudo, email: row.email, external_id: row.external_id ?? null,
-    role: ces.deviations.has('rest-operator-role-stale') ? 'operator' : roleOf(roles), roles,
+    role: roleOf(roles), roles,
     chat_enabled: !!row.chat_enabled, call_enabled: !!row.call_enabled, video_enabled: !!row.video_enabled,
     chat_max_number: row.chat_max_number, chat_and_call: !!row.chat_and_call,
     chat_priority: row.chat_priority, call_priority: row.call_priority, video_priority: row.video_priority,
@@ -68,7 +68,7 @@ export function group(ces: ServiceContext, row: Row, isFull = true): Row {
   return shaped('group', {
     id: row.id, name: row.name, created_at: restDate(row.created_at), parent_id: row.parent_id ?? null,
     operator_list: isFull ? operatorIds(ces, row.client_id, 'group_id = ?', row.id) : [],
-    parent_list: !isFull ? [] : ces.deviations.has('rest-group-parent-list-wrong') ? [] : parentChain(ces, row.client_id, row.parent_id ?? null),
+    parent_list: !isFull ? [] : parentChain(ces, row.client_id, row.parent_id ?? null),
     _link: `/group/${row.id}`,
   }, isFull);
 }

@@ -12,8 +12,7 @@ export type PeopleResource = keyof typeof RESOURCE_TABLE;
 export function clientRows(req: FastifyRequest, resource: PeopleResource): Row[] {
   const ces = req.server.ces;
   if (resource === 'client') return ces.db.prepare('SELECT id, lang, premium_enabled FROM clients WHERE id = ?').all(req.client.id) as Row[];
-  // A deviation that shows every client's operators in lists, to prove the isolation checks of lists can fail.
-  if (resource === 'operator' && ces.deviations.has('rest-tenant-leak-list')) return ces.db.prepare('SELECT * FROM operators ORDER BY id').all() as Row[];
+  if (resource === 'operator') return ces.deviations.policy.rest.operatorRows(ces.db, req.client.id);
   return ces.db.prepare(`SELECT * FROM ${RESOURCE_TABLE[resource]} WHERE client_id = ? ORDER BY id`).all(req.client.id) as Row[];
 }
 
@@ -22,7 +21,7 @@ export function clientRow(req: FastifyRequest, resource: PeopleResource, id = id
   const ces = req.server.ces;
   let row: Row | undefined;
   if (resource === 'client') row = id === req.client.id ? (ces.db.prepare('SELECT id, lang, premium_enabled FROM clients WHERE id = ?').get(id) as Row) : undefined;
-  else if (resource === 'operator' && ces.deviations.has('rest-tenant-leak')) row = ces.db.prepare('SELECT * FROM operators WHERE id = ?').get(id) as Row | undefined;
+  else if (resource === 'operator') row = ces.deviations.policy.rest.operatorRow(ces.db, id, req.client.id);
   else row = ces.db.prepare(`SELECT * FROM ${RESOURCE_TABLE[resource]} WHERE id = ? AND client_id = ?`).get(id, req.client.id) as Row | undefined;
   if (!row) throw unknownId(resource, id);
   return row;

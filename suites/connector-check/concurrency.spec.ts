@@ -1,0 +1,32 @@
+// Connector check of G28: scripts held alone, then at once; an answer belongs to its conversation (endpoint 7).
+import { test, expect, clauses, attachExchanges } from './check-fixtures.js';
+import { notJudged, notJudgedIf, reproduction } from '../verdicts.js';
+import { ConnectorClient, describe } from '../../check/connector-client.js';
+import { concurrentScripts } from '../../check/settings.js';
+import { concurrencyProblems, holdAlone, holdTogether, soloDifference, type Held } from '../../check/concurrency.js';
+import { agentFor, http } from '../../lib/http.js';
+import { rerunCommand } from '../../check/reproduce.js';
+
+const exchangesOf = (h: Held[]) => h.flatMap((c) => [c.start, ...c.steps.map((s) => s.exchange)]);
+
+test('answers belong to their conversation when several are held at once', clauses('CONN-CONC-01'), async ({ connector, bot, target }) => {
+  // Every step may take up to the 10 s limit: alone, once more alone, then at once.
+  test.setTimeout(300_000);
+  notJudgedIf(connector.conversations < 2, '--conversations 1: only one conversation at a time was held (a bot that answers at random cannot be compared)');
+  const agent = agentFor(target.ca_file);
+  const client = new ConnectorClient(connector, (req) => http(req, agent));
+  const scripts = concurrentScripts(connector, target.reference === true);
+  const alone: Held[] = [];
+  for (const s of scripts) alone.push(await holdAlone(client, bot.idOperator, s));
+  const again = await holdAlone(client, bot.idOperator, scripts[0]!);
+  await attachExchanges('each script held alone (and the first one twice)', exchangesOf([...alone, again]));
+  const failed = exchangesOf([...alone, again]).filter((ex) => ex.error !== undefined || (ex.status ?? 0) < 200 || (ex.status ?? 0) > 299);
+  if (failed.length) notJudged(`a conversation held alone already failed (${describe(failed[0]!)}; see CONN-EP6-01, CONN-EP7-01)`);
+  const random = soloDifference(alone[0]!, again);
+  if (random) notJudged(`${random}: the bot answers at random, so concurrent answers cannot be compared; run with --conversations 1`);
+  const together = await holdTogether(client, bot.idOperator, scripts);
+  await attachExchanges(`the same ${scripts.length} scripts held at once`, exchangesOf(together));
+  const problems = concurrencyProblems(alone, together);
+  if (problems.length) reproduction(`${rerunCommand('CONN-CONC-01')}\n# the exchanges of each conversation, alone and at once, are attached to this check (evidence.html)`);
+  expect(problems, `each answer must belong to its own conversation (G28): replies must not depend on what other conversations said: ${problems.join('; ')}`).toEqual([]);
+});
