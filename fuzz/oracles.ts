@@ -58,6 +58,8 @@ export class Ownership {
     const owner = this.seen.findIndex((m, c) => c !== asker && m?.get(kind)?.has(k));
     return owner >= 0 ? owner : undefined;
   }
+  /** Ids of a kind that `client` itself listed, in the order seen. */
+  idsOf(client: number, kind: string): string[] { return [...(this.seen[client]?.get(kind) ?? [])]; }
   /** Every id seen for a kind (any client): path and argument values for cross-client requests. */
   ids(kind: string): string[] { return [...new Set(this.seen.flatMap((m) => [...(m?.get(kind) ?? [])]))]; }
   kinds(): string[] { return [...new Set(this.seen.flatMap((m) => [...(m?.keys() ?? [])]))]; }

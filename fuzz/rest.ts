@@ -7,7 +7,8 @@ import { common, Ownership, type Finding } from './oracles.js';
 import { send, type Answer, type Auth, type Credentials, type FuzzRequest } from './exchange.js';
 
 export interface RestCase { request: FuzzRequest; validity: Validity; invalidParts: string[] }
-export interface Surface<C> { name: string; operations: Array<{ id: string; arbitrary: fc.Arbitrary<C> }>; judge(opId: string, c: C, a: Answer): Finding[]; request(c: C): FuzzRequest }
+/** `examples`: cases sent before any generated one (the document's own examples), so what the document says works is always tried. */
+export interface Surface<C> { name: string; operations: Array<{ id: string; arbitrary: fc.Arbitrary<C>; examples?: C[] }>; judge(opId: string, c: C, a: Answer): Finding[]; request(c: C): FuzzRequest }
 
 /** Methods a REST path may be asked with; those a path does not document make the wrong-method operation. */
 const ALL_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
@@ -152,6 +153,39 @@ export function restSurface(doc: OpenApiDocument, target: Target, creds: Credent
     });
   };
 
+  /**
+   * The document's example of an operation, sent by each client with the first documented key scheme: the required
+   * parameters only (their `example`, path ids the client itself listed), the body's example. A plain list request is
+   * where a list that leaks other clients' items shows; a create the document says is valid is where its status shows.
+   */
+  const examplesOf = (op: Operation): RestCase[] => {
+    const bodyType = op.body?.types.find((t) => t.example !== undefined && t.example !== null && typeof t.example === 'object');
+    if (op.body?.required && !bodyType) return [];
+    const s = servers[0]!;
+    return clients.flatMap((client) => {
+      const invalidParts: string[] = [];
+      let missing = false;
+      const path = op.path.replace(/\{([^}]+)\}/g, (_, name: string) => {
+        const p = op.parameters.find((x) => x.in === 'path' && x.name === name);
+        const id = own.idsOf(client, resourceOf(undefined, op.path))[0] ?? p?.example;
+        if (id === undefined) missing = true;
+        return encodeURIComponent(String(id ?? ''));
+      });
+      const query: Array<[string, string]> = [];
+      for (const p of op.parameters.filter((x) => x.in === 'query' && x.required && x.name !== 'key')) {
+        if (p.example === undefined) missing = true;
+        else query.push([p.name, String(p.example)]);
+      }
+      if (missing) return [];
+      const headers: Record<string, string> = bodyType ? { 'content-type': bodyType.type } : {};
+      const body = bodyType ? (/json/i.test(bodyType.type) ? JSON.stringify(bodyType.example) : formOf(bodyType.example)) : undefined;
+      if (bodyType && body === undefined) return [];
+      if (bodyType && doc.validate(bodyType.pointer, bodyType.example) !== null) invalidParts.push('the documented body example does not match its schema');
+      const request: FuzzRequest = { method: op.method, baseVar: s.variable, baseUrl: s.url, path, query, headers, body, auth: { kind: 'key', client, scheme: usable[0]! } };
+      return [{ request, validity: invalidParts.length ? 'invalid' : 'valid', invalidParts }];
+    });
+  };
+
   const ops = doc.operations().filter((o) => ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'].includes(o.method));
   const byId = new Map(ops.map((o) => [o.id, o]));
   const methodsOf = new Map<string, string[]>();
@@ -169,7 +203,7 @@ export function restSurface(doc: OpenApiDocument, target: Target, creds: Credent
 
   return {
     name: 'rest',
-    operations: [...ops.map((o) => ({ id: `REST ${o.id}`, arbitrary: opArbitrary(o) })), ...(wrong.length ? [{ id: `REST ${WRONG_METHOD}`, arbitrary: wrongArb }] : [])],
+    operations: [...ops.map((o) => ({ id: `REST ${o.id}`, arbitrary: opArbitrary(o), examples: examplesOf(o) })), ...(wrong.length ? [{ id: `REST ${WRONG_METHOD}`, arbitrary: wrongArb }] : [])],
     request: (c) => c.request,
     judge(opId, c, a) {
       const out = common(a);

@@ -134,7 +134,9 @@ export async function runFuzz(o: FuzzOptions): Promise<FuzzReport> {
       last = { c, a, f: hit };
       return false;
     });
-    const r = await fc.check(property, { numRuns, seed: seedOf(o.seed, op.id, round) });
+    // The document's examples run first, once (round 0): fast-check sends them before generated cases and shrinks nothing of them.
+    const examples = round === 0 ? (op.examples ?? []).map((c) => [c] as [unknown]) : [];
+    const r = await fc.check(property, { numRuns, seed: seedOf(o.seed, op.id, round), examples });
     rep.cases += r.numRuns;
     if (!r.failed || !last || !pinned) return;
     const hit = last as { c: unknown; a: Answer; f: Finding };

@@ -8,7 +8,7 @@ type Schema = Record<string, any>;
 const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (a: Ajv2020) => Ajv2020;
 const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options'] as const;
 
-export interface Parameter { name: string; in: 'query' | 'path' | 'header' | 'cookie'; required: boolean; schema: Schema; pointer: string; style?: string; explode?: boolean }
+export interface Parameter { name: string; in: 'query' | 'path' | 'header' | 'cookie'; required: boolean; schema: Schema; pointer: string; style?: string; explode?: boolean; example?: unknown }
 export interface Operation {
   /** `GET /operator/{id}`: the name the report uses. */
   id: string;
@@ -16,7 +16,7 @@ export interface Operation {
   path: string;
   pointer: string;
   parameters: Parameter[];
-  body?: { required: boolean; types: Array<{ type: string; pointer: string }> };
+  body?: { required: boolean; types: Array<{ type: string; pointer: string; example?: unknown }> };
   /** Documented status codes (`200`, `4XX`, `default`). */
   statuses: string[];
   /** Whether the operation needs credentials (the document's `security`, else the root's). */
@@ -82,14 +82,14 @@ export class OpenApiDocument {
         const collect = (list: any[] | undefined, base: string) => (list ?? []).forEach((p0, i) => {
           const { node: p, pointer: pp } = this.follow(p0, `${base}/parameters/${i}`);
           if (!p?.name) return;
-          params.set(`${p.in}:${p.name}`, { name: p.name, in: p.in, required: !!p.required || p.in === 'path', schema: p.schema ?? {}, pointer: `${pp}/schema`, style: p.style, explode: p.explode });
+          params.set(`${p.in}:${p.name}`, { name: p.name, in: p.in, required: !!p.required || p.in === 'path', schema: p.schema ?? {}, pointer: `${pp}/schema`, style: p.style, explode: p.explode, example: p.example });
         });
         collect(item.parameters, itemPointer);
         collect(op.parameters, pointer);
         let body: Operation['body'];
         if (op.requestBody) {
           const { node: rb, pointer: rp } = this.follow(op.requestBody, `${pointer}/requestBody`);
-          body = { required: !!rb.required, types: Object.keys(rb.content ?? {}).map((t) => ({ type: t, pointer: `${rp}/content/${esc(t)}/schema` })) };
+          body = { required: !!rb.required, types: Object.entries(rb.content ?? {}).map(([t, media]: [string, any]) => ({ type: t, pointer: `${rp}/content/${esc(t)}/schema`, example: media?.example })) };
         }
         const security = op.security ?? this.doc.security ?? [];
         out.push({

@@ -141,7 +141,8 @@ export function buildOpenApi(routes: CollectedRoute[]): object {
       operationId: `${r.method.toLowerCase()}${path.replace(/[{}]/g, '').split(/[/._-]/).map((s) => s.charAt(0).toUpperCase() + s.slice(1)).join('')}`,
       ...(o.deprecated ? { deprecated: true } : {}),
       ...(parameters.length ? { parameters } : {}),
-      ...(o.body ? { requestBody: { required: true, content: Object.fromEntries(['application/json', 'application/x-www-form-urlencoded'].map((t) => [t, { schema: bodySchema }])) } } : {}),
+      // The body schema's first `examples` entry is the operation's example: a request the reference accepts (fuzzers send it first).
+      ...(o.body ? { requestBody: { required: true, content: Object.fromEntries(['application/json', 'application/x-www-form-urlencoded'].map((t) => [t, { schema: bodySchema, ...(schemas[o.body!]?.examples?.[0] ? { example: schemas[o.body!].examples[0] } : {}) }])) } } : {}),
       responses: {
         [okCode]: { description: 'Success', content: { 'application/json': { schema: okSchema } } },
         '400': { $ref: '#/components/responses/BadRequest' },
