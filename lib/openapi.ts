@@ -153,7 +153,8 @@ export class OpenApiDocument {
       const error = this.validate(common.schemaPointer, answer.json);
       return error ? `${method} ${shown} (no path of the document) answered ${answer.status} with a body that does not match the schema every operation states for it (#${common.schemaPointer}): ${error.slice(0, 600)}` : null;
     }
-    const own = ops.find((o) => o.method === method.toUpperCase());
+    // HEAD is answered wherever GET is (RFC 9110 §9.3.2): judged as the GET operation, without a body.
+    const own = ops.find((o) => o.method === method.toUpperCase()) ?? (method.toUpperCase() === 'HEAD' ? ops.find((o) => o.method === 'GET') : undefined);
     const op = own ?? ops[0]!;
     if (!own) {
       if (answer.status !== 405) return `${method} ${op.path}: the method is not documented for the path (${ops.map((o) => o.method).join(', ')}), so the answer must be 405, not ${answer.status}`;

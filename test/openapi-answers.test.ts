@@ -71,3 +71,45 @@ test('a wrong method must be 405 with Allow naming the documented methods; an un
   assert.match(doc.answerProblem('GET', '/nope', { status: 404, headers: {}, json: fail, text: '' }) ?? '', /no path of the document matches, and 404 is not an answer every operation states/);
   assert.match(doc.answerProblem('GET', '/operator/1', { status: 200, headers: {}, json: undefined, text: '<html>' }) ?? '', /not JSON/);
 });
+
+test('every operation, probed with each refusal the implementation makes, answers only statuses and bodies the document states', async () => {
+  const app = await buildApp({});
+  try {
+    await app.ready();
+    const { api_key } = app.ces.db.prepare('SELECT api_key FROM clients ORDER BY id LIMIT 1').get() as { api_key: string };
+    const problems: string[] = [];
+    const seen = new Set<number>();
+    for (const op of doc.operations()) {
+      const real = op.path.replace('{id}', '1');
+      const example = op.body?.types.find((t) => t.type === 'application/json')?.example;
+      const reads = op.method !== 'GET';
+      const probes: Array<{ method?: string; path: string; key?: false; type?: string; body?: string }> = [
+        { path: real, body: example === undefined ? undefined : JSON.stringify(example), type: example === undefined ? undefined : 'application/json' },
+        { path: real, key: false },
+        { path: `${real}${real.includes('?') ? '&' : '?'}x=${'y'.repeat(9000)}` },
+        ...(op.path.includes('{id}') ? [{ path: op.path.replace('{id}', '999999999') }, { path: op.path.replace('{id}', '1e3') }] : []),
+        ...(op.parameters.some((p) => p.name === 'page') ? [{ path: `${op.path}?page=0` }] : []),
+        ...(reads ? [{ path: real, type: 'application/xml', body: '<a/>' }, { path: real, type: 'application/json', body: '{' }, { path: real, type: 'application/json', body: `"${'x'.repeat(1_100_000)}"` }] : []),
+        ...(op.method === 'GET' ? [{ method: 'HEAD', path: real }] : []),
+        { method: op.path.includes('{id}') ? 'PATCH' : 'OPTIONS', path: real },
+      ];
+      for (const p of probes) {
+        const method = p.method ?? op.method;
+        const res = await app.inject({
+          method: method as 'GET', url: `/api/2${p.path}`,
+          headers: { ...(p.key === false ? {} : { 'x-api-key': api_key }), ...(p.type ? { 'content-type': p.type } : {}) }, payload: p.body,
+        });
+        seen.add(res.statusCode);
+        let json: unknown;
+        try { json = res.json(); } catch { json = undefined; }
+        const problem = doc.answerProblem(method, p.path, { status: res.statusCode, headers: res.headers as Record<string, string>, json, text: res.body });
+        if (problem) problems.push(`${op.id} probed with ${method} ${p.path.slice(0, 60)}${p.type ? ` (${p.type})` : ''}: ${problem.slice(0, 300)}`);
+      }
+    }
+    assert.deepEqual(problems, []);
+    // The probes did reach each refusal (a probe answered 200 everywhere would prove nothing).
+    for (const s of [200, 201, 400, 403, 404, 405, 413, 414, 415]) assert.ok(seen.has(s), `no probe was answered ${s} (seen: ${[...seen].sort().join(', ')})`);
+  } finally {
+    await app.close();
+  }
+});
