@@ -8,7 +8,8 @@ import { UsageError } from '../usage.js';
 import { generateAllure } from '../allure.js';
 import fs from 'node:fs';
 import path from 'node:path';
-import { LOOKS_LIKE_LOSS, lostSentence, preflight, TARGET_LOST_FILE, writeTokens, type TargetLost } from '../../lib/preflight.js';
+import { LOOKS_LIKE_LOSS, lostSentence, TARGET_LOST_FILE, type TargetLost } from '../../lib/preflight.js';
+import { preflightOrStop } from '../preflight-stop.js';
 import { annotationTotal, type CheckResult } from '../../lib/results.js';
 import { ANNOTATION } from '../../lib/verdicts.js';
 import type { Target } from '../../lib/target.js';
@@ -18,17 +19,6 @@ import type { Target } from '../../lib/target.js';
  * so more workers than cores shorten the run, and own stacks keep one worker's clock moves from delaying another's waits.
  */
 const EMBEDDED_WORKERS = 6;
-
-/** Pre-flight of a target file: any problem stops the run (exit 2) before a clause is judged; else the users' tokens for the run. */
-export async function preflightOrStop(target: Target, file: string): Promise<{ file: string; remove(): void }> {
-  const r = await preflight(target);
-  if (r.problems.length) {
-    const [first, ...more] = r.problems;
-    throw new UsageError(`pre-flight of target ${file} failed, nothing was judged: ${first}${more.length ? `\n  also: ${more.join('\n  also: ')}` : ''}`);
-  }
-  console.log(`ces: pre-flight of ${file} passed in ${(r.ms / 1000).toFixed(1)} s (${r.checked.length} checks: URLs, keys, users, capabilities)`);
-  return writeTokens(r.tokens);
-}
 
 /**
  * When a check found the target gone (suites/fixtures/target.ts wrote target-lost.json): the checks that failed on a transport
