@@ -10,7 +10,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { LOOKS_LIKE_LOSS, lostSentence, TARGET_LOST_FILE, type TargetLost } from '../../lib/preflight.js';
 import { preflightOrStop } from '../preflight-stop.js';
-import type { CheckResult } from '../../lib/results.js';
+import { annotationTotal, type CheckResult } from '../../lib/results.js';
+import { ANNOTATION } from '../../lib/verdicts.js';
 import type { Target } from '../../lib/target.js';
 
 /**
@@ -72,6 +73,9 @@ export const testCommand: CommandModule<{}, Args> = {
       const { checks } = await runPlaywright({ targetFile: resolved.file, targetFiles: resolved.files, runDir: run.dir, projects: suites, grep: a.grep, workers: a.workers, extraEnv: tokens ? { CES_TOKENS: tokens.file } : {} });
       if (checks.length === 0) throw new UsageError('no check ran: look at the Playwright output above (a suite failed to load, or --grep matched nothing)');
       const t2 = performance.now();
+      // Issue 14 item 8: on a reference target every REST answer is also judged by fixtures/openapi.json; say how many were.
+      const judged = annotationTotal(path.join(run.dir, 'results.json'), ANNOTATION.openapiJudged);
+      if (judged) console.log(`ces test: ${judged} REST answers judged by fixtures/openapi.json (a mismatch fails its check)`);
       const lost = targetLost(run.dir, checks);
       if (a.allure) await generateAllure(run.dir, undefined, { reference: resolved.target.reference === true });
       code = finishRun(run, 'test', resolved.target, checks, lost ? { targetLost: lost } : {}, { strict: a.strict, baseline, writeBaseline: a['write-baseline'] });
