@@ -6,11 +6,12 @@ import { loadTarget, TargetError, type Target } from '../lib/target.js';
 import type { ReadyInfo } from '../reference-impl/stack.js';
 import { generateTls } from '../lib/tls.js';
 import { startInThread } from '../lib/thread-server.js';
+import type { LoopProbe } from '../lib/event-loop.js';
 import { Deviations, UnknownDeviationError } from '../reference-impl/deviations.js';
 import { UsageError } from './usage.js';
 
 /** An embedded stack running in its own worker thread: its ready info (a target), and how to stop it. */
-export interface EmbeddedStack { ready: ReadyInfo; close(): Promise<void> }
+export interface EmbeddedStack { ready: ReadyInfo; eventLoop: LoopProbe; close(): Promise<void> }
 
 export interface ResolvedTarget {
   target: Target; file: string;
@@ -51,7 +52,7 @@ export async function resolveTarget(opts: { target?: string; deviate?: string[];
     // The embedded target file holds live keys and passwords: it lives in a private temporary folder, never under reports/.
     const workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ces-embedded-'));
     const t = await startInThread<ReadyInfo>(new URL('../reference-impl/stack.ts', import.meta.url), 'startStack', { deviate: opts.deviate ?? [], seed: opts.seed, workDir, tls });
-    const stack: EmbeddedStack = { ready: t.ready, close: t.close };
+    const stack: EmbeddedStack = { ready: t.ready, eventLoop: t.eventLoop, close: t.close };
     const file = path.join(path.dirname(stack.ready.ca_file), 'target.json');
     fs.writeFileSync(file, JSON.stringify(stack.ready, null, 2));
     return { stack, file };

@@ -43,7 +43,7 @@ export function writeFuzzReports(dir: string, r: FuzzReport, target: Target, emb
 <dt>Cases</dt><dd>${r.totals.cases} over ${r.totals.operations} operations (floor ${r.floor} per operation; fewest: ${fewest ? `${fewest.cases}, ${esc(fewest.id)}` : '—'}), ${r.totals.requests} requests with shrinking</dd>
 <dt>5xx answers, leaks</dt><dd>${r.totals.serverErrors}, ${r.totals.leaks}</dd>
 <dt>Slowest answer</dt><dd>${r.slowest ? `${r.slowest.ms} ms (${esc(r.slowest.operation)})` : '—'}</dd>
-<dt>Event loop's longest block</dt><dd>${r.eventLoop.maxMs} ms (p99 ${r.eventLoop.p99Ms} ms; ${r.eventLoop.inProcess ? 'the service runs in this process: its own loop' : 'this process only: the target runs elsewhere'}; limit ${r.eventLoop.limitMs} ms)</dd>
+<dt>Event loop's longest block</dt><dd>${esc(loopText(r))}</dd>
 <dt>Tenant isolation</dt><dd>${r.isolation.checked ? `checked with ${r.isolation.clients} clients (ids seen: ${r.isolation.ownedIds.join(', ')})` : 'not checked (one client)'}</dd></dl>
 ${r.notes.map((n) => `<p class="meta">Note: ${esc(n)}</p>`).join('')}
 <h2>Failures (each shrunk to a minimal request)</h2>
@@ -56,12 +56,19 @@ ${r.failures.length ? `<pre>${esc(setup.join('\n'))}</pre>${fails}` : '<p>None.<
   return { html: htmlFile, json };
 }
 
+/** The event loops' longest blocks: the service's (its own thread, when embedded) against the limit, then the fuzzer's own. */
+function loopText(r: FuzzReport): string {
+  const { service, fuzzer, limitMs } = r.eventLoop;
+  const own = `this process (the fuzzer's own work): ${fuzzer.maxMs} ms, p99 ${fuzzer.p99Ms} ms`;
+  return service ? `service ${service.maxMs} ms (p99 ${service.p99Ms} ms; the embedded service's own thread; limit ${limitMs} ms); ${own}` : `service not measured (it runs elsewhere); ${own}`;
+}
+
 /** The terminal summary. */
 export function printFuzzSummary(r: FuzzReport, target: Target, embedded: boolean, print: (s: string) => void = console.log): void {
   const fewest = [...r.operations].sort((a, b) => a.cases - b.cases)[0];
   print(`\noperations: ${r.totals.operations}; cases: ${r.totals.cases} (floor ${r.floor} per operation; fewest ${fewest?.cases} for ${fewest?.id}); requests: ${r.totals.requests}; ${(r.durationMs / 1000).toFixed(1)} s`);
   print(`5xx answers: ${r.totals.serverErrors}; leaks: ${r.totals.leaks}; slowest answer: ${r.slowest ? `${r.slowest.ms} ms (${r.slowest.operation})` : '—'}`);
-  print(`event loop's longest block: ${r.eventLoop.maxMs} ms (${r.eventLoop.inProcess ? 'the service\'s own loop, in-process' : 'this process only'}; limit ${r.eventLoop.limitMs} ms)${r.eventLoop.inProcess && r.eventLoop.maxMs > r.eventLoop.limitMs ? '  WARNING: over the limit' : ''}`);
+  print(`event loop's longest block: ${loopText(r)}${r.eventLoop.service && r.eventLoop.service.maxMs > r.eventLoop.limitMs ? '  WARNING: over the limit' : ''}`);
   if (!r.isolation.checked) print('tenant isolation: not checked (the target file names one API key)');
   for (const n of r.notes) print(`note: ${n}`);
   if (!r.failures.length) { print('failures: none'); return; }

@@ -1,7 +1,7 @@
 // REST fuzzing from the OpenAPI document: one case generator per operation, the answer judged against what the document says.
 import fc from 'fast-check';
 import type { Target } from '../lib/target.js';
-import { OpenApiDocument, type Operation, type Parameter } from './openapi.js';
+import { OpenApiDocument, type Operation, type Parameter } from '../lib/openapi.js';
 import { SchemaValues, type Schema, type Validity } from './values.js';
 import { common, Ownership, type Finding } from './oracles.js';
 import { send, type Answer, type Auth, type Credentials, type FuzzRequest } from './exchange.js';
@@ -105,7 +105,25 @@ export function restSurface(doc: OpenApiDocument, target: Target, creds: Credent
       return known.length ? fc.oneof({ arbitrary: fc.constantFrom(...known), weight: 3 }, { arbitrary: values.param(p.schema), weight: 2 }) : values.param(p.schema);
     };
     const pathArb = fc.record(Object.fromEntries(pathParams.map((p) => [p.name, idValues(p)])));
-    const queryArb = fc.record(Object.fromEntries(queryParams.map((p) => [p.name, values.param(p.schema)])), { requiredKeys: queryParams.filter((p) => p.required).map((p) => p.name) });
+    // Two kinds of query: any mix of valid, boundary and hostile values; or well-formed (every value valid, optional parameters
+    // now and then), which reaches the success paths that a case with one hostile value among ten never gets past.
+    const anyQuery = fc.record(Object.fromEntries(queryParams.map((p) => [p.name, values.param(p.schema)])), { requiredKeys: queryParams.filter((p) => p.required).map((p) => p.name) });
+    const wellFormedQuery = fc.record(Object.fromEntries(queryParams.map((p) => [p.name, p.required ? values.validParam(p.schema)
+      : fc.oneof({ arbitrary: fc.constant(undefined), weight: 3 }, { arbitrary: values.validParam(p.schema), weight: 1 })])));
+    const queryArb = fc.oneof({ arbitrary: anyQuery, weight: 2 }, { arbitrary: wellFormedQuery, weight: 1 });
+    // Body fields naming ids of a kind the clients own (`website_list`, `group_id`) take such ids (either client's) as valid values.
+    const withKnownIds = (value: unknown): fc.Arbitrary<unknown> => {
+      if (!value || typeof value !== 'object' || Array.isArray(value)) return fc.constant(value);
+      const picks: Record<string, fc.Arbitrary<unknown>> = {};
+      for (const [k, v] of Object.entries(value)) {
+        const m = /^([a-z]+)_(list|id)$/.exec(k);
+        const ids = m ? own.ids(m[1]!).map(Number).filter(Number.isSafeInteger) : [];
+        if (!m || !ids.length) continue;
+        if (m[2] === 'list' && Array.isArray(v)) picks[k] = fc.uniqueArray(fc.constantFrom(...ids), { maxLength: 3 });
+        else if (m[2] === 'id' && typeof v === 'number') picks[k] = fc.constantFrom(...ids);
+      }
+      return Object.keys(picks).length ? fc.record(picks).map((p) => ({ ...(value as object), ...p })) : fc.constant(value);
+    };
     const bodyTypes = op.body?.types ?? [];
     const bodyArb: fc.Arbitrary<{ type: string; text: string; validity: Validity; note: string } | undefined> = bodyTypes.length === 0 ? fc.constant(undefined) : fc.oneof(
       { arbitrary: fc.constant(undefined), weight: 1 },
@@ -113,7 +131,7 @@ export function restSurface(doc: OpenApiDocument, target: Target, creds: Credent
         weight: 8,
         arbitrary: fc.tuple(fc.constantFrom(...bodyTypes), fc.oneof({ arbitrary: fc.constant(true), weight: 3 }, fc.constant(false))).chain(([bt, good]) => {
           const schema: Schema = doc.at(bt.pointer) ?? {};
-          return (good ? values.valid(schema) : values.invalid(schema)).map((value) => {
+          return (good ? values.valid(schema).chain(withKnownIds) : values.invalid(schema)).map((value) => {
             const json = /json/i.test(bt.type);
             const text = json ? JSON.stringify(value) : formOf(value);
             // A value a form cannot carry (null, nested objects) goes as JSON instead.

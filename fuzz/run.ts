@@ -3,10 +3,10 @@
 import fc from 'fast-check';
 import fs from 'node:fs';
 import { createHash } from 'node:crypto';
-import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { localLoopProbe, type LoopDelay, type LoopProbe } from '../lib/event-loop.js';
 import type { Target } from '../lib/target.js';
 import { LIMITS } from '../lib/limits.js';
-import { OpenApiDocument } from './openapi.js';
+import { OpenApiDocument } from '../lib/openapi.js';
 import { keyOf, Ownership, type Finding } from './oracles.js';
 import { curl, send, type Answer, type Credentials, type FuzzRequest } from './exchange.js';
 import { harvestRest, restSurface, type Surface } from './rest.js';
@@ -33,8 +33,8 @@ export interface FuzzOptions {
   readOnly?: boolean;
   /** Credentials made beforehand (tests reuse tokens across runs: logins are throttled). */
   credentials?: Credentials;
-  /** True when the target runs in this process (the event loop measured is the service's own). */
-  inProcess?: boolean;
+  /** The service's own event loop (the embedded stack's worker thread); without it only the fuzzer's loop is measured. */
+  serviceLoop?: LoopProbe;
   log?: (line: string) => void;
 }
 
@@ -47,7 +47,8 @@ export interface FuzzReport {
   seed: number; budgetMs: number; durationMs: number; floor: number; operations: OperationReport[]; failures: FailureReport[];
   totals: { operations: number; cases: number; requests: number; serverErrors: number; leaks: number; failures: number };
   slowest: { ms: number; operation: string; curl: string } | null;
-  eventLoop: { maxMs: number; p99Ms: number; limitMs: number; inProcess: boolean };
+  /** Longest blocks: the service's loop (null when it runs elsewhere) and this process's (the fuzzer's own work). */
+  eventLoop: { service: LoopDelay | null; fuzzer: LoopDelay; limitMs: number };
   isolation: { checked: boolean; clients: number; ownedIds: number[] };
   notes: string[];
 }
@@ -105,10 +106,11 @@ export async function runFuzz(o: FuzzOptions): Promise<FuzzReport> {
   let leaks = 0;
   let requests = 0;
 
-  const delay = monitorEventLoopDelay({ resolution: 10 });
+  const fuzzerLoop = localLoopProbe();
+  await fuzzerLoop.start();
+  await o.serviceLoop?.start();
   const started = performance.now();
   const deadline = started + o.budgetMs;
-  delay.enable();
 
   const chunk = async (op: typeof ops[number], numRuns: number, round: number) => {
     const rep = reports.get(op.id)!;
@@ -156,6 +158,7 @@ export async function runFuzz(o: FuzzOptions): Promise<FuzzReport> {
     log(`  FOUND ${op.id}: ${shown.f.oracle}: ${shown.f.message.split('\n')[0]!.slice(0, 200)}`);
   };
 
+  let eventLoop: FuzzReport['eventLoop'] | undefined;
   try {
     // A failure ends fast-check's run early: the operation goes on until it has its floor of cases.
     for (const op of ops) for (let turn = 0; reports.get(op.id)!.cases < floor && turn < 50; turn++) await chunk(op, floor - reports.get(op.id)!.cases, -turn);
@@ -172,7 +175,7 @@ export async function runFuzz(o: FuzzOptions): Promise<FuzzReport> {
       }
     }
   } finally {
-    delay.disable();
+    eventLoop = { service: o.serviceLoop ? await o.serviceLoop.read() : null, fuzzer: await fuzzerLoop.read(), limitMs: LIMITS.eventLoopBlockMaxMs };
   }
   const operations = [...reports.values()].map((r) => ({ ...r, slowestMs: Math.round(r.slowestMs * 10) / 10 }));
   const fin = slowest as FuzzReport['slowest'];
@@ -180,7 +183,7 @@ export async function runFuzz(o: FuzzOptions): Promise<FuzzReport> {
     seed: o.seed, budgetMs: o.budgetMs, durationMs: Math.round(performance.now() - started), floor, operations, failures,
     totals: { operations: operations.length, cases: operations.reduce((n, r) => n + r.cases, 0), requests, serverErrors, leaks, failures: failures.length },
     slowest: fin ? { ...fin, ms: Math.round(fin.ms * 10) / 10 } : null,
-    eventLoop: { maxMs: Math.round(delay.max / 1e5) / 10, p99Ms: Math.round(delay.percentile(99) / 1e5) / 10, limitMs: LIMITS.eventLoopBlockMaxMs, inProcess: !!o.inProcess },
+    eventLoop: eventLoop!,
     isolation: { checked: creds.keys.length > 1, clients: creds.keys.length, ownedIds },
     notes,
   };

@@ -88,7 +88,10 @@ export class SchemaValues {
         const props: Record<string, Schema> = s.properties ?? {};
         const model = Object.fromEntries(Object.entries(props).map(([k, p]) => [k, this.valid(p, depth + 1)]));
         const required: string[] = (s.required ?? []).filter((k: string) => k in props);
-        return fc.record(model, { requiredKeys: required }).filter((o) => Object.keys(o).length >= (s.minProperties ?? 0));
+        // `dependentSchemas: {a: {not: {required: [b]}}}` (a excludes b): b is dropped when a is there.
+        const excludes = Object.entries<Schema>(s.dependentSchemas ?? {}).map(([a, d]) => [a, (d.not?.required ?? []) as string[]] as const).filter(([, bs]) => bs.length);
+        const dropExcluded = (o: Record<string, unknown>) => { const c = { ...o }; for (const [a, bs] of excludes) if (a in c) for (const b of bs) if (!required.includes(b)) delete c[b]; return c; };
+        return fc.record(model, { requiredKeys: required }).map(dropExcluded).filter((o) => Object.keys(o).length >= (s.minProperties ?? 0));
       }
       default: return fc.string();
     }
@@ -151,13 +154,18 @@ export class SchemaValues {
     return out.length ? fc.oneof(...out) : fc.constant(null);
   }
 
+  /** A query or path parameter value meant to satisfy its schema, as the string sent. */
+  validParam(s0: Schema): fc.Arbitrary<string> {
+    return this.valid(this.deref(s0)).map((v) => (typeof v === 'string' ? v : v === null ? '' : typeof v === 'object' ? JSON.stringify(v) : String(v)));
+  }
+
   /** A query or path parameter value (a string), valid, boundary or hostile; validity is decided afterwards. */
   param(s0: Schema): fc.Arbitrary<string> {
     const s = this.deref(s0);
     const types = this.types(s);
     const numeric = types.includes('integer') || types.includes('number');
     const boundaries = numeric ? [s.minimum, s.maximum, s.exclusiveMinimum, s.exclusiveMaximum].filter((x) => typeof x === 'number').flatMap((x: number) => [x - 1, x, x + 1]).map(String) : [];
-    const valid = this.valid(s).map((v) => (typeof v === 'string' ? v : v === null ? '' : typeof v === 'object' ? JSON.stringify(v) : String(v)));
+    const valid = this.validParam(s);
     return fc.oneof(
       { arbitrary: valid, weight: 5 },
       { arbitrary: numeric ? fc.constantFrom(...HOSTILE_NUMBERS, ...boundaries) : hostileString, weight: 2 },

@@ -313,3 +313,21 @@ export function findLeaks(dir: string, secrets: string[]): Array<{ file: string;
   }
   return leaks;
 }
+
+/** The sum of a numeric annotation over every check of a Playwright JSON results file (e.g. REST answers judged by the OpenAPI document). */
+export function annotationTotal(file: string, type: string): number {
+  if (!fs.existsSync(file)) return 0;
+  let total = 0;
+  const walk = (suite: any) => {
+    for (const spec of suite.specs ?? []) for (const t of spec.tests ?? []) {
+      const last = t.results?.[t.results.length - 1];
+      // Playwright versions differ in where run-time annotations land (the test's or its last result's): counted once.
+      const mine = (list: any[] | undefined) => (list ?? []).filter((a: any) => a.type === type);
+      const said = mine(last?.annotations).length ? mine(last?.annotations) : mine(t.annotations);
+      for (const a of said) total += Number(a.description) || 0;
+    }
+    for (const s of suite.suites ?? []) walk(s);
+  };
+  for (const s of JSON.parse(fs.readFileSync(file, 'utf8')).suites ?? []) walk(s);
+  return total;
+}

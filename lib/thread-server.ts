@@ -1,11 +1,14 @@
 // Starts a server of the harness (fake connector, webhook sink) in its own worker thread: its own event loop, so the service
 // under test never shares a loop with its partners (their load does not delay its timers, nor its load their answers).
 import { Worker } from 'node:worker_threads';
+import type { LoopDelay, LoopProbe } from './event-loop.js';
 
 export interface ThreadServer<R = unknown> {
   url: string; controlUrl: string;
   /** What the started object calls `ready` (a stack's ready info), cloned across the thread boundary. */
   ready: R;
+  /** The thread's own event loop (its delays from start() to read()). */
+  eventLoop: LoopProbe;
   close(): Promise<void>;
 }
 
@@ -26,13 +29,22 @@ export function startInThread<R = unknown>(module: URL, exportName: string, opti
       // A forgotten close must never keep a process alive.
       worker.unref();
       let closing: Promise<void> | undefined;
+      let seq = 0;
+      // One question to the thread, answered by the message that carries its sequence number.
+      const ask = <T>(type: string) => new Promise<T>((answer) => {
+        const mine = ++seq;
+        const on = (r: { type: string; seq?: number; delay?: LoopDelay }) => { if (r.type === 'loop' && r.seq === mine) { worker.off('message', on); answer(r.delay as T); } };
+        worker.on('message', on);
+        worker.postMessage({ type, seq: mine });
+      });
       resolve({
+        eventLoop: { start: () => ask<void>('loop-start'), read: () => ask<LoopDelay>('loop-read') },
         url: m.url,
         controlUrl: m.controlUrl ?? `${m.url}/_control`,
         ready: m.ready as R,
         close: () => (closing ??= new Promise<void>((done) => {
           const t = setTimeout(() => { void worker.terminate().then(() => done()); }, 5_000);
-          worker.once('message', () => { clearTimeout(t); void worker.terminate().then(() => done()); });
+          worker.on('message', (r: { type: string }) => { if (r.type !== 'closed') return; clearTimeout(t); void worker.terminate().then(() => done()); });
           worker.once('exit', () => { clearTimeout(t); done(); });
           worker.postMessage({ type: 'close' });
         })),

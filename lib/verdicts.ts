@@ -32,7 +32,7 @@ export const COUNTED: readonly Verdict[] = VERDICT_ORDER.filter((v) => v !== 'no
 export type Outcome = 'passed' | 'failed' | 'skipped' | 'not-judged' | 'harness-error';
 
 /** Annotation types a check writes (suites/verdicts.ts) to qualify its outcome. */
-export const ANNOTATION = { warn: 'ces.warn', note: 'ces.note', notJudged: 'ces.not-judged', harness: 'ces.harness-error', reproduction: 'ces.reproduction' } as const;
+export const ANNOTATION = { warn: 'ces.warn', note: 'ces.note', notJudged: 'ces.not-judged', harness: 'ces.harness-error', reproduction: 'ces.reproduction', openapiJudged: 'ces.openapi-judged' } as const;
 /** Prefix of a skip reason that means "not judged" (the skip annotation carries it). */
 export const NOT_JUDGED_PREFIX = 'not judged: ';
 

@@ -42,7 +42,7 @@ async function fuzz(deviations: string[], seed: number): Promise<FuzzReport & { 
   const stack: Stack = await startStack({ deviate: deviations, workDir: fs.mkdtempSync(path.join(os.tmpdir(), 'ces-fuzz-test-')) });
   try {
     const credentials: Credentials = await credentialsOf(stack.ready);
-    const report = await runFuzz({ target: stack.ready, budgetMs: 0, floor: FLOOR, seed, credentials, inProcess: true });
+    const report = await runFuzz({ target: stack.ready, budgetMs: 0, floor: FLOOR, seed, credentials });
     return { ...report, secrets: [...credentials.keys, ...credentials.tokens] };
   } finally { await stack.close(); }
 }

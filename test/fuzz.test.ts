@@ -7,7 +7,7 @@ import fc from 'fast-check';
 import { SchemaValues } from '../fuzz/values.js';
 import { curl, type FuzzRequest } from '../fuzz/exchange.js';
 import { Ownership } from '../fuzz/oracles.js';
-import { OpenApiDocument } from '../fuzz/openapi.js';
+import { OpenApiDocument } from '../lib/openapi.js';
 import { parseBudget } from '../cli/commands/fuzz.js';
 
 const values = new SchemaValues(() => ({}));

@@ -1,9 +1,14 @@
-// The generated OpenAPI document is whole: every REST route declares its metadata, every $ref resolves, schemas come from fixtures.
+// The generated OpenAPI document is whole: every REST route declares its metadata, every $ref resolves, schemas come from fixtures,
+// every operation has examples that match their schemas.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { buildApp } from '../reference-impl/app.js';
 import { buildOpenApi } from '../reference-impl/rest/openapi.js';
 import { allSchemas } from '../lib/schemas.js';
+import { OpenApiDocument } from '../lib/openapi.js';
+import { ROOT } from '../lib/paths.js';
+import fs from 'node:fs';
+import path from 'node:path';
 
 async function served(url = '/api/2/openapi.json', deviate: string[] = []) {
   const app = await buildApp({ deviate });
@@ -65,4 +70,34 @@ test('lists get page, limit, full and their filters; deprecated routes and filte
 test('a route without metadata is named, not hidden', () => {
   const doc = buildOpenApi([{ method: 'GET', path: '/thing' }]) as any;
   assert.deepEqual(doc['x-undocumented-routes'], ['GET /thing']);
+});
+
+test('every operation has examples (path and query parameters, body, success answer, every answer with a body) and each matches its schema', () => {
+  const file = JSON.parse(fs.readFileSync(path.join(ROOT, 'fixtures', 'openapi.json'), 'utf8'));
+  const doc = new OpenApiDocument(file);
+  const problems: string[] = [];
+  const ops = doc.operations();
+  assert.ok(ops.length >= 30, `only ${ops.length} operations`);
+  for (const op of ops) {
+    for (const p of op.parameters) {
+      if (p.example === undefined) { if (p.required) problems.push(`${op.id}: required parameter ${p.name} has no example`); continue; }
+      const err = doc.validate(p.pointer, typeof p.example === 'string' && /integer|number/.test(JSON.stringify(p.schema.type)) ? Number(p.example) : p.example);
+      if (err) problems.push(`${op.id}: example of ${p.name} (${JSON.stringify(p.example)}): ${err}`);
+    }
+    for (const t of op.body?.types ?? []) {
+      if (t.example === undefined) problems.push(`${op.id}: ${t.type} body has no example`);
+      else if (doc.validate(t.pointer, t.example)) problems.push(`${op.id}: ${t.type} body example: ${doc.validate(t.pointer, t.example)}`);
+    }
+    const success = op.statuses.find((s) => s.startsWith('2'));
+    if (!success) problems.push(`${op.id}: no success answer`);
+    for (const status of op.statuses) {
+      const { node: res, pointer } = doc.follow(doc.at(`${op.pointer}/responses/${status}`), `${op.pointer}/responses/${status}`);
+      const media = res?.content?.['application/json'];
+      if (!media) { if (status !== '431') problems.push(`${op.id} ${status}: no JSON body schema`); continue; }
+      if (media.example === undefined) { problems.push(`${op.id} ${status}: no example`); continue; }
+      const err = doc.validate(`${pointer}/content/application~1json/schema`, media.example);
+      if (err) problems.push(`${op.id} ${status}: the example does not match the schema: ${err.slice(0, 300)}`);
+    }
+  }
+  assert.deepEqual(problems, []);
 });

@@ -75,3 +75,23 @@ test('pre-flight: a wrong key, a wrong password, an untrusted certificate, an un
     assert.ok(r.ms < 10_000, `${what} took ${r.ms} ms`);
   }
 });
+
+test('ces test --target and ces load --target with a refused key: exit 2 with the pre-flight message, nothing judged', async () => {
+  const { execFile } = await import('node:child_process');
+  const file = path.join(dir, 'wrong-key.json');
+  fs.writeFileSync(file, JSON.stringify({ ...JSON.parse(JSON.stringify(stack.ready)), api_key: 'wrong-key-1', api_keys: [{ client_id: 1, key: 'wrong-key-1' }] }));
+  const reports = path.join(dir, 'reports');
+  // Asynchronous child: the stack answering the pre-flight lives in this process.
+  const ces = (args: string[]) => new Promise<{ code: number | null; out: string; ms: number }>((resolve) => {
+    const t0 = Date.now();
+    execFile(process.execPath, [path.join(import.meta.dirname, '..', 'bin', 'ces.js'), ...args], { env: { ...process.env, CES_REPORTS_DIR: reports } },
+      (err, stdout, stderr) => resolve({ code: err ? (typeof err.code === 'number' ? err.code : null) : 0, out: stdout + stderr, ms: Date.now() - t0 }));
+  });
+  for (const args of [['test', '--target', file, '--suite', 'rest'], ['load', 'rest-read', '--target', file, '--duration', '2s']]) {
+    const r = await ces(args);
+    assert.equal(r.code, 2, `ces ${args.join(' ')}: ${r.out}`);
+    assert.match(r.out, /pre-flight of target .*wrong-key\.json failed, nothing was judged: the key of "api_key" is refused with 403 Forbidden/, args[0]);
+    assert.doesNotMatch(r.out, /FAIL \[|threshold\(s\) crossed|failed clause/i, args[0]);
+    assert.ok(r.ms < 20_000, `ces ${args[0]} took ${r.ms} ms`);
+  }
+});

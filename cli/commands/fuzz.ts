@@ -25,7 +25,7 @@ export const fuzzCommand: CommandModule<{}, Args> = {
   command: 'fuzz',
   describe: 'Generated requests from the target\'s OpenAPI document and GraphQL schema; each failure shrunk to a minimal curl reproduction',
   builder: (y) => y
-    .option('target', { type: 'string', describe: 'Target file (JSON); default: the embedded reference implementation, started in this process' })
+    .option('target', { type: 'string', describe: 'Target file (JSON); default: the embedded reference implementation, started in a worker thread of this process (its event loop is measured)' })
     .option('openapi', { type: 'string', describe: 'OpenAPI 3.1 document (file) to use instead of {rest_base_url}/openapi.json' })
     .option('budget', { type: 'string', default: '60s', describe: 'Time to spend once every operation has its floor of cases (60s, 2m, 500ms)' })
     .option('seed', { type: 'number', describe: 'Seed of the generators (printed; the same seed replays the same cases); default: random' })
@@ -64,7 +64,7 @@ export const fuzzCommand: CommandModule<{}, Args> = {
       for (const t of credentials.tokens) addSecret(t);
       let report;
       try {
-        report = await runFuzz({ target: resolved.target, budgetMs, seed, floor: a.floor, openapiFile: a.openapi, only, readOnly: a['read-only'], credentials, inProcess: embedded, log: (l) => console.log(l) });
+        report = await runFuzz({ target: resolved.target, budgetMs, seed, floor: a.floor, openapiFile: a.openapi, only, readOnly: a['read-only'], credentials, serviceLoop: resolved.stack?.eventLoop, log: (l) => console.log(l) });
       } catch (e) {
         if (e instanceof Error && /openapi|introspection|no operation|not an OpenAPI/i.test(e.message)) throw new UsageError(e.message);
         throw e;

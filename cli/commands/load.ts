@@ -8,6 +8,7 @@ import type { CheckResult } from '../../lib/results.js';
 import { newRunDir, finishRun } from '../run.js';
 import { resolveTarget } from '../embedded.js';
 import { UsageError } from '../usage.js';
+import { preflightOrStop } from '../preflight-stop.js';
 
 export const LOAD_DIR = path.join(ROOT, 'load');
 /** k6's exit code when a threshold is crossed. */
@@ -135,7 +136,7 @@ export function connectorEnv(embeddedSecret: string | undefined, target?: object
   return secret ? { CES_CONNECTOR_SECRET: secret } : {};
 }
 
-interface Args { scenario: string; target?: string; vus?: number; rate?: number; duration?: string; deviate: string[]; dashboard: boolean }
+interface Args { scenario: string; target?: string; vus?: number; rate?: number; duration?: string; deviate: string[]; dashboard: boolean; preflight: boolean }
 
 export const loadCommand: CommandModule<{}, Args> = {
   command: 'load <scenario>',
@@ -148,6 +149,7 @@ export const loadCommand: CommandModule<{}, Args> = {
     .option('duration', { type: 'string', describe: 'Duration of the load phase, e.g. 5s (smoke) or 2m' })
     .option('deviate', { type: 'string', array: true, default: [] as string[], describe: 'Embedded target only: switch on a deviation (repeatable)' })
     .option('dashboard', { type: 'boolean', default: true, describe: 'Export k6\'s web dashboard as k6-dashboard.html' })
+    .option('preflight', { type: 'boolean', default: true, describe: 'With --target: check first, in under 10 s, that every URL answers over trusted TLS and every key, user and capability is accepted, so a wrong target file stops with exit 2 instead of k6 failing every request (--no-preflight: run anyway)' })
     .check((a) => {
       if (!scenarios().includes(a.scenario)) throw new UsageError(`unknown scenario ${a.scenario}; accepted: ${scenarios().join(', ')}`);
       for (const k of ['vus', 'rate'] as const) if (a[k] !== undefined && (!Number.isInteger(a[k]) || a[k]! <= 0)) throw new UsageError(`--${k} must be a positive integer (got ${a[k]})`);
@@ -159,6 +161,8 @@ export const loadCommand: CommandModule<{}, Args> = {
     const resolved = await resolveTarget({ target: a.target, deviate: a.deviate, runDir: run.dir });
     let code: number;
     try {
+      // k6 logs in by itself: the pre-flight's tokens are not needed, only its verdict on the target file.
+      if (a.target && a.preflight) (await preflightOrStop(resolved.target, a.target)).remove();
       console.log(`ces load ${a.scenario}: target ${resolved.target.base_url}${resolved.stack ? ' (embedded reference implementation)' : ''}; reports in ${run.dir}`);
       const k6 = await runK6({
         script: path.join(LOAD_DIR, `${a.scenario}.js`), targetFile: resolved.file, caFile: resolved.target.ca_file, outDir: run.dir,

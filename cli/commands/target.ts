@@ -8,7 +8,7 @@ import { listChecks } from '../../lib/list-checks.js';
 import { CAPABILITIES, lackedParts, lacksReason, validateTarget, TargetError, type Target, type TargetPart } from '../../lib/target.js';
 import { coverageOf, coverageLines } from '../../lib/coverage.js';
 import { UsageError } from '../usage.js';
-import { preflightOrStop } from './test.js';
+import { preflightOrStop } from '../preflight-stop.js';
 
 interface InitArgs {
   out: string; force: boolean; preflight: boolean;

@@ -8,8 +8,10 @@ import { UsageError } from '../usage.js';
 import { generateAllure } from '../allure.js';
 import fs from 'node:fs';
 import path from 'node:path';
-import { LOOKS_LIKE_LOSS, lostSentence, preflight, TARGET_LOST_FILE, writeTokens, type TargetLost } from '../../lib/preflight.js';
-import type { CheckResult } from '../../lib/results.js';
+import { LOOKS_LIKE_LOSS, lostSentence, TARGET_LOST_FILE, type TargetLost } from '../../lib/preflight.js';
+import { preflightOrStop } from '../preflight-stop.js';
+import { annotationTotal, type CheckResult } from '../../lib/results.js';
+import { ANNOTATION } from '../../lib/verdicts.js';
 import type { Target } from '../../lib/target.js';
 
 /**
@@ -17,17 +19,6 @@ import type { Target } from '../../lib/target.js';
  * so more workers than cores shorten the run, and own stacks keep one worker's clock moves from delaying another's waits.
  */
 const EMBEDDED_WORKERS = 6;
-
-/** Pre-flight of a target file: any problem stops the run (exit 2) before a clause is judged; else the users' tokens for the run. */
-export async function preflightOrStop(target: Target, file: string): Promise<{ file: string; remove(): void }> {
-  const r = await preflight(target);
-  if (r.problems.length) {
-    const [first, ...more] = r.problems;
-    throw new UsageError(`pre-flight of target ${file} failed, nothing was judged: ${first}${more.length ? `\n  also: ${more.join('\n  also: ')}` : ''}`);
-  }
-  console.log(`ces: pre-flight of ${file} passed in ${(r.ms / 1000).toFixed(1)} s (${r.checked.length} checks: URLs, keys, users, capabilities)`);
-  return writeTokens(r.tokens);
-}
 
 /**
  * When a check found the target gone (suites/fixtures/target.ts wrote target-lost.json): the checks that failed on a transport
@@ -82,6 +73,9 @@ export const testCommand: CommandModule<{}, Args> = {
       const { checks } = await runPlaywright({ targetFile: resolved.file, targetFiles: resolved.files, runDir: run.dir, projects: suites, grep: a.grep, workers: a.workers, extraEnv: tokens ? { CES_TOKENS: tokens.file } : {} });
       if (checks.length === 0) throw new UsageError('no check ran: look at the Playwright output above (a suite failed to load, or --grep matched nothing)');
       const t2 = performance.now();
+      // Issue 14 item 8: on a reference target every REST answer is also judged by fixtures/openapi.json; say how many were.
+      const judged = annotationTotal(path.join(run.dir, 'results.json'), ANNOTATION.openapiJudged);
+      if (judged) console.log(`ces test: ${judged} REST answers judged by fixtures/openapi.json (a mismatch fails its check)`);
       const lost = targetLost(run.dir, checks);
       if (a.allure) await generateAllure(run.dir, undefined, { reference: resolved.target.reference === true });
       code = finishRun(run, 'test', resolved.target, checks, lost ? { targetLost: lost } : {}, { strict: a.strict, baseline, writeBaseline: a['write-baseline'] });

@@ -10,6 +10,7 @@
 //     response: 'rest/operator.json',    // $id of the schema of one `data` item (lists: each item; `$defs/summary` = the list subset)
 //     body?: 'rest/operator-write.json', // $id of the request body schema (JSON and form)
 //     bodyRequired?: ['name', ...],      // fields the body must have on this route (create), beyond what the shared schema says
+//     unknownIds?: true,                 // answers 404 (UnknownId) for an id given in a filter that is not the key's client's
 //     deprecated?: true,                 // the whole resource/route is deprecated
 //   } } }, handler)
 // The collector hook is added to the REST scope before any route, so it sees every route of both route files.
@@ -26,6 +27,7 @@ export interface OpenApiRoute {
   response: string;
   body?: string;
   bodyRequired?: readonly string[];
+  unknownIds?: boolean;
   deprecated?: boolean;
 }
 
@@ -81,6 +83,9 @@ export function filterSchema(filter: string): { schema: object; description: str
   return { schema: text, description: `Filter on ${filter}; a value may contain * as a wildcard (matched in linear time); at most ${LIMITS.restFilterValueMaxChars} characters.`, example: 'a*' };
 }
 
+/** The example answer of GET /openapi.json (the document itself, shortened). */
+const OPENAPI_EXAMPLE = { openapi: '3.1.0', info: { title: 'Conversational Engagement Service REST API', version: '2.0' }, paths: {}, components: {} };
+
 const name = (id: string) => id.replace(/^rest\//, '').replace(/\.json$/, '');
 const ref = (id: string, pointer = '') => ({ $ref: `#/components/schemas/${name(id)}${pointer}` });
 
@@ -133,6 +138,11 @@ export function buildOpenApi(routes: CollectedRoute[]): object {
       },
     };
     const okCode = r.method === 'POST' ? '201' : '200';
+    // The success example: the envelope around the item schema's first `examples` entry (an answer of the seeded reference).
+    const itemExample = o.response === 'openapi' ? undefined : schemas[o.response]?.examples?.[0];
+    const okExample = o.response === 'openapi' ? OPENAPI_EXAMPLE : itemExample === undefined ? undefined
+      : o.list ? { meta: { status: 'success' }, data: [itemExample], pagination: { page: 1, pages: 1, limit: LIMITS.restPageDefault, count: 1 } }
+      : { meta: { status: 'success' }, data: itemExample };
     const bodySchema = o.body ? (o.bodyRequired?.length ? { allOf: [ref(o.body), { required: [...o.bodyRequired] }] } : ref(o.body)) : undefined;
     const op: Record<string, unknown> = {
       summary: o.summary,
@@ -142,12 +152,13 @@ export function buildOpenApi(routes: CollectedRoute[]): object {
       // The body schema's first `examples` entry is the operation's example: a request the reference accepts (fuzzers send it first).
       ...(o.body ? { requestBody: { required: true, content: Object.fromEntries(['application/json', 'application/x-www-form-urlencoded'].map((t) => [t, { schema: bodySchema, ...(schemas[o.body!]?.examples?.[0] ? { example: schemas[o.body!].examples[0] } : {}) }])) } } : {}),
       responses: {
-        [okCode]: { description: 'Success', content: { 'application/json': { schema: okSchema } } },
+        [okCode]: { description: 'Success', content: { 'application/json': { schema: okSchema, ...(okExample === undefined ? {} : { example: okExample }) } } },
         '400': { $ref: '#/components/responses/BadRequest' },
         '403': { $ref: '#/components/responses/Forbidden' },
-        ...(path.includes('{') ? { '404': { $ref: '#/components/responses/UnknownId' } } : {}),
+        ...(path.includes('{') || o.unknownIds ? { '404': { $ref: '#/components/responses/UnknownId' } } : {}),
         '405': { $ref: '#/components/responses/MethodNotAllowed' },
-        ...(o.body ? { '413': { $ref: '#/components/responses/TooLarge' }, '415': { $ref: '#/components/responses/UnsupportedMediaType' } } : {}),
+        // The body of every method but GET is read (DELETE's too, though it needs none): too large or of another type is refused.
+        ...(o.body || r.method !== 'GET' ? { '413': { $ref: '#/components/responses/TooLarge' }, '415': { $ref: '#/components/responses/UnsupportedMediaType' } } : {}),
         '414': { $ref: '#/components/responses/UriTooLong' },
         '431': { $ref: '#/components/responses/HeadersTooLarge' },
       },

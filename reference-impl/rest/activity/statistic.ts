@@ -164,7 +164,7 @@ function value(app: FastifyInstance, name: string, s: Scope): number {
 export function registerStatistic(app: FastifyInstance): void {
   app.get('/statistic', meta({
     summary: 'Statistic indicators computed over the period, grouped by resource or by date (granularity)',
-    list: true, filters: STATISTIC_FILTERS, deprecatedFilters: ['website_id'], response: 'rest/statistic.json',
+    list: true, filters: STATISTIC_FILTERS, deprecatedFilters: ['website_id'], response: 'rest/statistic.json', unknownIds: true,
   }), async (req) => {
     const q = parseList(req, STATISTIC_FILTERS);
     const f = q.filters;

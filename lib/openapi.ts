@@ -1,8 +1,9 @@
-// An OpenAPI 3.1 document read for fuzzing: its operations, parameters, bodies and documented answers, with ajv validators by JSON pointer.
+// An OpenAPI 3.1 document read by `ces fuzz` and the suites: its operations, parameters, bodies and documented answers, with ajv validators by JSON pointer.
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
-import { formatErrors } from '../lib/schemas.js';
-import type { Schema } from './values.js';
+import { formatErrors } from './schemas.js';
+
+type Schema = Record<string, any>;
 
 const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (a: Ajv2020) => Ajv2020;
 const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options'] as const;
@@ -25,8 +26,9 @@ export interface Operation {
 const esc = (s: string) => s.replace(/~/g, '~0').replace(/\//g, '~1');
 
 export class OpenApiDocument {
-  private ajv = new Ajv2020({ allErrors: true, strict: false, validateFormats: true });
+  private ajv = new Ajv2020({ strict: false, validateFormats: true });
   private validators = new Map<string, ValidateFunction>();
+  private ops: Operation[] | undefined;
   constructor(public doc: any) {
     if (typeof doc !== 'object' || !doc || typeof doc.paths !== 'object') throw new Error('not an OpenAPI document (no "paths" object)');
     addFormats(this.ajv);
@@ -107,5 +109,65 @@ export class OpenApiDocument {
     const content = node?.content ?? {};
     const json = Object.keys(content).find((t) => /json/i.test(t));
     return { documented: true, contentTypes: Object.keys(content), schemaPointer: json && content[json].schema ? `${pointer}/content/${esc(json)}/schema` : undefined };
+  }
+
+  /**
+   * The operations of a request path (under a server base, query ignored): templates matched segment by segment, the most
+   * literal segments winning (`/operator/live` before `/operator/{id}`); every method documented for that path.
+   */
+  operationsOf(path: string): Operation[] {
+    this.ops ??= this.operations();
+    const segments = path.split('?')[0]!.split('/').map((s) => { try { return decodeURIComponent(s); } catch { return s; } });
+    let best: { score: number; path?: string } = { score: -1 };
+    for (const template of new Set(this.ops.map((o) => o.path))) {
+      const parts = template.split('/');
+      const variable = (p: string) => /^\{[^}]+\}$/.test(p);
+      if (parts.length !== segments.length || !parts.every((p, i) => (variable(p) ? segments[i] !== '' : p === segments[i]))) continue;
+      const score = parts.filter((p) => !variable(p)).length;
+      if (score > best.score) best = { score, path: template };
+    }
+    return this.ops.filter((o) => o.path === best.path);
+  }
+
+  /** The answer for a status that every operation states alike (the same response object), or undefined. */
+  private commonAnswer(status: number): { schemaPointer?: string } | undefined {
+    this.ops ??= this.operations();
+    const answers = this.ops.map((o) => this.answer(o, status));
+    if (!answers.length || !answers.every((a) => a.documented && a.schemaPointer === answers[0]!.schemaPointer)) return undefined;
+    return answers[0];
+  }
+
+  /**
+   * What is wrong with an answer by the document, or null when it conforms: the operation by method and path template, the
+   * response by status, the JSON body by the response's schema. A documented path asked with another method must be 405 with
+   * `Allow` (the document states 405 on the path's operations).
+   */
+  answerProblem(method: string, path: string, answer: { status: number; headers: Record<string, string>; json: unknown; text: string }): string | null {
+    const ops = this.operationsOf(path);
+    const shown = path.split('?')[0];
+    if (!ops.length) {
+      // A path the document lacks: only an answer every operation states (e.g. the refusal of a missing key) can be judged.
+      const common = this.commonAnswer(answer.status);
+      if (!common) return `${method} ${shown}: no path of the document matches, and ${answer.status} is not an answer every operation states`;
+      if (!common.schemaPointer || answer.json === undefined) return common.schemaPointer ? `${method} ${shown} answered ${answer.status} with a body that is not JSON: ${answer.text.slice(0, 120)}` : null;
+      const error = this.validate(common.schemaPointer, answer.json);
+      return error ? `${method} ${shown} (no path of the document) answered ${answer.status} with a body that does not match the schema every operation states for it (#${common.schemaPointer}): ${error.slice(0, 600)}` : null;
+    }
+    // HEAD is answered wherever GET is (RFC 9110 §9.3.2): judged as the GET operation, without a body.
+    const own = ops.find((o) => o.method === method.toUpperCase()) ?? (method.toUpperCase() === 'HEAD' ? ops.find((o) => o.method === 'GET') : undefined);
+    const op = own ?? ops[0]!;
+    if (!own) {
+      if (answer.status !== 405) return `${method} ${op.path}: the method is not documented for the path (${ops.map((o) => o.method).join(', ')}), so the answer must be 405, not ${answer.status}`;
+      const allow = (answer.headers.allow ?? '').split(',').map((m) => m.trim().toUpperCase());
+      const missing = ops.map((o) => o.method).filter((m) => !allow.includes(m));
+      if (missing.length) return `${method} ${op.path} answered 405 with Allow "${answer.headers.allow ?? ''}", which lacks the documented ${missing.join(', ')}`;
+    }
+    const name = own ? op.id : `${method} ${op.path} (405 of ${op.id})`;
+    const documented = this.answer(op, answer.status);
+    if (!documented.documented) return `${name} answered ${answer.status}, a status the document does not state (documented: ${op.statuses.join(', ')})`;
+    if (!documented.schemaPointer || method.toUpperCase() === 'HEAD') return null;
+    if (answer.json === undefined) return `${name} answered ${answer.status} with a body that is not JSON (content-type ${answer.headers['content-type'] ?? 'none'}): ${answer.text.slice(0, 120)}`;
+    const error = this.validate(documented.schemaPointer, answer.json);
+    return error ? `${name} answered ${answer.status} with a body that does not match its schema (#${documented.schemaPointer}): ${error.slice(0, 600)}` : null;
   }
 }
