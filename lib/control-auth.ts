@@ -7,16 +7,18 @@ export const newControlToken = (): string => randomBytes(24).toString('base64url
 
 const digest = (s: string) => createHash('sha256').update(s).digest();
 
-/** True when the request carries `Authorization: Bearer <token>`; compared over digests, so neither content nor length leaks. */
-export function hasBearer(req: FastifyRequest, token: string): boolean {
+/** True when the request carries `Authorization: Bearer <token>` (given by its digest); compared over digests, so neither content nor length leaks. */
+export function hasBearer(req: FastifyRequest, tokenDigest: Buffer): boolean {
   const m = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '');
-  return !!m && timingSafeEqual(digest(m[1]!), digest(token));
+  return !!m && timingSafeEqual(digest(m[1]!), tokenDigest);
 }
 
 /** An onRequest hook answering 401 (`{error, message}` with a Bearer challenge) unless the control token is presented. */
 export function requireBearer(token: string, surface: string): onRequestHookHandler {
+  // The token's digest once, not on every request (every simulation call passes here).
+  const tokenDigest = digest(token);
   return async (req: FastifyRequest, reply: FastifyReply) => {
-    if (hasBearer(req, token)) return;
+    if (hasBearer(req, tokenDigest)) return;
     return reply.code(401).header('www-authenticate', `Bearer realm="${surface}"`)
       .send({ error: 'unauthorized', message: `${surface} requires Authorization: Bearer <sim_token> (from the ready file)` });
   };

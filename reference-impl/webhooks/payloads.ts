@@ -32,7 +32,8 @@ export function v2Time(ms: number): string {
 }
 /** Old events: an offset form, `2026-11-22T01:02:03+00:00`. */
 export function oldTime(ms: number): string {
-  return new Date(ms).toISOString().replace(/\.\d{3}Z$/, '+00:00');
+  // toISOString() is always `YYYY-MM-DDTHH:MM:SS.sssZ` for the years the service sees: keep the seconds, add the offset.
+  return `${new Date(ms).toISOString().slice(0, 19)}+00:00`;
 }
 
 interface ConversationRow {
@@ -44,22 +45,25 @@ interface ConversationRow {
  * The payloads a domain event produces (before subscription filtering); sentAt is the time the event is queued.
  * The payload seam: deviations at `webhooks.payload` edit each body, per event kind (fixtures/deviations/webhooks.json).
  */
-export function payloadsFor(db: Db, dev: Deviations, e: DomainEvent, sentAtMs: number): Payload[] {
-  const policy = dev.policy.webhooks;
-  const times = (v2: boolean) => (v2 ? { createdAt: v2Time(e.at), sentAt: v2Time(sentAtMs) } : { createdAt: oldTime(e.at), sentAt: oldTime(sentAtMs) });
-  const one = (kind: string, deprecated: boolean, fields: Record<string, unknown>): Payload => {
-    const body = { eventId: randomUUID(), eventType: kind, platform: PLATFORM, clientId: e.clientId, ...fields, ...times(kind.startsWith('v2.')) };
-    return { kind, deprecated, body: applyEdits(body, dev.edits('webhooks.payload', kind)) };
-  };
+/** One payload of `kind` with the common fields, the given ones and both timestamps in the kind's form; the payload seam applied. */
+function payload(dev: Deviations, e: DomainEvent, sentAtMs: number, kind: string, deprecated: boolean, fields: Record<string, unknown>): Payload {
+  const time = kind.startsWith('v2.') ? v2Time : oldTime;
+  const body = { eventId: randomUUID(), eventType: kind, platform: PLATFORM, clientId: e.clientId, ...fields, createdAt: time(e.at), sentAt: time(sentAtMs) };
+  const edits = dev.edits('webhooks.payload', kind);
+  return { kind, deprecated, body: edits.length ? applyEdits(body, edits) : body };
+}
 
+export function payloadsFor(db: Db, dev: Deviations, e: DomainEvent, sentAtMs: number): Payload[] {
   switch (e.kind) {
     case 'user.created': case 'user.updated': case 'user.connected': case 'user.disconnected':
-      return [one(e.kind, false, { userId: e.userId })];
+      return [payload(dev, e, sentAtMs, e.kind, false, { userId: e.userId })];
     case 'visitor.updated':
-      return [one('visitor.updated', false, { operatorId: e.operatorId, visitorId: e.visitorId })];
+      return [payload(dev, e, sentAtMs, 'visitor.updated', false, { operatorId: e.operatorId, visitorId: e.visitorId })];
     default: break;
   }
 
+  const policy = dev.policy.webhooks;
+  const one = (kind: string, deprecated: boolean, fields: Record<string, unknown>): Payload => payload(dev, e, sentAtMs, kind, deprecated, fields);
   const c = db.prepare('SELECT * FROM conversations WHERE id = ? AND client_id = ?').get(e.conversationId, e.clientId) as ConversationRow | undefined;
   if (!c) return [];
   const channel = c.channel.toLowerCase();
