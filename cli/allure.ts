@@ -55,10 +55,14 @@ export function applyVerdicts(resultsDir: string, checks: CheckResult[], referen
   for (const f of fs.readdirSync(resultsDir).filter((x) => x.endsWith('-result.json'))) {
     const file = path.join(resultsDir, f);
     const r = JSON.parse(fs.readFileSync(file, 'utf8'));
+    // allure-playwright names the Playwright project as parentSuite; the projects group files by how long they take, so the suite
+    // (the first folder of the `suite` label, `rest/x.spec.ts`) takes its place, as in the other reports.
+    const suiteOfFile = /^([a-z0-9-]+)\//.exec(String((r.labels ?? []).find((l: { name?: string }) => l.name === 'suite')?.value ?? ''))?.[1];
+    if (suiteOfFile) r.labels = (r.labels ?? []).map((l: { name?: string; value?: string }) => (l.name === 'parentSuite' ? { ...l, value: suiteOfFile } : l));
     const trail: string[] = Array.isArray(r.titlePath) ? r.titlePath : [];
     const full = [...trail, r.name].join(' › ');
     const i = checks.findIndex((c) => c.project === trail[0] && full.endsWith(c.title));
-    if (i < 0) continue;
+    if (i < 0) { if (suiteOfFile) fs.writeFileSync(file, JSON.stringify(r)); continue; }
     const c = checks[i]!;
     const v = verdicts[i]!;
     const reasons = c.outcome === 'passed' ? [...(c.warnings ?? []), ...(c.notes ?? [])] : [c.reason ?? ''];

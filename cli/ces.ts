@@ -1,34 +1,35 @@
 // The `ces` command line (DESIGN.md "CLI", contract): exit 0 all MUST checks pass, 1 a MUST check failed, 2 usage or setup error.
 import yargs from 'yargs';
 import { hideBin } from 'yargs/helpers';
-import { serveCommand } from './commands/serve.js';
-import { testCommand } from './commands/test.js';
-import { selftestCommand } from './commands/selftest.js';
-import { checkCommand } from './commands/check.js';
-import { loadCommand } from './commands/load.js';
-import { reportCommand } from './commands/report.js';
-import { sinkCommand } from './commands/sink.js';
-import { targetCommand } from './commands/target.js';
-import { fuzzCommand } from './commands/fuzz.js';
-import { recordCommand } from './commands/record.js';
-import { replayCommand } from './commands/replay.js';
+import type { CommandModule } from 'yargs';
 import { UsageError } from './usage.js';
+
+/**
+ * The commands in the order `--help` lists them, each loaded on demand: a run of one command loads only its own modules (the
+ * whole set costs about a second of start-up, paid by every `ces` process the tests and selftest spawn). `--help`, a missing or
+ * an unknown command load them all, so the list and the suggestions stay complete.
+ */
+const COMMANDS: Record<string, () => Promise<CommandModule<any, any>>> = {
+  serve: async () => (await import('./commands/serve.js')).serveCommand,
+  test: async () => (await import('./commands/test.js')).testCommand,
+  target: async () => (await import('./commands/target.js')).targetCommand,
+  check: async () => (await import('./commands/check.js')).checkCommand,
+  selftest: async () => (await import('./commands/selftest.js')).selftestCommand,
+  load: async () => (await import('./commands/load.js')).loadCommand,
+  bench: async () => (await import('./commands/bench.js')).benchCommand,
+  report: async () => (await import('./commands/report.js')).reportCommand,
+  sink: async () => (await import('./commands/sink.js')).sinkCommand,
+  fuzz: async () => (await import('./commands/fuzz.js')).fuzzCommand,
+  record: async () => (await import('./commands/record.js')).recordCommand,
+  replay: async () => (await import('./commands/replay.js')).replayCommand,
+};
+const named = hideBin(process.argv)[0];
+const loaded = await Promise.all((named !== undefined && Object.hasOwn(COMMANDS, named) ? [COMMANDS[named]!] : Object.values(COMMANDS)).map((load) => load()));
 
 const cli = yargs(hideBin(process.argv))
   .scriptName('ces')
   .usage('$0 <command> [options]\n\nConformance and load-testing harness for the Conversational Engagement Service.')
-  .command(serveCommand)
-  .command(testCommand)
-  .command(targetCommand)
-  .command(checkCommand)
-  .command(selftestCommand)
-  .command(loadCommand)
-  .command((await import('./commands/bench.js')).benchCommand)
-  .command(reportCommand)
-  .command(sinkCommand)
-  .command(fuzzCommand)
-  .command(recordCommand)
-  .command(replayCommand)
+  .command(loaded)
   .demandCommand(1, 'Name a command; `ces --help` lists them.')
   .strict()
   .recommendCommands()

@@ -36,7 +36,8 @@ export interface PlaywrightRun { checks: CheckResult[]; code: number | null }
 export async function runPlaywright(opts: { targetFile: string; targetFiles?: string[]; runDir: string; projects?: string[]; grep?: string; quiet?: boolean; workers?: number; extraEnv?: Record<string, string>; progress?: boolean }): Promise<PlaywrightRun> {
   const cli = path.join(ROOT, 'node_modules', '@playwright', 'test', 'cli.js');
   const args = [cli, 'test', '-c', path.join(ROOT, 'suites', 'playwright.config.ts')];
-  for (const p of opts.projects ?? []) args.push('--project', p);
+  // A suite is a folder of suites/ (the projects of the configuration group files by how long they take, not by suite).
+  for (const p of opts.projects ?? []) args.push(`suites/${p}/`);
   if (opts.grep) args.push('--grep', opts.grep);
   const code = await new Promise<number | null>((resolve) => {
     const child = spawn(process.execPath, args, {

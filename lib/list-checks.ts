@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { ROOT } from './paths.js';
+import { checkSource } from './results.js';
 
 export interface ListedCheck { title: string; file: string; project: string; clauses: string[]; /** Parts of the target the check declared it needs (suites/fixtures/target.ts `needs`). */ needs: string[] }
 
@@ -20,7 +21,7 @@ export function listChecks(): ListedCheck[] {
   const walk = (suite: any) => {
     for (const spec of suite.specs ?? []) for (const t of spec.tests ?? []) {
       const needs = (t.annotations ?? []).filter((a: any) => a.type === 'needs').map((a: any) => String(a.description));
-      checks.push({ title: spec.title, file: spec.file, project: t.projectName, clauses: (spec.tags ?? []).map((x: string) => x.replace(/^@/, '')), needs });
+      checks.push({ title: spec.title, ...checkSource(spec.file, t.projectName), clauses: (spec.tags ?? []).map((x: string) => x.replace(/^@/, '')), needs });
     }
     for (const s of suite.suites ?? []) walk(s);
   };

@@ -66,6 +66,21 @@ export class OpenApiDocument {
     return v(data) ? null : formatErrors(v.errors);
   }
 
+  /**
+   * Compiles every validator the operations need (parameters, bodies, documented answers) now, rather than on first use: a
+   * compilation takes up to ~200 ms of the event loop, which a run measuring blocks must not count.
+   */
+  compileAll(): number {
+    const pointers = new Set<string>();
+    for (const op of this.operations()) {
+      for (const p of op.parameters) pointers.add(p.pointer);
+      for (const t of op.body?.types ?? []) pointers.add(t.pointer);
+      for (const s of op.statuses) { const a = this.answer(op, Number(s) || 0); if (a.schemaPointer) pointers.add(a.schemaPointer); }
+    }
+    for (const p of pointers) this.validate(p, null);
+    return pointers.size;
+  }
+
   servers(): string[] { return (this.doc.servers ?? []).map((s: { url: string }) => s.url).filter((u: unknown) => typeof u === 'string'); }
   securitySchemes(): Record<string, { type: string; in?: string; name?: string; scheme?: string }> { return this.doc.components?.securitySchemes ?? {}; }
 

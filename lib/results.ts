@@ -51,12 +51,12 @@ export function readPlaywrightResults(file: string): CheckResult[] {
         const reason = outcome === 'failed' || outcome === 'harness-error' ? failure
           : outcome === 'skipped' || outcome === 'not-judged' ? (said(ANNOTATION.notJudged)[0] ?? String(skip?.description ?? '').replace(NOT_JUDGED_PREFIX, '')) || undefined : undefined;
         const title = [...titles, spec.title].filter(Boolean).join(' › ');
-        const file = spec.file ?? suite.file;
+        const { project, file } = checkSource(spec.file ?? suite.file, t.projectName);
         const warnings = said(ANNOTATION.warn);
         const notes = said(ANNOTATION.note);
         const reproductions = said(ANNOTATION.reproduction);
         out.push({
-          title, file, project: t.projectName, clauses, outcome, reason, durationMs: last?.duration ?? 0, anchor: checkAnchor({ project: t.projectName, file, title }),
+          title, file, project, clauses, outcome, reason, durationMs: last?.duration ?? 0, anchor: checkAnchor({ project, file, title }),
           ...(warnings.length ? { warnings } : {}), ...(notes.length ? { notes } : {}), ...(reproductions.length ? { reproductions } : {}),
         });
       }
@@ -84,6 +84,15 @@ export function checkVerdicts(checks: CheckResult[], opts: { reference: boolean 
 /** Exit code of a run (lib/verdicts.ts runVerdict): 2 on a harness error, 1 on a FAIL (or a WARN with `strict`), else 0. */
 export function exitCodeOf(checks: CheckResult[], opts: { reference: boolean; strict?: boolean }, catalogue: Clause[] = loadClauses()): 0 | 1 | 2 {
   return runVerdict(checkVerdicts(checks, opts, catalogue), opts).code;
+}
+
+/**
+ * The suite of a check and its file within the suite: the first folder of its spec file under suites/ (a Playwright project of
+ * suites/playwright.config.ts runs files of several suites); a file without a folder keeps its project's name.
+ */
+export function checkSource(file: string, project: string): { project: string; file: string } {
+  const m = /^([a-z0-9-]+)\/(.+)$/.exec(file ?? '');
+  return m ? { project: m[1]!, file: m[2]! } : { project, file };
 }
 
 /** Anchor of a check in evidence.html: readable slug of the title plus a hash of project, file and title (titles repeat across projects). */

@@ -10,6 +10,7 @@ const present = SUITES.filter((s) => fs.existsSync(path.join(here, s)) && fs.rea
 const quiet = process.env.CES_QUIET === '1';
 /** Spec files by their total time in a conformance run, longest first (measured: retry 128 s, lab bot 33 s serial, browser 30 s...). */
 const LONGEST_FIRST = ['webhooks/retry.spec.ts', 'bot-runtime/lab-bot.spec.ts', 'browser/inspector.spec.ts', 'browser/chat.spec.ts', 'bot-runtime/conversation.spec.ts', 'bot-runtime/timing.spec.ts'];
+const longest = LONGEST_FIRST.filter((f) => present.includes(f.split('/')[0]!));
 /**
  * `ces selftest` writes its plan here (cli/selftest-plan.ts): a few projects, each with the deviations whose checks it runs; the
  * fixture of suites/fixtures.ts switches each check's deviation on in the worker's own stack. The baseline project has none.
@@ -48,15 +49,13 @@ export default defineConfig({
   projects: selftestPlan
     ? selftestPlan.map((p) => ({ name: p.name, testDir: here, testMatch: present.map((s) => `${s}/**/*.spec.ts`), grep: new RegExp(p.grep), metadata: { selftest: { baseline: p.baseline === true, deviations: p.deviations.map((d) => ({ id: d.id, clauses: d.clauses })) } } }))
     : [
-      // Longest first: the files whose checks wait longest in real time (30 s timeouts, retries at +10 s and +20 s, a serial bot
-      // lab) start at once, as a project of the same suite name listed before the others; the rest of each suite follows.
-      ...present.flatMap((name) => {
-        const slow = LONGEST_FIRST.filter((f) => f.startsWith(name + '/')).map((f) => f.slice(name.length + 1));
-        return slow.length ? [{ name, testDir: path.join(here, name), testMatch: slow }] : [];
-      }).sort((a, b) => LONGEST_FIRST.findIndex((f) => f.startsWith(a.name + '/')) - LONGEST_FIRST.findIndex((f) => f.startsWith(b.name + '/'))),
-      ...present.map((name) => {
-        const slow = LONGEST_FIRST.filter((f) => f.startsWith(name + '/')).map((f) => f.slice(name.length + 1));
-        return { name, testDir: path.join(here, name), ...(slow.length ? { testIgnore: slow } : {}) };
-      }),
+      // Three projects, not one per suite: a worker (a process loading the suites, 1 to 2 s of CPU) serves one project, and a
+      // lane moving to another project starts a new one; one project per suite (and per suite's longest files) started 54
+      // workers in a 6-worker run. Projects are dispatched in this order, files in name order within one: the retry checks
+      // (up to 41 s of real-time waiting each) start at once, then the other long files, then the rest. A check's suite is the
+      // first folder of its file (lib/results.ts checkSource); `ces test --suite` selects files (cli/run.ts).
+      ...(longest.includes('webhooks/retry.spec.ts') ? [{ name: 'longest-retries', testDir: here, testMatch: ['webhooks/retry.spec.ts'] }] : []),
+      { name: 'longest', testDir: here, testMatch: longest.filter((f) => f !== 'webhooks/retry.spec.ts') },
+      { name: 'suites', testDir: here, testMatch: present.map((s) => `${s}/**/*.spec.ts`), testIgnore: longest },
     ],
 });

@@ -1,5 +1,5 @@
 // The webhook outbox survives SIGKILL: a service killed with retries pending, restarted on the same database, delivers every attempt on time, once.
-import { test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
@@ -60,105 +60,108 @@ if (process.env.CES_WH_DURABLE_CHILD) {
     }
   };
 
-  test('SIGKILL with retries pending: after each restart the next attempt comes on time, same correlation id, nothing lost or repeated', { timeout: 120_000 }, async () => {
-    const tls = generateTls();
-    const sink = await startWebhookSink({ tls: tls.server, secret: SECRET });
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ces-durable-'));
-    const db = path.join(dir, 'service.db');
-    const hookPath = '/hooks/durable';
-    sink.plan({ path: hookPath }, [503, 503, 200]);
-    const cfg = { db, ca: tls.ca.cert, hookUrl: sink.url + hookPath };
-    const children: ChildProcess[] = [];
-    try {
-      // Life 1: the event is queued and the first attempt gets 503; killed while retry 1 is pending.
-      children.push(await startLife({ ...cfg, trigger: true }));
-      const w1 = await sink.waitFor({ path: hookPath }, 1, 10_000);
-      assert.equal(w1.deliveries.length, 1, 'the first attempt arrives');
-      await settled(db, 1);
-      await kill(children[0]!);
-      // Life 2: restarted on the same database; retry 1 must come 10 s after the first attempt; killed while retry 2 is pending.
-      children.push(await startLife({ ...cfg, trigger: false }));
-      const w2 = await sink.waitFor({ path: hookPath }, 2, LIMITS.webhookRetryDelaysMs[0]! + 10_000);
-      assert.equal(w2.deliveries.length, 2, 'retry 1 arrives after the restart');
-      await settled(db, 2);
-      await kill(children[1]!);
-      // Life 3: retry 2 must come 20 s after retry 1 and is answered 200.
-      children.push(await startLife({ ...cfg, trigger: false }));
-      const w3 = await sink.waitFor({ path: hookPath }, 3, LIMITS.webhookRetryDelaysMs[1]! + 10_000);
-      assert.equal(w3.deliveries.length, 3, 'retry 2 arrives after the second restart');
-      // Nothing more may come: the 200 ended the event.
-      const extra = await sink.waitFor({ path: hookPath }, 4, LATE_MS);
-      assert.equal(extra.deliveries.length, 3, 'no attempt beyond the spec\'s three');
+  // The two cases have their own sink, database and service: they wait for their retries side by side.
+  describe('the webhook outbox across SIGKILL', { concurrency: 2 }, () => {
+    test('SIGKILL with retries pending: after each restart the next attempt comes on time, same correlation id, nothing lost or repeated', { timeout: 120_000 }, async () => {
+      const tls = generateTls();
+      const sink = await startWebhookSink({ tls: tls.server, secret: SECRET });
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ces-durable-'));
+      const db = path.join(dir, 'service.db');
+      const hookPath = '/hooks/durable';
+      sink.plan({ path: hookPath }, [503, 503, 200]);
+      const cfg = { db, ca: tls.ca.cert, hookUrl: sink.url + hookPath };
+      const children: ChildProcess[] = [];
+      try {
+        // Life 1: the event is queued and the first attempt gets 503; killed while retry 1 is pending.
+        children.push(await startLife({ ...cfg, trigger: true }));
+        const w1 = await sink.waitFor({ path: hookPath }, 1, 10_000);
+        assert.equal(w1.deliveries.length, 1, 'the first attempt arrives');
+        await settled(db, 1);
+        await kill(children[0]!);
+        // Life 2: restarted on the same database; retry 1 must come 10 s after the first attempt; killed while retry 2 is pending.
+        children.push(await startLife({ ...cfg, trigger: false }));
+        const w2 = await sink.waitFor({ path: hookPath }, 2, LIMITS.webhookRetryDelaysMs[0]! + 10_000);
+        assert.equal(w2.deliveries.length, 2, 'retry 1 arrives after the restart');
+        await settled(db, 2);
+        await kill(children[1]!);
+        // Life 3: retry 2 must come 20 s after retry 1 and is answered 200.
+        children.push(await startLife({ ...cfg, trigger: false }));
+        const w3 = await sink.waitFor({ path: hookPath }, 3, LIMITS.webhookRetryDelaysMs[1]! + 10_000);
+        assert.equal(w3.deliveries.length, 3, 'retry 2 arrives after the second restart');
+        // Nothing more may come: the 200 ended the event.
+        const extra = await sink.waitFor({ path: hookPath }, 4, LATE_MS);
+        assert.equal(extra.deliveries.length, 3, 'no attempt beyond the spec\'s three');
 
-      const [a, b, c] = w3.deliveries as [typeof w3.deliveries[0], typeof w3.deliveries[0], typeof w3.deliveries[0]];
-      assert.deepEqual(w3.deliveries.map((d) => d.answer.status), [503, 503, 200]);
-      assert.ok(a.correlationId && b.correlationId === a.correlationId && c.correlationId === a.correlationId, 'same X-Service-CorrelationId across the restarts');
-      assert.equal(new Set(w3.deliveries.map((d) => d.deliveryId)).size, 3, 'a new X-Service-Delivery per attempt');
-      assert.equal(new Set(w3.deliveries.map((d) => d.body)).size, 1, 'the same event body every time');
-      for (const d of w3.deliveries) assert.deepEqual(d.verdicts.signature, { ok: true }, 'every attempt is signed');
-      const [d1, d2] = LIMITS.webhookRetryDelaysMs as [number, number];
-      const g1 = b.arrivedAt - a.arrivedAt;
-      const g2 = c.arrivedAt - b.arrivedAt;
-      assert.ok(g1 >= d1 - EARLY_MS && g1 <= d1 + LATE_MS, `retry 1 came ${g1} ms after the first attempt; expected ${d1} ms (tolerance -${EARLY_MS}/+${LATE_MS} ms)`);
-      assert.ok(g2 >= d2 - EARLY_MS && g2 <= d2 + LATE_MS, `retry 2 came ${g2} ms after retry 1; expected ${d2} ms (tolerance -${EARLY_MS}/+${LATE_MS} ms)`);
+        const [a, b, c] = w3.deliveries as [typeof w3.deliveries[0], typeof w3.deliveries[0], typeof w3.deliveries[0]];
+        assert.deepEqual(w3.deliveries.map((d) => d.answer.status), [503, 503, 200]);
+        assert.ok(a.correlationId && b.correlationId === a.correlationId && c.correlationId === a.correlationId, 'same X-Service-CorrelationId across the restarts');
+        assert.equal(new Set(w3.deliveries.map((d) => d.deliveryId)).size, 3, 'a new X-Service-Delivery per attempt');
+        assert.equal(new Set(w3.deliveries.map((d) => d.body)).size, 1, 'the same event body every time');
+        for (const d of w3.deliveries) assert.deepEqual(d.verdicts.signature, { ok: true }, 'every attempt is signed');
+        const [d1, d2] = LIMITS.webhookRetryDelaysMs as [number, number];
+        const g1 = b.arrivedAt - a.arrivedAt;
+        const g2 = c.arrivedAt - b.arrivedAt;
+        assert.ok(g1 >= d1 - EARLY_MS && g1 <= d1 + LATE_MS, `retry 1 came ${g1} ms after the first attempt; expected ${d1} ms (tolerance -${EARLY_MS}/+${LATE_MS} ms)`);
+        assert.ok(g2 >= d2 - EARLY_MS && g2 <= d2 + LATE_MS, `retry 2 came ${g2} ms after retry 1; expected ${d2} ms (tolerance -${EARLY_MS}/+${LATE_MS} ms)`);
 
-      await kill(children[2]!);
-      const store = new Database(db, { readonly: true });
-      const rows = store.prepare('SELECT * FROM webhook_deliveries').all() as Array<{ id: number; state: string; correlation_id: string }>;
-      assert.equal(rows.length, 1, 'one delivery row for one event and one subscription');
-      assert.equal(rows[0]!.state, 'delivered');
-      assert.equal(rows[0]!.correlation_id, a.correlationId);
-      const attempts = store.prepare('SELECT attempt, status, delivery_id FROM webhook_attempts WHERE delivery = ? ORDER BY attempt').all(rows[0]!.id) as Array<{ attempt: number; status: number; delivery_id: string }>;
-      assert.deepEqual(attempts.map((x) => [x.attempt, x.status]), [[1, 503], [2, 503], [3, 200]], 'the delivery log holds each attempt once');
-      assert.deepEqual(attempts.map((x) => x.delivery_id), w3.deliveries.map((d) => d.deliveryId));
-      store.close();
-    } finally {
-      for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
-      await sink.close();
-      fs.rmSync(dir, { recursive: true, force: true });
-    }
-  });
+        await kill(children[2]!);
+        const store = new Database(db, { readonly: true });
+        const rows = store.prepare('SELECT * FROM webhook_deliveries').all() as Array<{ id: number; state: string; correlation_id: string }>;
+        assert.equal(rows.length, 1, 'one delivery row for one event and one subscription');
+        assert.equal(rows[0]!.state, 'delivered');
+        assert.equal(rows[0]!.correlation_id, a.correlationId);
+        const attempts = store.prepare('SELECT attempt, status, delivery_id FROM webhook_attempts WHERE delivery = ? ORDER BY attempt').all(rows[0]!.id) as Array<{ attempt: number; status: number; delivery_id: string }>;
+        assert.deepEqual(attempts.map((x) => [x.attempt, x.status]), [[1, 503], [2, 503], [3, 200]], 'the delivery log holds each attempt once');
+        assert.deepEqual(attempts.map((x) => x.delivery_id), w3.deliveries.map((d) => d.deliveryId));
+        store.close();
+      } finally {
+        for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
+        await sink.close();
+        fs.rmSync(dir, { recursive: true, force: true });
+      }
+    });
 
-  test('SIGKILL during an attempt (G29): the attempt is repeated at restart, is not one of the retries, and a 20x event is never dead', { timeout: 90_000 }, async () => {
-    const tls = generateTls();
-    const sink = await startWebhookSink({ tls: tls.server, secret: SECRET });
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ces-durable-'));
-    const db = path.join(dir, 'service.db');
-    const hookPath = '/hooks/interrupted';
-    // 503, 503, then the third (last) attempt is answered 200 after 5 s: the service is killed while it waits for that answer.
-    // Counted as a failed attempt (the old rule) it would make the event dead; G29 repeats it instead.
-    sink.plan({ path: hookPath }, [503, 503, { status: 200, delayMs: 5_000 }], 200);
-    const cfg = { db, ca: tls.ca.cert, hookUrl: sink.url + hookPath };
-    const children: ChildProcess[] = [];
-    try {
-      children.push(await startLife({ ...cfg, trigger: true }));
-      const w3 = await sink.waitFor({ path: hookPath }, 3, LIMITS.webhookRetryDelaysMs[0]! + LIMITS.webhookRetryDelaysMs[1]! + 10_000);
-      assert.equal(w3.deliveries.length, 3, 'the first attempt and both retries arrive');
-      await kill(children[0]!);
-      const killedAt = Date.now();
-      children.push(await startLife({ ...cfg, trigger: false }));
-      const w = await sink.waitFor({ path: hookPath }, 4, 10_000);
-      assert.equal(w.deliveries.length, 4, 'the interrupted attempt is repeated after the restart');
-      const [a, , c, d] = w.deliveries as [typeof w.deliveries[0], typeof w.deliveries[0], typeof w.deliveries[0], typeof w.deliveries[0]];
-      assert.ok(d.arrivedAt - killedAt < LIMITS.webhookRetryDelaysMs[0]!, `repeated at restart (${d.arrivedAt - killedAt} ms after the kill), not after a retry delay`);
-      assert.equal(d.correlationId, a.correlationId, 'same correlation id');
-      assert.equal(d.eventId, c.eventId, 'same event id: the receiver may see the event twice (at-least-once)');
-      assert.notEqual(d.deliveryId, c.deliveryId, 'new delivery id');
-      assert.equal(d.answer.status, 200);
-      assert.equal((await sink.waitFor({ path: hookPath }, 5, LATE_MS)).deliveries.length, 4, 'nothing more after the 200');
-      await kill(children[1]!);
-      const store = new Database(db, { readonly: true });
-      const row = store.prepare('SELECT state FROM webhook_deliveries').get() as { state: string };
-      const attempts = store.prepare('SELECT attempt, status FROM webhook_attempts ORDER BY attempt').all() as Array<{ attempt: number; status: number | null }>;
-      const cut = store.prepare('SELECT attempt FROM webhook_interruptions').all() as Array<{ attempt: number }>;
-      store.close();
-      assert.equal(row.state, 'delivered', 'an event answered 20x is never dead');
-      assert.deepEqual(attempts.map((x) => [x.attempt, x.status]), [[1, 503], [2, 503], [3, 200]], "G4's three attempts; the repeat took the number of the interrupted one");
-      assert.deepEqual(cut.map((x) => x.attempt), [3], 'the interrupted attempt is recorded apart');
-    } finally {
-      for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
-      await sink.close();
-      fs.rmSync(dir, { recursive: true, force: true });
-    }
+    test('SIGKILL during an attempt (G29): the attempt is repeated at restart, is not one of the retries, and a 20x event is never dead', { timeout: 90_000 }, async () => {
+      const tls = generateTls();
+      const sink = await startWebhookSink({ tls: tls.server, secret: SECRET });
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ces-durable-'));
+      const db = path.join(dir, 'service.db');
+      const hookPath = '/hooks/interrupted';
+      // 503, 503, then the third (last) attempt is answered 200 after 5 s: the service is killed while it waits for that answer.
+      // Counted as a failed attempt (the old rule) it would make the event dead; G29 repeats it instead.
+      sink.plan({ path: hookPath }, [503, 503, { status: 200, delayMs: 5_000 }], 200);
+      const cfg = { db, ca: tls.ca.cert, hookUrl: sink.url + hookPath };
+      const children: ChildProcess[] = [];
+      try {
+        children.push(await startLife({ ...cfg, trigger: true }));
+        const w3 = await sink.waitFor({ path: hookPath }, 3, LIMITS.webhookRetryDelaysMs[0]! + LIMITS.webhookRetryDelaysMs[1]! + 10_000);
+        assert.equal(w3.deliveries.length, 3, 'the first attempt and both retries arrive');
+        await kill(children[0]!);
+        const killedAt = Date.now();
+        children.push(await startLife({ ...cfg, trigger: false }));
+        const w = await sink.waitFor({ path: hookPath }, 4, 10_000);
+        assert.equal(w.deliveries.length, 4, 'the interrupted attempt is repeated after the restart');
+        const [a, , c, d] = w.deliveries as [typeof w.deliveries[0], typeof w.deliveries[0], typeof w.deliveries[0], typeof w.deliveries[0]];
+        assert.ok(d.arrivedAt - killedAt < LIMITS.webhookRetryDelaysMs[0]!, `repeated at restart (${d.arrivedAt - killedAt} ms after the kill), not after a retry delay`);
+        assert.equal(d.correlationId, a.correlationId, 'same correlation id');
+        assert.equal(d.eventId, c.eventId, 'same event id: the receiver may see the event twice (at-least-once)');
+        assert.notEqual(d.deliveryId, c.deliveryId, 'new delivery id');
+        assert.equal(d.answer.status, 200);
+        assert.equal((await sink.waitFor({ path: hookPath }, 5, LATE_MS)).deliveries.length, 4, 'nothing more after the 200');
+        await kill(children[1]!);
+        const store = new Database(db, { readonly: true });
+        const row = store.prepare('SELECT state FROM webhook_deliveries').get() as { state: string };
+        const attempts = store.prepare('SELECT attempt, status FROM webhook_attempts ORDER BY attempt').all() as Array<{ attempt: number; status: number | null }>;
+        const cut = store.prepare('SELECT attempt FROM webhook_interruptions').all() as Array<{ attempt: number }>;
+        store.close();
+        assert.equal(row.state, 'delivered', 'an event answered 20x is never dead');
+        assert.deepEqual(attempts.map((x) => [x.attempt, x.status]), [[1, 503], [2, 503], [3, 200]], "G4's three attempts; the repeat took the number of the interrupted one");
+        assert.deepEqual(cut.map((x) => x.attempt), [3], 'the interrupted attempt is recorded apart');
+      } finally {
+        for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
+        await sink.close();
+        fs.rmSync(dir, { recursive: true, force: true });
+      }
+    });
   });
 }

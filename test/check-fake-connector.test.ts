@@ -1,0 +1,50 @@
+// Project tests of `ces check connector` against the fake connector: in correct mode zero MUST failures, each control API fault reported under its clause.
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { startFakeConnector } from '../fake-connector/server.js';
+import { REFERENCE_SCRIPT } from '../check/settings.js';
+import { http, agentFor } from '../lib/http.js';
+import { CONNECTOR_SECRET, PARALLEL_RUNS, checkFolder, runCheck, tail, assertMode } from './check-support.js';
+
+const folder = checkFolder();
+
+describe('ces check connector against the fake connector (control API faults)', { concurrency: PARALLEL_RUNS }, () => {
+  const script = JSON.stringify(REFERENCE_SCRIPT);
+  const FAULTS: Array<{ name: string; faults: object[]; fail: string[] }> = [
+    { name: 'availability 500', faults: [{ endpoint: 'availability', status: 500 }], fail: ['CONN-EP4-01'] },
+    { name: 'schema-invalid POST /conversations', faults: [{ endpoint: 'conversation-create', invalid: true }], fail: ['CONN-EP6-01'] },
+    { name: 'replies to operator messages', faults: [{ endpoint: 'messages', replyToOperator: true }], fail: ['CONN-LOOP-01', 'CONN-LOOP-02'] },
+    { name: '451-character text', faults: [{ endpoint: 'messages', longText: true }], fail: ['CONN-TEXT-01'] },
+    { name: 'slow first messages', faults: [{ endpoint: 'first-messages', delayMs: 2_600 }], fail: ['CONN-EP5-01'] },
+    { name: 'malformed JSON scenarios', faults: [{ endpoint: 'external-bots', malformed: true }], fail: ['CONN-JSON-01', 'CONN-EP1-01'] },
+    { name: 'missing PUT /bots', faults: [{ endpoint: 'bot-put', status: 404 }], fail: ['CONN-EP2-01'] },
+  ];
+  const start = async (faults: object[]) => {
+    const fake = await startFakeConnector({ tls: folder.tls.server, secret: CONNECTOR_SECRET });
+    for (const f of faults) {
+      const res = await http({ method: 'POST', url: `${fake.controlUrl}/faults`, headers: { 'content-type': 'application/json', authorization: `Bearer ${fake.controlToken}` }, body: JSON.stringify(f) }, agentFor(folder.caFile));
+      assert.equal(res.status, 200, `fault accepted: ${res.text}`);
+    }
+    return fake;
+  };
+
+  test('the fake connector in correct mode has zero MUST failures', async () => {
+    const fake = await start([]);
+    try {
+      const r = await runCheck(folder.work, ['connector', fake.url, '--secret', CONNECTOR_SECRET, '--ca-file', folder.caFile, '--script', script], { workers: 2 });
+      assert.equal(r.code, 0, tail(r));
+      assert.equal([...r.verdicts.entries()].filter(([id, v]) => id.startsWith('CONN-') && v === 'fail').length, 0);
+    } finally { await fake.close(); }
+  });
+
+  for (const f of FAULTS) {
+    test(`fake connector fault "${f.name}" is reported under ${f.fail.join(', ')}`, async () => {
+      const fake = await start(f.faults);
+      try {
+        const r = await runCheck(folder.work, ['connector', fake.url, '--secret', CONNECTOR_SECRET, '--ca-file', folder.caFile, '--script', script]);
+        assertMode(r, f.name, f.fail);
+      } finally { await fake.close(); }
+    });
+  }
+});
+

@@ -1,0 +1,91 @@
+// Project tests of `ces check connector` against the fake connector's partner variants (table): a correct one passes, each wrong one fails under the right clause with the right reason, and its reproduction pasted into a shell shows the failure.
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { startFakeConnector } from '../fake-connector/server.js';
+import { REFERENCE_SCRIPT } from '../check/settings.js';
+import { http, agentFor } from '../lib/http.js';
+import { CONNECTOR_SECRET, PARALLEL_RUNS, checkFolder, runCheck, runReproduction, tail, checksOf, saidAbout } from './check-support.js';
+
+const folder = checkFolder();
+
+describe('partners in every variant (table): a correct one passes, each wrong one fails under the right clause with the right reason', { concurrency: PARALLEL_RUNS }, () => {
+  const script = JSON.stringify(REFERENCE_SCRIPT);
+  interface Row {
+    name: string; mode: Record<string, boolean>; args?: string[]; code: number;
+    /** Playwright workers (1: no other check talks to the connector while the concurrency check holds its conversations). */
+    workers?: number;
+    /** clause → verdict, and a pattern its reasons must match. */
+    expect: Array<[string, string, RegExp?]>;
+    /** No clause but these may pass (nothing passes without evidence). */
+    onlyPass?: string[];
+    /** Each FAIL's reproduction, pasted into a shell, shows this. */
+    repro?: Array<[string, RegExp]>;
+  }
+  const ROWS: Row[] = [
+    {
+      name: 'a correct connector with its own conversation ids, Java dates and extra fields', mode: { ownIds: true, javaDates: true, extraFields: true }, code: 0,
+      expect: [
+        ['CONN-EP6-01', 'warn', /idConversation "conv-\d+" is the connector's own id and not a UUID/],
+        ['CONN-BOT-DATES-01', 'warn', /Java's zoned form/], ['CONN-CONV-DATES-01', 'warn', /Java's zoned form/],
+        ['CONN-EP2-01', 'note', /fields beyond those listed .*locale/], ['CONN-EP7-02', 'note', /fields beyond those listed .*_links/],
+        ['CONN-CONC-01', 'pass'], ['CONN-SCEN-01', 'pass'], ['CONN-LOOP-02', 'pass'],
+      ],
+    },
+    {
+      name: 'a connector that refuses every call', mode: { refuseAll: true }, code: 1,
+      expect: [
+        ['CONN-AUTH-02', 'fail', /refused the call: is --secret the connector's signing secret/],
+        ['CONN-AUTH-01', 'note', /refuses every call, so its refusal of bad signatures proves nothing/],
+        ['CONN-EP1-01', 'fail', /401/], ['CONN-CONC-01', 'not-judged', /already failed/],
+        ['CONN-TIME-01', 'not-judged', /answered no configuration call with 2xx/], ['CONN-EP7-01', 'not-judged', /answered no call with 2xx/],
+      ],
+      // Its refusals are JSON: CONN-JSON-01 is judged on what it answered.
+      onlyPass: ['CONN-HTTPS-01', 'CONN-JSON-01'],
+      repro: [['CONN-AUTH-02', /status 401/], ['CONN-EP1-01', /status 401/]],
+    },
+    {
+      name: 'a connector sharing state across conversations', mode: { sharedState: true }, code: 1, workers: 1,
+      expect: [['CONN-CONC-01', 'fail', /held alone it was answered .* at once it was answered/], ['CONN-SCEN-01', 'pass'], ['CONN-EP7-02', 'pass']],
+      repro: [['CONN-CONC-01', /CONN-CONC-01\s+MUST\s+FAIL/]],
+    },
+    {
+      name: 'a connector answering the right shapes with another conversation\'s id', mode: { wrongConversation: true }, code: 1,
+      expect: [['CONN-CONC-01', 'fail', /carries idConversation "[0-9a-f-]{36}", another conversation's/], ['CONN-EP7-02', 'pass']],
+    },
+    {
+      name: 'a bot judged with --conversations 1', mode: { sharedState: true }, args: ['--conversations', '1'], code: 0,
+      expect: [['CONN-CONC-01', 'not-judged', /--conversations 1/]],
+    },
+  ];
+  for (const row of ROWS) {
+    test(row.name, async () => {
+      const fake = await startFakeConnector({ tls: folder.tls.server, secret: CONNECTOR_SECRET });
+      try {
+        const res = await http({ method: 'POST', url: `${fake.controlUrl}/mode`, headers: { 'content-type': 'application/json', authorization: `Bearer ${fake.controlToken}` }, body: JSON.stringify(row.mode) }, agentFor(folder.caFile));
+        assert.equal(res.status, 200, res.text);
+        const r = await runCheck(folder.work, ['connector', fake.url, '--secret', CONNECTOR_SECRET, '--ca-file', folder.caFile, '--script', script, ...(row.args ?? [])], { workers: row.workers ?? 2 });
+        assert.equal(r.code, row.code, `${row.name}: exit code\n${tail(r)}`);
+        for (const [id, verdict, why] of row.expect) {
+          assert.equal(r.verdicts.get(id), verdict, `${row.name}: ${id}\n${saidAbout(r, id)}\n${tail(r)}`);
+          if (why) assert.match(saidAbout(r, id), why, `${row.name}: the reason of ${id}`);
+        }
+        if (row.onlyPass) {
+          const passed = [...r.verdicts.entries()].filter(([id, v]) => id.startsWith('CONN-') && v === 'pass' && !row.onlyPass!.includes(id)).map(([id]) => id);
+          assert.deepEqual(passed, [], `${row.name}: nothing passes without evidence`);
+        }
+        if (row.code === 0) assert.deepEqual([...r.verdicts.entries()].filter(([, v]) => v === 'fail' || v === 'harness-error'), [], 'no FAIL, no HARNESS ERROR');
+        assert.match(r.out, /idConnectorVersion [0-9a-f-]{36}/, 'one idConnectorVersion, printed');
+        const versions = new Set(fake.state.log.map((x) => x.query.idConnectorVersion).filter(Boolean));
+        assert.equal(versions.size, 1, `one idConnectorVersion per run (${[...versions].join(', ')})`);
+        for (const [id, shows] of row.repro ?? []) {
+          const k = checksOf(r).find((c) => c.clauses.includes(id) && c.outcome === 'failed');
+          assert.ok(k?.reproductions?.length, `${row.name}: ${id} has a reproduction`);
+          assert.ok(!k!.reproductions![0]!.includes(CONNECTOR_SECRET), 'the secret is never in clear');
+          assert.match(k!.reproductions![0]!, /\$CES_SECRET/);
+          assert.match(await runReproduction(folder.work, k!.reproductions![0]!, CONNECTOR_SECRET), shows, `${row.name}: the reproduction of ${id} shows the failure`);
+        }
+      } finally { await fake.close(); }
+    });
+  }
+});
+
