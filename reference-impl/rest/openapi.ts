@@ -7,6 +7,7 @@
 //     filters?: ['website_id', ...],     // accepted filters[<name>] (lists)
 //     deprecatedFilters?: ['website_id'],// filters kept for history, marked deprecated (e.g. the statistic filter website_id)
 //     params?: ['formatHistory', ...],   // other query parameters the route accepts
+//     values?: { channel: ['chat', ...] }, // the only values a filter or parameter accepts (an enum in the document)
 //     response: 'rest/operator.json',    // $id of the schema of one `data` item (lists: each item; `$defs/summary` = the list subset)
 //     body?: 'rest/operator-write.json', // $id of the request body schema (JSON and form)
 //     bodyRequired?: ['name', ...],      // fields the body must have on this route (create), beyond what the shared schema says
@@ -17,6 +18,7 @@
 import type { FastifyInstance } from 'fastify';
 import { allSchemas } from '../../lib/schemas.js';
 import { LIMITS } from '../../lib/limits.js';
+import { DATE_RE } from './activity/period.js';
 
 export interface OpenApiRoute {
   summary: string;
@@ -24,6 +26,7 @@ export interface OpenApiRoute {
   filters?: string[];
   deprecatedFilters?: string[];
   params?: string[];
+  values?: Record<string, readonly string[]>;
   response: string;
   body?: string;
   bodyRequired?: readonly string[];
@@ -79,7 +82,13 @@ export function filterSchema(filter: string): { schema: object; description: str
   const text = { type: 'string', maxLength: LIMITS.restFilterValueMaxChars };
   if (filter === 'id' || (filter.endsWith('_id') && !TEXT_IDS.has(filter))) return { schema: ID_SCHEMA, description: `Only items whose ${filter} is this id.`, example: '1' };
   if (filter.endsWith('_list')) return { schema: { ...text, pattern: '^[0-9, ]+$' }, description: `Comma list of ids (${filter}).`, example: '1,2' };
-  if (filter === 'from' || filter === 'to') return { schema: text, description: `${filter === 'from' ? 'Start' : 'End'} of the period, YYYY-MM-DD HH:MM:SS (UTC).`, example: filter === 'from' ? '2024-01-01 00:00:00' : '2024-02-01 00:00:00' };
+  if (filter === 'from' || filter === 'to') {
+    return {
+      schema: { type: 'string', pattern: DATE_RE.source },
+      description: `${filter === 'from' ? 'Start' : 'End'} of the period, YYYY-MM-DD or YYYY-MM-DD HH:MM:SS (UTC), a real calendar date${filter === 'to' ? '; a date alone covers its whole day' : ''}.`,
+      example: filter === 'from' ? '2024-01-01 00:00:00' : '2024-02-01 00:00:00',
+    };
+  }
   return { schema: text, description: `Filter on ${filter}; a value may contain * as a wildcard (matched in linear time); at most ${LIMITS.restFilterValueMaxChars} characters.`, example: 'a*' };
 }
 
@@ -118,14 +127,16 @@ export function buildOpenApi(routes: CollectedRoute[]): object {
     const path = r.path.replace(/:([A-Za-z_]+)/g, '{$1}');
     const parameters: unknown[] = [...path.matchAll(/\{([A-Za-z_]+)\}/g)].map((m) => ({ name: m[1], in: 'path', required: true, schema: ID_SCHEMA, example: 1 }));
     if (o.list) parameters.push({ $ref: '#/components/parameters/page' }, { $ref: '#/components/parameters/limit' }, { $ref: '#/components/parameters/full' });
+    // A value set the route declares is the filter's or parameter's schema (an enum), else the schema follows from the name.
+    const valuesOf = (n: string) => (o.values?.[n] ? { schema: { enum: [...o.values[n]!] }, example: o.values[n]![0] } : undefined);
     for (const f of [...new Set([...(o.filters ?? []), ...(o.deprecatedFilters ?? [])])]) {
-      const fs = filterSchema(f);
+      const fs = { ...filterSchema(f), ...valuesOf(f) };
       parameters.push({
         name: `filters[${f}]`, in: 'query', required: false, schema: fs.schema, description: fs.description, example: fs.example,
         ...(o.deprecatedFilters?.includes(f) ? { deprecated: true } : {}),
       });
     }
-    for (const p of o.params ?? []) parameters.push({ name: p, in: 'query', required: false, schema: { type: 'string', maxLength: LIMITS.restFilterValueMaxChars } });
+    for (const p of o.params ?? []) parameters.push({ name: p, in: 'query', required: false, schema: { type: 'string', maxLength: LIMITS.restFilterValueMaxChars }, ...valuesOf(p) });
     const item = o.response === 'openapi' ? { type: 'object', description: 'The OpenAPI document.' }
       : o.list && schemas[o.response]?.$defs?.summary ? { anyOf: [ref(o.response), ref(o.response, '/$defs/summary')], description: 'With full=1 every field; otherwise the summary subset.' }
       : ref(o.response);

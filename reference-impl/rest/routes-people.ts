@@ -91,7 +91,7 @@ export default function peopleRoutes(app: FastifyInstance): void {
     event('user.created', req, id);
     return reply.code(ces.deviations.policy.rest.createdStatus).send(success(R.operator(ces, clientRow(req, 'operator', id))));
   });
-  app.get('/operator/live', doc({ summary: 'Live availability of the operators (default: available ones only; connected=0: every operator that logged in at least once)', list: true, filters: names(OPERATOR_FILTERS), params: ['connected'], response: 'rest/operator-live.json' }), async (req) => {
+  app.get('/operator/live', doc({ summary: 'Live availability of the operators (default: available ones only; connected=0: every operator that logged in at least once)', list: true, filters: names(OPERATOR_FILTERS), params: ['connected'], values: { connected: ['0'] }, response: 'rest/operator-live.json' }), async (req) => {
     const q = parseList(req, names(OPERATOR_FILTERS), ['connected']);
     const connected = (req.query as Record<string, unknown>).connected;
     if (connected !== undefined && connected !== '0') throw badRequest(`'connected' accepts only 0 (got ${JSON.stringify(connected)}).`);

@@ -8,6 +8,8 @@ import { conversationWindow } from './period.js';
 import { formatted } from './history.js';
 
 export const CONVERSATION_FILTERS = ['channel', 'from', 'to', 'website_id', 'operator_id', 'visitor_id', 'skill_id', 'tag_id', 'rule_id'];
+/** Values of the `formatHistory` parameter. */
+const FORMAT_HISTORY = ['0', '1'] as const;
 /** Values of the `channel` filter; `social` matches every `social_*` channel (REST-CONV-04). */
 export const CONVERSATION_CHANNEL_FILTER = ['chat', 'call', 'video', 'social'] as const;
 /** Fields of a list item without `full=1` (REST-CONV-01). */
@@ -18,7 +20,7 @@ type PathKind = keyof typeof PATHS;
 
 function historyMode(app: FastifyInstance, req: FastifyRequest, kind: PathKind): 'entries' | 'formatted' {
   const raw = (req.query as Record<string, unknown>).formatHistory;
-  if (raw !== undefined && raw !== '0' && raw !== '1') throw badRequest(`'formatHistory' must be 0 or 1 (got ${JSON.stringify(raw)}).`);
+  if (raw !== undefined && !(FORMAT_HISTORY as readonly unknown[]).includes(raw)) throw badRequest(`'formatHistory' must be 0 or 1 (got ${JSON.stringify(raw)}).`);
   // Only the json-unicode path with formatHistory=0 gives well-formed entries; everything else is the legacy transcript (REST-HIST-04).
   return app.ces.deviations.policy.rest.historyMode(kind, raw);
 }
@@ -78,7 +80,8 @@ export function registerConversations(app: FastifyInstance): void {
     const legacy = kind === 'legacy';
     app.get(PATHS[kind], meta({
       summary: legacy ? 'Conversations with the legacy formatted history (use conversation.json-unicode?formatHistory=0)' : 'Conversations of the last 3 months or of the given period (at most 3 months)',
-      list: true, filters: CONVERSATION_FILTERS, params: ['formatHistory'], response: 'rest/conversation.json', deprecated: true,
+      list: true, filters: CONVERSATION_FILTERS, params: ['formatHistory'], values: { channel: CONVERSATION_CHANNEL_FILTER, formatHistory: FORMAT_HISTORY },
+      response: 'rest/conversation.json', deprecated: true,
     }), async (req) => {
       const q = parseList(req, CONVERSATION_FILTERS, ['formatHistory']);
       const mode = historyMode(app, req, kind);
@@ -92,7 +95,7 @@ export function registerConversations(app: FastifyInstance): void {
     });
     app.get(`${PATHS[kind]}/:id`, meta({
       summary: legacy ? 'One conversation with the legacy formatted history' : 'One conversation (formatHistory=0: well-formed history)',
-      params: ['formatHistory'], response: 'rest/conversation.json', deprecated: true,
+      params: ['formatHistory'], values: { formatHistory: FORMAT_HISTORY }, response: 'rest/conversation.json', deprecated: true,
     }), async (req) => {
       parseList(req, [], ['formatHistory']);
       const mode = historyMode(app, req, kind);

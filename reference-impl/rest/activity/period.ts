@@ -5,7 +5,7 @@ import type { Policies } from '../../policies.js';
 
 const restDateOf = (ms: number) => restDate(ms)!;
 
-const DATE_RE = /^(\d{4})-(\d{2})-(\d{2})(?: (\d{2}):(\d{2}):(\d{2}))?$/;
+export const DATE_RE = /^(\d{4})-(\d{2})-(\d{2})(?: (\d{2}):(\d{2}):(\d{2}))?$/;
 
 /**
  * Parses a REST date filter as UTC epoch ms. A date-only `to` means the end of that day (REST-PERIOD-07),

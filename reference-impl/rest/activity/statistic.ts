@@ -165,6 +165,7 @@ export function registerStatistic(app: FastifyInstance): void {
   app.get('/statistic', meta({
     summary: 'Statistic indicators computed over the period, grouped by resource or by date (granularity)',
     list: true, filters: STATISTIC_FILTERS, deprecatedFilters: ['website_id'], response: 'rest/statistic.json', unknownIds: true,
+    values: { channel: STATISTIC_CHANNELS, resource: STATISTIC_RESOURCES, granularity: GRANULARITIES },
   }), async (req) => {
     const q = parseList(req, STATISTIC_FILTERS);
     const f = q.filters;
