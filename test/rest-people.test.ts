@@ -88,3 +88,24 @@ test('the id of a deleted operator is never given again', async () => {
     assert.equal(gone.status, 404);
   } finally { await app.close(); }
 });
+
+test('Content-Type: application/json with no body (what PHP curl wrappers and axios send on DELETE) is a request without a body', async () => {
+  const { app, keys, call } = await setup();
+  try {
+    const created = await call('POST', '/operator', { name: 'Empty', first_name: 'Body', email: 'empty-body@probe.example' });
+    assert.equal(created.status, 201);
+    const send = (method: 'DELETE' | 'POST', url: string) =>
+      app.inject({ method, url: `/api/2${url}`, payload: '', headers: { 'x-api-key': keys[0]!.api_key, 'content-type': 'application/json' } });
+    const deleted = await send('DELETE', `/operator/${created.body.data.id}`);
+    assert.equal(deleted.statusCode, 200, deleted.body);
+    assert.equal((await call('GET', `/operator/${created.body.data.id}`)).status, 404);
+    // A route that needs a body names what to send.
+    const empty = await send('POST', '/operator');
+    assert.equal(empty.statusCode, 400);
+    assert.match(empty.json().meta.message, /^The request body is empty: send the fields as JSON or as application\/x-www-form-urlencoded\.$/);
+    // Bad JSON is still refused as such.
+    const bad = await app.inject({ method: 'DELETE', url: '/api/2/operator/1', payload: '{', headers: { 'x-api-key': keys[0]!.api_key, 'content-type': 'application/json' } });
+    assert.equal(bad.statusCode, 400);
+    assert.match(bad.json().meta.message, /not valid JSON/);
+  } finally { await app.close(); }
+});

@@ -18,6 +18,11 @@ const scope = (platform: Platform, registry: RouteRegistry): FastifyPluginAsync 
     shape: (status, message) => ({ meta: { status: status === 403 || status >= 500 ? 'error' : 'fail', message } }),
     accepted: 'application/json or application/x-www-form-urlencoded',
   });
+  // Real clients send `Content-Type: application/json` with no body at all (a DELETE from PHP curl wrappers or axios defaults): that
+  // is a request without a body, not bad JSON. Routes that need a body then answer their own 400 naming what to send.
+  const json = app.getDefaultJsonParser('error', 'error');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) => (body === '' ? done(null, undefined) : json(req, body as string, done)));
   app.decorateRequest('client', null as unknown as ClientRow);
   app.decorateRequest('platform', platform);
   // A URI over the limit is refused before anything reads it, authentication included (it reveals nothing).
