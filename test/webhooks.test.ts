@@ -1,4 +1,4 @@
-// Webhook area unit tests with inject(): subscription validation, the --webhook-url start subscription, the --insecure flag, payload shapes per kind.
+// Webhook area unit tests with inject(): subscription validation, the --webhook-url start subscription, the --insecure flag, payload shapes per kind, correlation ids.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { buildApp } from '../reference-impl/app.js';
@@ -68,4 +68,14 @@ test('every payload the service builds matches its schema', async () => {
     const [old] = payloadsFor(db, deviations, events[0], at);
     assert.equal(old!.body.createdAt, '2026-11-22T01:02:03+00:00');
   } finally { await app.close(); }
+});
+
+test('correlation ids are UUIDs of version 7, ordered by their time (their UNIQUE index grows at its end)', async () => {
+  const { timeOrderedUuid } = await import('../reference-impl/webhooks/dispatcher.js');
+  const t = Date.UTC(2026, 10, 23, 17, 0, 0);
+  const ids = [t, t + 1, t + 1_000, t + 86_400_000].map((ms) => timeOrderedUuid(ms));
+  for (const id of ids) assert.match(id, /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/, `${id} is a UUID v7`);
+  assert.deepEqual([...ids].sort(), ids, 'later ids sort after earlier ones');
+  assert.equal(parseInt(ids[0]!.replace(/-/g, '').slice(0, 12), 16), t, 'the first 48 bits are the time in ms');
+  assert.notEqual(timeOrderedUuid(t), timeOrderedUuid(t), 'two ids of the same ms differ');
 });

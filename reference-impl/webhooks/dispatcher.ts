@@ -1,5 +1,5 @@
 // The durable webhook dispatcher: a SQLite outbox, attempts claimed and settled in batches, signed POSTs over a bounded pool per subscriber origin, retries +10 s / +20 s, dead letters.
-import { randomUUID } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { Agent, type Dispatcher } from 'undici';
 import type Database from 'better-sqlite3';
 import { sign } from '../../lib/signature.js';
@@ -41,6 +41,20 @@ const SUBSCRIBER_CONNECTIONS = 16;
 const CLAIM_BATCH = 512;
 /** Bytes of an answer's body read at most; the status alone decides. */
 const ANSWER_BODY_READ = 64 * 1024;
+
+/**
+ * X-Service-CorrelationId of a new delivery: a UUID of version 7 (RFC 9562; the spec asks for a UUID), the time in ms then random bits.
+ * Its UNIQUE index then grows at its end: random (v4) ids scattered the inserts over the whole index, and a delivery's SQLite work went
+ * from 20 µs at 100,000 deliveries stored to 150 µs at 700,000 (a benchmark stores that many); time-ordered ids stay at 20 µs.
+ */
+export function timeOrderedUuid(ms: number): string {
+  const b = randomBytes(16);
+  b.writeUIntBE(ms, 0, 6);
+  b[6] = 0x70 | (b[6]! & 0x0f);
+  b[8] = 0x80 | (b[8]! & 0x3f);
+  const h = b.toString('hex');
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
+}
 
 export class WebhookDispatcher {
   private pending = new Map<number, Pending>();
@@ -117,7 +131,7 @@ export class WebhookDispatcher {
     for (const p of payloads) {
       for (const s of subs) {
         if (!this.wants(s, p)) continue;
-        const d: Pending = { id: 0, subscriptionId: s.id, url: s.url, body: JSON.stringify(p.body), correlationId: randomUUID(), attempt: 1, due: now, where: 'queued' };
+        const d: Pending = { id: 0, subscriptionId: s.id, url: s.url, body: JSON.stringify(p.body), correlationId: timeOrderedUuid(now), attempt: 1, due: now, where: 'queued' };
         made.push(d);
         rows.push([s.id, s.client_id, p.body.eventId, p.kind, d.correlationId, d.body, now, now]);
       }
