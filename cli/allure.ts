@@ -61,7 +61,9 @@ export function applyVerdicts(resultsDir: string, checks: CheckResult[], referen
     if (suiteOfFile) r.labels = (r.labels ?? []).map((l: { name?: string; value?: string }) => (l.name === 'parentSuite' ? { ...l, value: suiteOfFile } : l));
     const trail: string[] = Array.isArray(r.titlePath) ? r.titlePath : [];
     const full = [...trail, r.name].join(' › ');
-    const i = checks.findIndex((c) => c.project === trail[0] && full.endsWith(c.title));
+    // allure-playwright's titlePath is [root, ...folders of the spec file, file name, ...describe titles]: the check's suite is the
+    // folder just before its file (its first element is the package's name, never a suite).
+    const i = checks.findIndex((c) => { const k = trail.indexOf(c.file); return k > 0 && (trail[k - 1] === c.project || k === 1) && full.endsWith(c.title); });
     if (i < 0) { if (suiteOfFile) fs.writeFileSync(file, JSON.stringify(r)); continue; }
     const c = checks[i]!;
     const v = verdicts[i]!;

@@ -52,3 +52,22 @@ test('analytics are cut out of the Allure page', () => {
   assert.doesNotMatch(out, /gtag|googletagmanager/);
   assert.match(out, /<script>keep\(\)<\/script>/);
 });
+
+test('applyVerdicts finds each check by the titlePath allure-playwright writes and labels it with its verdict', async () => {
+  const { applyVerdicts } = await import('../cli/allure.js');
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ces-allure-verdicts-'));
+  const result = (uuid: string, titlePath: string[], name: string, status: string) => fs.writeFileSync(path.join(dir, `${uuid}-result.json`), JSON.stringify({
+    uuid, name, status, titlePath, labels: [{ name: 'parentSuite', value: 'longest' }, { name: 'suite', value: `${titlePath[1]}/${titlePath[2]}` }], parameters: [],
+  }));
+  result('a', ['ces-harness', 'webhooks', 'delivery.spec.ts', 'webhook delivery'], 'retries at +10 s', 'failed');
+  result('b', ['ces-harness', 'rest', 'delivery.spec.ts'], 'retries at +10 s', 'passed');
+  const check = (project: string, title: string, outcome: 'failed' | 'passed', reason?: string) =>
+    ({ title, file: 'delivery.spec.ts', project, clauses: ['WH-RETRY-01'], outcome, reason, durationMs: 1, anchor: 'x' });
+  applyVerdicts(dir, [check('rest', 'retries at +10 s', 'passed'), check('webhooks', 'webhook delivery › retries at +10 s', 'failed', 'second attempt at 12 s')] as never, true);
+  const read = (uuid: string) => JSON.parse(fs.readFileSync(path.join(dir, `${uuid}-result.json`), 'utf8'));
+  assert.equal(read('a').statusDetails.message, 'FAIL: second attempt at 12 s');
+  assert.deepEqual(read('a').parameters, [{ name: 'verdict', value: 'FAIL' }]);
+  assert.equal(read('a').labels.find((l: { name: string }) => l.name === 'parentSuite').value, 'webhooks');
+  assert.deepEqual(read('b').parameters, [{ name: 'verdict', value: 'PASS' }]);
+  assert.equal(read('b').labels.find((l: { name: string }) => l.name === 'parentSuite').value, 'rest');
+});
