@@ -37,9 +37,12 @@ export function guardRoutes(app: FastifyInstance, prefix: string, token: string,
   });
 }
 
+/** The caller's side of a control surface: `Authorization: Bearer <token>` when a token is given, else no header. */
+export const bearerHeader = (token: string | undefined): Record<string, string> => (token ? { authorization: `Bearer ${token}` } : {});
+
 /** The caller's side: `{authorization}` for a URL under the target's sim_url or a fake's `/_control`, else nothing. */
 export function controlAuthHeader(target: { sim_url?: string; sim_token?: string; connector_url?: string; sink_url?: string }, url: string): Record<string, string> {
   if (!target.sim_token) return {};
   const under = (base: string | undefined, sub = '') => !!base && (url === base + sub || url.startsWith(base + sub + '/') || url.startsWith(base + sub + '?'));
-  return under(target.sim_url) || under(target.connector_url, '/_control') || under(target.sink_url, '/_control') ? { authorization: `Bearer ${target.sim_token}` } : {};
+  return under(target.sim_url) || under(target.connector_url, '/_control') || under(target.sink_url, '/_control') ? bearerHeader(target.sim_token) : {};
 }

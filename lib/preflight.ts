@@ -6,6 +6,7 @@ import { STATUS_CODES } from 'node:http';
 import { Agent } from 'undici';
 import { http, type HttpAnswer, type HttpRequest } from './http.js';
 import type { Target } from './target.js';
+import { bearerHeader } from './control-auth.js';
 
 /** The whole pre-flight stops after this long (issue 18: "in under 10 s"). */
 export const PREFLIGHT_DEADLINE_MS = 9_000;
@@ -130,7 +131,7 @@ export async function preflight(target: Target, opts: { deadlineMs?: number } = 
     // 4. Each declared capability, and the fakes' control APIs the suites drive (after the key is known good: they use it).
     await Promise.all(jobs.splice(0));
     if (problems.length) return { problems, tokens, ms: performance.now() - started, checked };
-    const simAuth: Record<string, string> = target.sim_token ? { authorization: `Bearer ${target.sim_token}` } : {};
+    const simAuth = bearerHeader(target.sim_token);
     // A refused token is one problem however many control surfaces refuse it: the surfaces are gathered per answer.
     const refusals = new Map<string, string[]>();
     const refusedSim = (r: HttpAnswer, what: string) => {

@@ -4,6 +4,7 @@ import { LIMITS } from '../lib/limits.js';
 import type { Agent } from 'undici';
 import { buildTranscript, type Mark, type ServiceExchange, type ServiceView, type TranscriptMeta } from './from-service.js';
 import type { Transcript } from './format.js';
+import { bearerHeader } from '../lib/control-auth.js';
 
 /** A set-up problem (bad secret, unreachable service, bot never ready): `ces record|replay` exit 2 with this text. */
 export class SetupError extends Error {}
@@ -50,7 +51,7 @@ export class SimClient {
   }
 
   private sim(method: string, path: string, body?: unknown) {
-    return this.call(method, `${this.access.simUrl.replace(/\/+$/, '')}${path}`, body, this.access.simToken ? { authorization: `Bearer ${this.access.simToken}` } : {});
+    return this.call(method, `${this.access.simUrl.replace(/\/+$/, '')}${path}`, body, bearerHeader(this.access.simToken));
   }
 
   private static expect(res: { status: number; json: any }, ok: number[], what: string): any {
