@@ -60,17 +60,26 @@ if (process.env.CES_WH_DURABLE_CHILD) {
     }
   };
 
+  /** One case's own sink, database and service lives; `close()` kills what still runs and removes them. */
+  const openCase = async (hookPath: string) => {
+    const tls = generateTls();
+    const sink = await startWebhookSink({ tls: tls.server, secret: SECRET });
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ces-durable-'));
+    const db = path.join(dir, 'service.db');
+    const children: ChildProcess[] = [];
+    const close = async () => {
+      for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
+      await sink.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    };
+    return { sink, db, hookPath, cfg: { db, ca: tls.ca.cert, hookUrl: sink.url + hookPath }, children, close };
+  };
+
   // The two cases have their own sink, database and service: they wait for their retries side by side.
   describe('the webhook outbox across SIGKILL', { concurrency: 2 }, () => {
     test('SIGKILL with retries pending: after each restart the next attempt comes on time, same correlation id, nothing lost or repeated', { timeout: 120_000 }, async () => {
-      const tls = generateTls();
-      const sink = await startWebhookSink({ tls: tls.server, secret: SECRET });
-      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ces-durable-'));
-      const db = path.join(dir, 'service.db');
-      const hookPath = '/hooks/durable';
+      const { sink, db, hookPath, cfg, children, close } = await openCase('/hooks/durable');
       sink.plan({ path: hookPath }, [503, 503, 200]);
-      const cfg = { db, ca: tls.ca.cert, hookUrl: sink.url + hookPath };
-      const children: ChildProcess[] = [];
       try {
         // Life 1: the event is queued and the first attempt gets 503; killed while retry 1 is pending.
         children.push(await startLife({ ...cfg, trigger: true }));
@@ -115,23 +124,15 @@ if (process.env.CES_WH_DURABLE_CHILD) {
         assert.deepEqual(attempts.map((x) => x.delivery_id), w3.deliveries.map((d) => d.deliveryId));
         store.close();
       } finally {
-        for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
-        await sink.close();
-        fs.rmSync(dir, { recursive: true, force: true });
+        await close();
       }
     });
 
     test('SIGKILL during an attempt (G29): the attempt is repeated at restart, is not one of the retries, and a 20x event is never dead', { timeout: 90_000 }, async () => {
-      const tls = generateTls();
-      const sink = await startWebhookSink({ tls: tls.server, secret: SECRET });
-      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ces-durable-'));
-      const db = path.join(dir, 'service.db');
-      const hookPath = '/hooks/interrupted';
+      const { sink, db, hookPath, cfg, children, close } = await openCase('/hooks/interrupted');
       // 503, 503, then the third (last) attempt is answered 200 after 5 s: the service is killed while it waits for that answer.
       // Counted as a failed attempt (the old rule) it would make the event dead; G29 repeats it instead.
       sink.plan({ path: hookPath }, [503, 503, { status: 200, delayMs: 5_000 }], 200);
-      const cfg = { db, ca: tls.ca.cert, hookUrl: sink.url + hookPath };
-      const children: ChildProcess[] = [];
       try {
         children.push(await startLife({ ...cfg, trigger: true }));
         const w3 = await sink.waitFor({ path: hookPath }, 3, LIMITS.webhookRetryDelaysMs[0]! + LIMITS.webhookRetryDelaysMs[1]! + 10_000);
@@ -158,9 +159,7 @@ if (process.env.CES_WH_DURABLE_CHILD) {
         assert.deepEqual(attempts.map((x) => [x.attempt, x.status]), [[1, 503], [2, 503], [3, 200]], "G4's three attempts; the repeat took the number of the interrupted one");
         assert.deepEqual(cut.map((x) => x.attempt), [3], 'the interrupted attempt is recorded apart');
       } finally {
-        for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
-        await sink.close();
-        fs.rmSync(dir, { recursive: true, force: true });
+        await close();
       }
     });
   });
