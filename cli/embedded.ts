@@ -7,7 +7,6 @@ import type { ReadyInfo } from '../reference-impl/stack.js';
 import { generateTls } from '../lib/tls.js';
 import { startInThread } from '../lib/thread-server.js';
 import type { LoopProbe } from '../lib/event-loop.js';
-import { Deviations, UnknownDeviationError } from '../reference-impl/deviations.js';
 import { UsageError } from './usage.js';
 
 /** An embedded stack running in its own worker thread: its ready info (a target), and how to stop it. */
@@ -45,7 +44,9 @@ export async function resolveTarget(opts: { target?: string; deviate?: string[];
   };
   // Each stack in its own worker thread: its own event loop, so one worker's checks never delay another stack's timers, and the
   // stacks use both cores. One CA for all of them: a check in any worker trusts every stack (shared vendor-check conversations).
-  // Checked here, where the error is still an UnknownDeviationError (a usage error), before any thread starts.
+  // Checked here, where the error is still an UnknownDeviationError (a usage error), before any thread starts. Loaded here, not at
+  // the top: the reference implementation's modules cost start-up time to every `ces` command that never starts a stack.
+  const { Deviations, UnknownDeviationError } = await import('../reference-impl/deviations.js');
   try { new Deviations(opts.deviate ?? []); } catch (e) { if (e instanceof UnknownDeviationError) throw new UsageError(e.message); throw e; }
   const tls = generateTls();
   const started = await Promise.allSettled(Array.from({ length: Math.max(1, opts.stacks ?? 1) }, async () => {

@@ -1,4 +1,4 @@
-// Starts a server of the harness (fake connector, webhook sink) in its own worker thread: its own event loop, so the service
+// Starts a server of the harness (the partners of a stack, a whole embedded stack) in its own worker thread: its own event loop, so the service
 // under test never shares a loop with its partners (their load does not delay its timers, nor its load their answers).
 import { Worker } from 'node:worker_threads';
 import type { LoopDelay, LoopProbe } from './event-loop.js';

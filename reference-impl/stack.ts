@@ -9,6 +9,7 @@ import { buildApp, type BuildOptions } from './app.js';
 import { randomizeCredentials, seededPassword } from './store/seed.js';
 import { newControlToken } from '../lib/control-auth.js';
 import { startInThread } from '../lib/thread-server.js';
+import type { PartnersOptions, PartnersReady } from './partners.js';
 
 export interface StackOptions extends BuildOptions {
   /** CA and server certificate to use (the stacks of one run share one CA, so every worker trusts every stack); generated when absent. */
@@ -56,11 +57,9 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
   const connectorSecret = opts.connectorSecret ?? secret('connector-secret-' + seed);
   const sinkSecret = opts.sinkSecret ?? secret('sink-secret-' + seed);
   const simToken = opts.simToken ?? newControlToken();
-  // The fake connector and the sink each run in their own worker thread, off the service's event loop (as a real partner would be).
-  const [connector, sink] = await Promise.all([
-    startInThread(new URL('../fake-connector/server.ts', import.meta.url), 'startFakeConnector', { tls: tls.server, secret: connectorSecret, host, controlToken: simToken }),
-    startInThread(new URL('../webhook-sink/server.ts', import.meta.url), 'startWebhookSink', { tls: tls.server, secret: sinkSecret, host, controlToken: simToken }),
-  ]);
+  // The fake connector and the sink run in a worker thread of their own, off the service's event loop (as real partners would be).
+  const partners = await startInThread<PartnersReady>(new URL('./partners.ts', import.meta.url), 'startPartners', { tls: tls.server, host, connectorSecret, sinkSecret, controlToken: simToken } satisfies PartnersOptions);
+  const { connector, sink } = partners.ready;
   const app = await buildApp({
     ...opts,
     seed,
@@ -110,8 +109,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     app,
     async close() {
       await app.close();
-      await connector.close();
-      await sink.close();
+      await partners.close();
       fs.rmSync(secretsDir, { recursive: true, force: true });
     },
   };

@@ -6,6 +6,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { startStack, type Stack } from '../reference-impl/stack.js';
+import { generateTls, type TlsMaterial } from '../lib/tls.js';
 import { credentialsOf, runFuzz, type FuzzReport } from '../fuzz/run.js';
 import type { Credentials } from '../fuzz/exchange.js';
 
@@ -34,12 +35,14 @@ const EXPECTED: Array<{ deviation: string; operation: RegExp; oracle: string }> 
 ];
 
 let baseline: FuzzReport & { secrets: string[] };
+/** One CA and certificate for the 17 stacks of this file: generating them costs ~0.3 s of CPU per stack and proves nothing here. */
+let tls: TlsMaterial;
 const sig = (f: { operation: string; oracle: string; message: string }) => `${f.operation} | ${f.oracle} | ${f.message.slice(0, 60)}`;
 
 /** One fresh stack per run: the document's examples (a create with a fixed e-mail) are accepted once per stack, and a run's
  * writes never change what the next run sees. One login per client per stack (logins are throttled per user). */
 async function fuzz(deviations: string[], seed: number): Promise<FuzzReport & { secrets: string[] }> {
-  const stack: Stack = await startStack({ deviate: deviations, workDir: fs.mkdtempSync(path.join(os.tmpdir(), 'ces-fuzz-test-')) });
+  const stack: Stack = await startStack({ tls, deviate: deviations, workDir: fs.mkdtempSync(path.join(os.tmpdir(), 'ces-fuzz-test-')) });
   try {
     const credentials: Credentials = await credentialsOf(stack.ready);
     const report = await runFuzz({ target: stack.ready, budgetMs: 0, floor: FLOOR, seed, credentials });
@@ -47,7 +50,7 @@ async function fuzz(deviations: string[], seed: number): Promise<FuzzReport & { 
   } finally { await stack.close(); }
 }
 
-before(async () => { baseline = await fuzz([], SEED); });
+before(async () => { tls = generateTls(); baseline = await fuzz([], SEED); });
 
 test('the fuzzer covers every operation of both surfaces, to its floor, with two clients', () => {
   assert.ok(baseline.isolation.checked && baseline.isolation.ownedIds.every((n) => n > 0), `ids seen per client: ${baseline.isolation.ownedIds}`);

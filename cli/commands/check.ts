@@ -9,7 +9,7 @@ import { generateAllure } from '../allure.js';
 import { addSecret, mask } from '../../lib/mask.js';
 import { scrubDir } from '../../lib/results.js';
 import type { Target } from '../../lib/target.js';
-import { clauseGrep } from './selftest.js';
+import { clauseGrep } from '../selftest-plan.js';
 import { loadClauses } from '../../lib/catalogue.js';
 import { RECORD_ENV } from '../../transcripts/from-check.js';
 import { CHECK_ENV, DEFAULT_CONVERSATIONS, parseScript } from '../../check/settings.js';

@@ -9,6 +9,7 @@ import { newRunDir, finishRun } from '../run.js';
 import { resolveTarget } from '../embedded.js';
 import { UsageError } from '../usage.js';
 import { preflightOrStop } from '../preflight-stop.js';
+import { writeFileAtomic } from '../../lib/write-atomic.js';
 
 export const LOAD_DIR = path.join(ROOT, 'load');
 /** k6's exit code when a threshold is crossed. */
@@ -39,10 +40,8 @@ export function caBundle(caFile: string | undefined, dir: string, name = 'ca-bun
   if (!caFile) return undefined;
   const system = SYSTEM_BUNDLES.find((f) => fs.existsSync(f));
   const file = path.join(dir, name);
-  // Written aside then renamed: a k6 started in parallel never reads a half-written bundle.
-  const tmp = `${file}.${process.pid}.${Math.random().toString(36).slice(2)}`;
-  fs.writeFileSync(tmp, (system ? fs.readFileSync(system, 'utf8') + '\n' : '') + fs.readFileSync(caFile, 'utf8'));
-  fs.renameSync(tmp, file);
+  // Atomic: a k6 started in parallel never reads a half-written bundle.
+  writeFileAtomic(file, (system ? fs.readFileSync(system, 'utf8') + '\n' : '') + fs.readFileSync(caFile, 'utf8'));
   return file;
 }
 
