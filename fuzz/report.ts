@@ -58,8 +58,8 @@ ${r.failures.length ? `<pre>${esc(setup.join('\n'))}</pre>${fails}` : '<p>None.<
 
 /** The event loops' longest blocks: the service's (its own thread, when embedded) against the limit, then the fuzzer's own. */
 function loopText(r: FuzzReport): string {
-  const { service, fuzzer, limitMs } = r.eventLoop;
-  const own = `this process (the fuzzer's own work): ${fuzzer.maxMs} ms, p99 ${fuzzer.p99Ms} ms`;
+  const { service, fuzzer, limitMs, loadAverage, cores } = r.eventLoop;
+  const own = `this process (the fuzzer's own work): ${fuzzer.maxMs} ms, p99 ${fuzzer.p99Ms} ms; machine load average ${loadAverage} on ${cores} cores`;
   return service ? `service ${service.maxMs} ms (p99 ${service.p99Ms} ms; the embedded service's own thread; limit ${limitMs} ms); ${own}` : `service not measured (it runs elsewhere); ${own}`;
 }
 
@@ -68,7 +68,9 @@ export function printFuzzSummary(r: FuzzReport, target: Target, embedded: boolea
   const fewest = [...r.operations].sort((a, b) => a.cases - b.cases)[0];
   print(`\noperations: ${r.totals.operations}; cases: ${r.totals.cases} (floor ${r.floor} per operation; fewest ${fewest?.cases} for ${fewest?.id}); requests: ${r.totals.requests}; ${(r.durationMs / 1000).toFixed(1)} s`);
   print(`5xx answers: ${r.totals.serverErrors}; leaks: ${r.totals.leaks}; slowest answer: ${r.slowest ? `${r.slowest.ms} ms (${r.slowest.operation})` : '—'}`);
-  print(`event loop's longest block: ${loopText(r)}${r.eventLoop.service && r.eventLoop.service.maxMs > r.eventLoop.limitMs ? '  WARNING: over the limit' : ''}`);
+  const { service, limitMs, loadAverage, cores } = r.eventLoop;
+  const loaded = loadAverage > cores ? ' (the machine was loaded: a thread waiting for a CPU counts as blocked; run alone to judge the service)' : '';
+  print(`event loop's longest block: ${loopText(r)}${service && service.maxMs > limitMs ? `  WARNING: over the limit${loaded}` : ''}`);
   if (!r.isolation.checked) print('tenant isolation: not checked (the target file names one API key)');
   for (const n of r.notes) print(`note: ${n}`);
   if (!r.failures.length) { print('failures: none'); return; }

@@ -2,6 +2,7 @@
 // until the budget is spent, shrinks each failure to a minimal request, and measures the slowest answer and the event loop's longest block.
 import fc from 'fast-check';
 import fs from 'node:fs';
+import os from 'node:os';
 import { createHash } from 'node:crypto';
 import { localLoopProbe, type LoopDelay, type LoopProbe } from '../lib/event-loop.js';
 import type { Target } from '../lib/target.js';
@@ -47,8 +48,11 @@ export interface FuzzReport {
   seed: number; budgetMs: number; durationMs: number; floor: number; operations: OperationReport[]; failures: FailureReport[];
   totals: { operations: number; cases: number; requests: number; serverErrors: number; leaks: number; failures: number };
   slowest: { ms: number; operation: string; curl: string } | null;
-  /** Longest blocks: the service's loop (null when it runs elsewhere) and this process's (the fuzzer's own work). */
-  eventLoop: { service: LoopDelay | null; fuzzer: LoopDelay; limitMs: number };
+  /**
+   * Longest blocks: the service's loop (null when it runs elsewhere) and this process's (the fuzzer's own work), with the machine's
+   * 1-minute load average and cores at the end: a thread waiting for a CPU looks blocked, so a loaded machine lengthens both.
+   */
+  eventLoop: { service: LoopDelay | null; fuzzer: LoopDelay; limitMs: number; loadAverage: number; cores: number };
   isolation: { checked: boolean; clients: number; ownedIds: number[] };
   notes: string[];
 }
@@ -177,7 +181,7 @@ export async function runFuzz(o: FuzzOptions): Promise<FuzzReport> {
       }
     }
   } finally {
-    eventLoop = { service: o.serviceLoop ? await o.serviceLoop.read() : null, fuzzer: await fuzzerLoop.read(), limitMs: LIMITS.eventLoopBlockMaxMs };
+    eventLoop = { service: o.serviceLoop ? await o.serviceLoop.read() : null, fuzzer: await fuzzerLoop.read(), limitMs: LIMITS.eventLoopBlockMaxMs, loadAverage: Math.round(os.loadavg()[0]! * 100) / 100, cores: os.cpus().length };
   }
   const operations = [...reports.values()].map((r) => ({ ...r, slowestMs: Math.round(r.slowestMs * 10) / 10 }));
   const fin = slowest as FuzzReport['slowest'];

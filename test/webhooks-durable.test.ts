@@ -1,5 +1,5 @@
 // The webhook outbox survives SIGKILL: a service killed with retries pending, restarted on the same database, delivers every attempt on time, once.
-import { describe, test } from 'node:test';
+import { after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
@@ -36,9 +36,16 @@ if (process.env.CES_WH_DURABLE_CHILD) {
 } else {
   const { startWebhookSink } = await import('../webhook-sink/server.js');
   const { generateTls } = await import('../lib/tls.js');
+  const { bundle } = await import('./fixtures/bundle.js');
+
+  // Every life starts from this file bundled once (about 0.5 CPU-s less per start than `--import tsx`). A failed build fails
+  // each case with esbuild's errors when it starts its first life.
+  const service = bundle(SELF);
+  service.catch(() => undefined);
+  after(async () => (await service.catch(() => undefined))?.remove());
 
   const startLife = async (cfg: object): Promise<ChildProcess> => {
-    const child = spawn(process.execPath, ['--import', 'tsx', SELF], { env: { ...process.env, CES_WH_DURABLE_CHILD: JSON.stringify(cfg) }, stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, [(await service).file], { env: { ...process.env, CES_WH_DURABLE_CHILD: JSON.stringify(cfg) }, stdio: ['ignore', 'pipe', 'inherit'] });
     const lines = readline.createInterface({ input: child.stdout! });
     await new Promise<void>((resolve, reject) => {
       lines.on('line', (l) => { if (l.trim() === 'ready') resolve(); });
