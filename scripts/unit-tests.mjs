@@ -33,14 +33,18 @@ const took = [];
 let failed = 0;
 const stream = run({ files, concurrency: CONCURRENCY });
 stream.on('test:dequeue', (d) => { if (d.name === d.file && !started.has(d.file)) started.set(d.file, Date.now()); });
-stream.on('test:complete', (d) => { if (d.name === d.file) took.push([path.relative(ROOT, d.file), (Date.now() - (started.get(d.file) ?? Date.now())) / 1000]); });
+const t0 = Date.now();
+stream.on('test:complete', (d) => { if (d.name === d.file) took.push([path.relative(ROOT, d.file), (Date.now() - (started.get(d.file) ?? Date.now())) / 1000, ((started.get(d.file) ?? t0) - t0) / 1000]); });
 stream.on('test:fail', () => { failed++; });
 const out = stream.compose(tap);
 out.pipe(process.stdout);
 out.on('end', () => {
   took.sort((a, b) => b[1] - a[1]);
   console.log(`\nunit-test files (${files.length}, ${CONCURRENCY} at a time), slowest first:`);
-  for (const [f, s] of took.slice(0, 20)) console.log(`  ${s.toFixed(1).padStart(6)} s  ${f}`);
+  // With where each began: the step ends with its last file, so a long file that starts late is the one to move up the list.
+  for (const [f, s, at] of took.slice(0, 20)) console.log(`  ${s.toFixed(1).padStart(6)} s  ${f}  (from ${at.toFixed(0)} s to ${(at + s).toFixed(0)} s)`);
+  const last = [...took].sort((a, b) => (b[2] + b[1]) - (a[2] + a[1])).slice(0, 3);
+  console.log(`last to end: ${last.map(([f, s, at]) => `${path.basename(f)} (${(at + s).toFixed(0)} s)`).join(', ')}`);
   if (failed) console.log(`${failed} test(s) failed`);
   process.exitCode = failed ? 1 : 0;
 });
