@@ -9,19 +9,19 @@ import { tap } from 'node:test/reporters';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 /**
- * Files by their time, longest first (alone on the 2-core machine: check-connector 80 s for 99 s of CPU, sigkill-stream 78/86,
- * check-receiver 62/77, fuzz-deviations 61/78, bare-target 29/49); the rest follow by name. The SIGKILL stream needs CPU for its
- * restarts, so it starts with the second wave rather than beside the three heaviest.
+ * Files by their time, longest first (in a whole step, 4 at a time: fuzz-deviations 214 s, sigkill-stream 155 s, check-connector
+ * 137 s, check-receiver 110 s, bare-target 60 s, load-bench 55 s); the rest follow by name. The four longest start together.
  */
 const LONGEST_FIRST = [
   'check-connector', 'check-receiver', 'fuzz-deviations', 'sigkill-stream', 'check-fake-connector', 'load-bench', 'check-variants',
   'bare-target', 'webhooks-durable', 'load', 'target-lost', 'transcripts-replay', 'report-run', 'load-segments', 'sink',
 ];
 /**
- * Test processes at once (CES_UNIT_CONCURRENCY overrides). 3 keeps both cores busy: with 4 the step was CPU-bound (no idle time)
- * and no faster, and the load-sensitive files (50 SIGKILLs during a steady stream) starved.
+ * Test processes at once (CES_UNIT_CONCURRENCY overrides). 4: since the SIGKILL lives start from a bundle and the check files
+ * start fewer Playwright workers, 3 at a time left the cores idle a sixth of the step (495 CPU-s in 295 s); 4 at a time used
+ * 519 CPU-s in 269 s, every file passing (it was no faster when the step was CPU-bound, and starved the SIGKILL stream's restarts).
  */
-const CONCURRENCY = Number(process.env.CES_UNIT_CONCURRENCY ?? 3);
+const CONCURRENCY = Number(process.env.CES_UNIT_CONCURRENCY ?? 4);
 
 const named = process.argv.slice(2).map((f) => path.resolve(f));
 const all = named.length ? named : fs.readdirSync(path.join(ROOT, 'test')).filter((f) => f.endsWith('.test.ts')).sort().map((f) => path.join(ROOT, 'test', f));
@@ -33,14 +33,18 @@ const took = [];
 let failed = 0;
 const stream = run({ files, concurrency: CONCURRENCY });
 stream.on('test:dequeue', (d) => { if (d.name === d.file && !started.has(d.file)) started.set(d.file, Date.now()); });
-stream.on('test:complete', (d) => { if (d.name === d.file) took.push([path.relative(ROOT, d.file), (Date.now() - (started.get(d.file) ?? Date.now())) / 1000]); });
+const t0 = Date.now();
+stream.on('test:complete', (d) => { if (d.name === d.file) took.push([path.relative(ROOT, d.file), (Date.now() - (started.get(d.file) ?? Date.now())) / 1000, ((started.get(d.file) ?? t0) - t0) / 1000]); });
 stream.on('test:fail', () => { failed++; });
 const out = stream.compose(tap);
 out.pipe(process.stdout);
 out.on('end', () => {
   took.sort((a, b) => b[1] - a[1]);
   console.log(`\nunit-test files (${files.length}, ${CONCURRENCY} at a time), slowest first:`);
-  for (const [f, s] of took.slice(0, 20)) console.log(`  ${s.toFixed(1).padStart(6)} s  ${f}`);
+  // With where each began: the step ends with its last file, so a long file that starts late is the one to move up the list.
+  for (const [f, s, at] of took.slice(0, 20)) console.log(`  ${s.toFixed(1).padStart(6)} s  ${f}  (from ${at.toFixed(0)} s to ${(at + s).toFixed(0)} s)`);
+  const last = [...took].sort((a, b) => (b[2] + b[1]) - (a[2] + a[1])).slice(0, 3);
+  console.log(`last to end: ${last.map(([f, s, at]) => `${path.basename(f)} (${(at + s).toFixed(0)} s)`).join(', ')}`);
   if (failed) console.log(`${failed} test(s) failed`);
   process.exitCode = failed ? 1 : 0;
 });
