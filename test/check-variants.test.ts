@@ -12,7 +12,10 @@ describe('partners in every variant (table): a correct one passes, each wrong on
   const script = JSON.stringify(REFERENCE_SCRIPT);
   interface Row {
     name: string; mode: Record<string, boolean>; args?: string[]; code: number;
-    /** Playwright workers (1: no other check talks to the connector while the concurrency check holds its conversations). */
+    /**
+     * Playwright workers, 1 by default (a second one starts a worker for little time gained: these runs take 3-10 s). A row that
+     * needs 1 says so: no other check talks to the connector while the concurrency check holds its conversations.
+     */
     workers?: number;
     /** clause → verdict, and a pattern its reasons must match. */
     expect: Array<[string, string, RegExp?]>;
@@ -63,7 +66,7 @@ describe('partners in every variant (table): a correct one passes, each wrong on
       try {
         const res = await http({ method: 'POST', url: `${fake.controlUrl}/mode`, headers: { 'content-type': 'application/json', authorization: `Bearer ${fake.controlToken}` }, body: JSON.stringify(row.mode) }, agentFor(folder.caFile));
         assert.equal(res.status, 200, res.text);
-        const r = await runCheck(folder.work, ['connector', fake.url, '--secret', CONNECTOR_SECRET, '--ca-file', folder.caFile, '--script', script, ...(row.args ?? [])], { workers: row.workers ?? 2 });
+        const r = await runCheck(folder.work, ['connector', fake.url, '--secret', CONNECTOR_SECRET, '--ca-file', folder.caFile, '--script', script, ...(row.args ?? [])], { workers: row.workers });
         assert.equal(r.code, row.code, `${row.name}: exit code\n${tail(r)}`);
         for (const [id, verdict, why] of row.expect) {
           assert.equal(r.verdicts.get(id), verdict, `${row.name}: ${id}\n${saidAbout(r, id)}\n${tail(r)}`);
