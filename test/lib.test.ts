@@ -10,6 +10,7 @@ import { Clock } from '../lib/clock.js';
 import { addSecret, mask } from '../lib/mask.js';
 import { loadTarget, TargetError } from '../lib/target.js';
 import { generateTls } from '../lib/tls.js';
+import { schemaProblems } from '../lib/schemas.js';
 
 test('signature: sha256=<64 lowercase hex> HMAC of the raw bytes, verified; each broken part is refused', () => {
   const body = '{"eventId":"1"}';
@@ -79,4 +80,8 @@ test('tls: the server certificate is signed by the generated CA and names 127.0.
   assert.ok(leaf.checkIP('127.0.0.1'));
   assert.ok(leaf.checkHost('localhost'));
   assert.ok(ca.ca);
+});
+
+test('schemas: every schema of fixtures/schemas/ is a valid JSON Schema 2020-12 (getAjv skips this check for speed)', () => {
+  assert.deepEqual(schemaProblems(), []);
 });
