@@ -11,6 +11,11 @@ const quiet = process.env.CES_QUIET === '1';
 /** Spec files by their total time in a conformance run, longest first (measured: retry 128 s, lab bot 33 s serial, browser 30 s...). */
 const LONGEST_FIRST = ['webhooks/retry.spec.ts', 'bot-runtime/lab-bot.spec.ts', 'browser/inspector.spec.ts', 'browser/chat.spec.ts', 'bot-runtime/conversation.spec.ts', 'bot-runtime/timing.spec.ts'];
 const longest = LONGEST_FIRST.filter((f) => present.includes(f.split('/')[0]!));
+/** The webhook retry checks (20 to 50 s of real-time waiting each): both kinds of run dispatch them before anything else. */
+const RETRIES = 'webhooks/retry.spec.ts';
+const retryFiles = longest.includes(RETRIES) ? [RETRIES] : [];
+/** Every spec file of the suites present. */
+const allSpecs = present.map((s) => `${s}/**/*.spec.ts`);
 /**
  * `ces selftest` writes its plan here (cli/selftest-plan.ts): a few projects, each with the deviations whose checks it runs; the
  * fixture of suites/fixtures.ts switches each check's deviation on in the worker's own stack. The baseline project has none.
@@ -25,17 +30,15 @@ const selftestPlan: SelftestProject[] | undefined = process.env.CES_SELFTEST_PLA
  * turn comes (the last ones began 70 s into a 103 s run). The split keeps a project's checks within one of its deviations each.
  */
 function selftestProjects(plan: SelftestProject[]) {
-  const retries = present.includes('webhooks') ? ['webhooks/retry.spec.ts'] : [];
   const project = (p: SelftestProject, name: string, files: { testMatch: string[]; testIgnore?: string[] }) => ({
     name, testDir: here, ...files, grep: new RegExp(p.grep),
     metadata: { selftest: { baseline: p.baseline === true, deviations: p.deviations.map((d) => ({ id: d.id, clauses: d.clauses })) } },
   });
-  const all = present.map((s) => `${s}/**/*.spec.ts`);
   const split = plan.filter((p) => !p.baseline);
   return [
-    ...plan.filter((p) => p.baseline).map((p) => project(p, p.name, { testMatch: all })),
-    ...(retries.length ? split.map((p) => project(p, `${p.name}-retries`, { testMatch: retries })) : []),
-    ...split.map((p) => project(p, p.name, { testMatch: all, testIgnore: retries })),
+    ...plan.filter((p) => p.baseline).map((p) => project(p, p.name, { testMatch: allSpecs })),
+    ...(retryFiles.length ? split.map((p) => project(p, `${p.name}-retries`, { testMatch: retryFiles })) : []),
+    ...split.map((p) => project(p, p.name, { testMatch: allSpecs, testIgnore: retryFiles })),
   ];
 }
 
@@ -75,8 +78,8 @@ export default defineConfig({
       // workers in a 6-worker run. Projects are dispatched in this order, files in name order within one: the retry checks
       // (up to 41 s of real-time waiting each) start at once, then the other long files, then the rest. A check's suite is the
       // first folder of its file (lib/results.ts checkSource); `ces test --suite` selects files (cli/run.ts).
-      ...(longest.includes('webhooks/retry.spec.ts') ? [{ name: 'longest-retries', testDir: here, testMatch: ['webhooks/retry.spec.ts'] }] : []),
-      { name: 'longest', testDir: here, testMatch: longest.filter((f) => f !== 'webhooks/retry.spec.ts') },
-      { name: 'suites', testDir: here, testMatch: present.map((s) => `${s}/**/*.spec.ts`), testIgnore: longest },
+      ...(retryFiles.length ? [{ name: 'longest-retries', testDir: here, testMatch: retryFiles }] : []),
+      { name: 'longest', testDir: here, testMatch: longest.filter((f) => f !== RETRIES) },
+      { name: 'suites', testDir: here, testMatch: allSpecs, testIgnore: longest },
     ],
 });

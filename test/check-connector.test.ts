@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { findLeaks } from '../lib/results.js';
 import { startIntegratorConnector, type Mistake } from './fixtures/integrator-connector.js';
-import { CONNECTOR_SECRET, PARALLEL_RUNS, checkFolder, runCheck, tail, areaIds, assertMode } from './check-support.js';
+import { CONNECTOR_SECRET, PARALLEL_RUNS, checkFolder, runCheck, tail, areaIds, assertMode, clausesOf } from './check-support.js';
 
 const folder = checkFolder();
 
@@ -31,7 +31,6 @@ const CONNECTOR_RUNS: Array<{ modes: Mode[] }> = [
       fail: ['CONN-EP5-01', 'CONN-TRANSFER-01', 'CONN-TRANSFER-03', 'CONN-EP4-02'], warn: ['CONN-TRANSFER-02', 'CONN-QR-01', 'CONN-IMAGE-01', 'CONN-CONV-DATES-02'] },
   ] },
 ];
-const clausesOf = (m: Mode) => [...(m.fail ?? []), ...(m.warn ?? []), ...(m.note ?? [])].join(', ');
 
 describe('ces check connector against an independent integrator connector', { concurrency: PARALLEL_RUNS }, () => {
   for (const run of CONNECTOR_RUNS) {

@@ -5,7 +5,7 @@ import { findLeaks } from '../lib/results.js';
 import { startIntegratorReceiver, type ReceiverMistake } from './fixtures/integrator-receiver.js';
 import { startWebhookSink } from '../webhook-sink/server.js';
 import { http, agentFor } from '../lib/http.js';
-import { RECEIVER_SECRET, PARALLEL_RUNS, checkFolder, runCheck, tail, areaIds, assertMode } from './check-support.js';
+import { RECEIVER_SECRET, PARALLEL_RUNS, checkFolder, runCheck, tail, areaIds, assertMode, clausesOf } from './check-support.js';
 
 const folder = checkFolder();
 
@@ -21,7 +21,6 @@ describe('ces check webhook-receiver', { concurrency: PARALLEL_RUNS }, () => {
     { modes: [{ mistake: 'slow', warn: ['RECV-FAST-01'] }, { mistake: 'no-signature-check', warn: ['RECV-SIG-01', 'RECV-SIG-02'] }, { mistake: 'dedupe-correlation', fail: ['RECV-RETRY-01'] }], workers: 2 },
     { modes: [{ mistake: 'status-500', fail: ['RECV-ANSWER-01', 'RECV-RETRY-01'] }] },
   ];
-  const clausesOf = (m: { fail?: string[]; warn?: string[] }) => [...(m.fail ?? []), ...(m.warn ?? [])].join(', ');
 
   for (const run of RUNS) {
     test(`receiver mistakes ${run.modes.map((m) => m.mistake).join(', ')} in one run`, async (t) => {

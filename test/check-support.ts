@@ -48,6 +48,8 @@ export async function runCheck(work: string, args: string[], opts: { workers?: n
   return { code, out, dir, verdicts };
 }
 
+/** The clauses a mode asserts, for a test's title. */
+export const clausesOf = (m: { fail?: string[]; warn?: string[]; note?: string[] }) => [...(m.fail ?? []), ...(m.warn ?? []), ...(m.note ?? [])].join(', ');
 export const tail = (r: CheckRun) => r.out.split('\n').slice(-60).join('\n');
 export const areaIds = (area: string) => loadClauses().filter((c) => c.area === area && !c.retired).map((c) => c.id);
 

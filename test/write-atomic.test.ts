@@ -6,6 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { spawn } from 'node:child_process';
 import { writeFileAtomic } from '../lib/write-atomic.js';
+import { ROOT } from '../lib/paths.js';
 
 test('four processes rewriting one file at once leave one writer\'s whole content and no file aside', async () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ces-atomic-'));
@@ -13,7 +14,7 @@ test('four processes rewriting one file at once leave one writer\'s whole conten
   try {
     // Each writer writes 100 times a 200 kB page of its own letter: a torn write would mix letters.
     const writer = (letter: string) => new Promise<number | null>((resolve) => {
-      const code = `import { writeFileAtomic } from ${JSON.stringify(path.resolve('lib/write-atomic.ts'))};
+      const code = `import { writeFileAtomic } from ${JSON.stringify(path.join(ROOT, 'lib', 'write-atomic.ts'))};
         for (let i = 0; i < 100; i++) writeFileAtomic(${JSON.stringify(file)}, ${JSON.stringify(letter)}.repeat(200_000));`;
       spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', code], { stdio: 'inherit' }).on('exit', resolve);
     });
