@@ -7,7 +7,7 @@ import { checkAnchor, maskAll, readPlaywrightEvidence, type CheckEvidence, type 
 import { evidenceSvg } from './svg.js';
 import type { Coverage } from './coverage.js';
 import type { BaselineOutcome } from './baseline.js';
-import { LABEL, LEGEND, VERDICT_ORDER, checkVerdict, type Verdict } from './verdicts.js';
+import { LABEL, LEGEND, VERDICT_ORDER, checkVerdict, verdictFor, type Verdict } from './verdicts.js';
 import { writeFileAtomic } from './write-atomic.js';
 
 export interface RunSummary {
@@ -31,7 +31,7 @@ export interface RunSummary {
   /** `ces test --baseline F`: known failures, new ones, fixed ones. */
   baseline?: BaselineOutcome;
   /** selftest only: deviation id → caught or not. */
-  mutations?: Array<{ deviation: string; clauses: string[]; caught: boolean; failedChecks: string[]; harnessErrors?: string[] }>;
+  mutations?: Array<{ deviation: string; clauses: string[]; caught: boolean; failedChecks: string[]; failedClauses?: string[]; harnessErrors?: string[] }>;
 }
 
 /** The catalogue a page is built against (tests pass their own; the CLI uses fixtures/). */
@@ -98,7 +98,8 @@ export function proofs(runs: RunSummary[], deviations: Deviation[]): Map<string,
   }
   for (const m of selftest?.mutations ?? []) for (const c of m.clauses) {
     const p = byClause.get(c) ?? { state: 'not-tested', deviations: [m.deviation] };
-    if (m.caught) p.state = 'yes';
+    // A clause is proven by a deviation only when an assertion of that clause itself failed under it (a run that records it).
+    if (m.failedClauses ? m.failedClauses.includes(c) : m.caught) p.state = 'yes';
     else if (p.state !== 'yes') p.state = 'missed';
     byClause.set(c, p);
   }
@@ -339,11 +340,19 @@ function checkHtml(k: CheckEvidence, anchor: string, runDir: string, byId: Map<s
   const rest = shown.filter((a) => !isData(a));
   // A failed check opens the calls that went wrong and its last call: usually the one the assertion was about.
   const lastCall = rest.map((a) => a.contentType.startsWith('application/json')).lastIndexOf(true);
-  const clauseLinks = k.clauses.map((id) => { const c = byId.get(id); return `<a href="${landing}#clause-${encodeURIComponent(id)}"><code>${esc(id)}</code></a>${c ? ` <span class="meta">${c.severity}</span>` : ' <span class="meta">(not in catalogue)</span>'}`; }).join(', ');
+  // Each clause with the verdict this check gives it (G34: a clause is judged by its own assertions).
+  const clauseLinks = k.clauses.map((id) => {
+    const c = byId.get(id);
+    const cv = verdictFor(k, c?.severity, reference, id);
+    return `<a href="${landing}#clause-${encodeURIComponent(id)}"><code>${esc(id)}</code></a>${c ? ` <span class="meta">${c.severity}</span>` : ' <span class="meta">(not in catalogue)</span>'}${k.clauses.length > 1 ? ` <span class="badge v-${cv}">${esc(LABEL[cv])}</span>` : ''}`;
+  }).join(', ');
+  const ownReasons = Object.entries(k.clauseResults ?? {}).filter(([, r]) => r.failed.length)
+    .map(([id, r]) => `<p><code>${esc(id)}</code>: <span class="badge v-${verdictFor(k, byId.get(id)?.severity, reference, id)}">${esc(LABEL[verdictFor(k, byId.get(id)?.severity, reference, id)])}</span></p><pre class="reason">${esc(r.failed.join('\n'))}</pre>`).join('');
+  const unattributed = k.outcome !== 'failed' || !k.failure || k.failure.unattributed > 0;
   return `<section class="check ${k.outcome}" id="${esc(anchor)}" data-outcome="${k.outcome}">
 <h3><span class="badge v-${v}" title="${esc(LEGEND[v])}">${esc(LABEL[v])}</span> ${esc(k.title)}</h3>
 <p class="meta">clauses: ${clauseLinks || '<strong>none</strong>'} · project <code>${esc(k.project)}</code> · <code>${esc(k.file)}</code> · ${Math.round(k.durationMs)} ms</p>
-${k.reason ? `<pre class="${failed ? 'reason' : ''}">${esc(k.reason)}</pre>` : ''}
+${ownReasons}${k.reason && unattributed ? `<pre class="${failed ? 'reason' : ''}">${esc(k.reason)}</pre>` : ''}
 ${qualifiers}${repro}
 ${pictures.map((a) => attachmentHtml(a, runDir, failed, failed ? CLIP_FAILED : CLIP_OTHER)).join('\n')}
 ${rest.length ? `<details class="atts"${failed ? ' open' : ''}><summary>${rest.length} attachment(s): requests and responses, in order</summary>${rest.map((a, i) => attachmentHtml(a, runDir, failed && (i === lastCall || isErrorCall(a)), failed ? CLIP_FAILED : CLIP_OTHER)).join('\n')}</details>` : ''}

@@ -64,7 +64,7 @@ export const selftestCommand: CommandModule<{}, Args> = {
       console.log(`selftest: ${devs.length} deviations in ${plan.filter((p) => !p.baseline).length} project(s) on ${lanes} lane(s)${a.baseline ? ', with a baseline (no deviation) first' : ''}`);
       await runPlaywright({ targetFile: resolved.file, targetFiles: resolved.files, runDir: run.dir, quiet: true, progress: true, workers: lanes, extraEnv: { CES_SELFTEST_PLAN: planFile } });
       const resultsFile = path.join(run.dir, 'results.json');
-      const out = fs.existsSync(resultsFile) ? readSelftestResults(resultsFile) : { byDeviation: new Map(), baselineFailed: [], baselineRan: 0 };
+      const out: ReturnType<typeof readSelftestResults> = fs.existsSync(resultsFile) ? readSelftestResults(resultsFile, devs) : { byDeviation: new Map(), baselineFailed: [], baselineRan: 0 };
       if (a.baseline) {
         baselineOk = out.baselineFailed.length === 0 && out.baselineRan > 0;
         for (const f of out.baselineFailed) console.log(`  baseline FAIL ${f.title}: ${f.reason.split('\n')[0]}`);
@@ -72,10 +72,11 @@ export const selftestCommand: CommandModule<{}, Args> = {
       for (const d of devs) {
         const o = out.byDeviation.get(d.id);
         // Only a check's own failure catches a deviation; a harness error says nothing about it (lib/verdicts.ts).
-        const failedChecks = (o?.failed ?? []).map((c: { title: string }) => c.title);
-        const harnessErrors = (o?.harnessErrors ?? []).map((c: { title: string }) => c.title);
-        mutations.push({ deviation: d.id, clauses: d.clauses, caught: failedChecks.length > 0, failedChecks, ...(harnessErrors.length ? { harnessErrors } : {}) });
-        if (harnessErrors.length) console.log(`  ${d.id}: ${harnessErrors.length} HARNESS ERROR, not counted: ${harnessErrors.join('; ')}`);
+        const failedChecks = (o?.failed ?? []).map((c) => c.title);
+        const failedClauses = [...new Set((o?.failed ?? []).flatMap((c) => c.clauses))].sort();
+        const harnessErrors = (o?.harnessErrors ?? []).map((c) => `${c.title}: ${c.reason.split('\n')[0]}`);
+        mutations.push({ deviation: d.id, clauses: d.clauses, caught: failedChecks.length > 0, failedChecks, failedClauses, ...(harnessErrors.length ? { harnessErrors } : {}) });
+        if (harnessErrors.length) console.log(`  ${d.id}: ${harnessErrors.length} HARNESS ERROR (the harness broke; not counted): ${harnessErrors.join('; ')}`);
       }
     } finally {
       await resolved.close();
@@ -83,9 +84,14 @@ export const selftestCommand: CommandModule<{}, Args> = {
     const order = new Map(devs.map((d, i) => [d.id, i]));
     mutations.sort((x, y) => order.get(x.deviation)! - order.get(y.deviation)!);
     const missed = mutations.filter((m) => !m.caught);
-    if (a.matrix) fs.writeFileSync(a.matrix, JSON.stringify(Object.fromEntries(mutations.map((m) => [m.deviation, [...m.failedChecks].sort()])), null, 1) + '\n');
-    finishRun(run, 'selftest', resolved.target, [], { mutations, exitCode: missed.length || !baselineOk ? 1 : 0 });
+    // The proof of each deviation: the checks that caught it and the clauses whose own assertions failed (lib/verdicts.ts).
+    if (a.matrix) fs.writeFileSync(a.matrix, JSON.stringify(Object.fromEntries(mutations.map((m) => [m.deviation, { checks: [...m.failedChecks].sort(), clauses: m.failedClauses ?? [] }])), null, 1) + '\n');
+    // A harness error anywhere makes the self-test untrustworthy: exit 2, naming it (it never counts as catching a deviation).
+    const broken = mutations.filter((m) => m.harnessErrors?.length);
+    const code = broken.length ? 2 : missed.length || !baselineOk ? 1 : 0;
+    finishRun(run, 'selftest', resolved.target, [], { mutations, exitCode: code });
     console.log(`\nselftest: ${mutations.length - missed.length} passed, ${missed.length} failed${baselineOk ? '' : ' (baseline failed: the checks do not pass without deviations)'}`);
-    process.exitCode = missed.length || !baselineOk ? 1 : 0;
+    if (broken.length) console.log(`selftest: HARNESS ERROR in the checks of ${broken.length} deviation(s): ${broken.map((m) => m.deviation).join(', ')} (exit 2: the harness broke, the self-test proves nothing there)`);
+    process.exitCode = code;
   },
 };
