@@ -34,28 +34,34 @@ const key = (c: ListedCheck) => `${c.project}\u0000${c.file}\u0000${c.title}`;
 /** The suites (first folder of the spec files) whose checks name one of these clauses. */
 const suitesOf = (clauses: string[], checks: ListedCheck[]) => [...new Set(checks.filter((c) => c.clauses.some((id) => clauses.includes(id))).map((c) => c.project))].sort();
 
-/**
- * What an alternative takes hold of, so that two sharing a run never act on the same thing: its clauses (each must be seen to
- * report by itself), the policy fields it sets and the paths its edits change, per seam.
- */
-function holds(d: Deviation): string[] {
+/** What an alternative changes, so that two sharing a run never act on the same thing: the policy fields it sets, the paths its edits change, per seam. */
+function changes(d: Deviation): string[] {
   const e = d as Deviation & { seam?: string; set?: Record<string, unknown>; edits?: Array<{ at: string }> };
-  return [...d.clauses.map((c) => `clause ${c}`), ...Object.keys(e.set ?? {}).map((f) => `${e.seam} ${f}`), ...(e.edits ?? []).map((x) => `${e.seam} ${x.at}`)];
+  return [...Object.keys(e.set ?? {}).map((f) => `${e.seam} ${f}`), ...(e.edits ?? []).map((x) => `${e.seam} ${x.at}`)];
 }
+
+/** The clauses of `d` that no other of `group` names: those that show it by itself when they report. */
+export const ownClauses = (d: { id: string; clauses: string[] }, group: Array<{ id: string; clauses: string[] }>): string[] =>
+  d.clauses.filter((c) => !group.some((o) => o.id !== d.id && o.clauses.includes(c)));
 
 /**
  * Alternatives grouped so that as few runs as possible cover every check of their suites: greedily, largest first, an alternative
- * joins the first group that holds nothing it holds (lib/catalogue.ts isAlternative); each group runs every check of the suites of
- * its members with all of them on. A MUST or SHOULD failure in a group is laid to all of its members.
+ * joins the first group where it changes nothing another changes and where it and every member keep a clause of their own (a
+ * clause several name, such as the status rule REST-ENV-05, says nothing of which one reported it). Each group runs every check
+ * of the suites of its members with all of them on; a MUST or SHOULD failure in a group is laid to all of its members.
  */
 function planAlternatives(alts: Deviation[], checks: ListedCheck[]): PlannedProject[] {
   const size = (suites: string[]) => checks.filter((c) => suites.includes(c.project)).length;
-  const groups: Array<{ held: Set<string>; devs: Deviation[] }> = [];
+  const groups: Array<{ changed: Set<string>; devs: Deviation[] }> = [];
+  const fits = (d: Deviation, g: { changed: Set<string>; devs: Deviation[] }) => {
+    if (changes(d).some((x) => g.changed.has(x))) return false;
+    const after = [...g.devs, d];
+    return after.every((m) => ownClauses(m, after).length > 0);
+  };
   for (const d of [...alts].sort((x, y) => size(suitesOf(y.clauses, checks)) - size(suitesOf(x.clauses, checks)) || x.id.localeCompare(y.id))) {
-    const mine = holds(d);
-    let g = groups.find((x) => !mine.some((h) => x.held.has(h)));
-    if (!g) groups.push((g = { held: new Set(), devs: [] }));
-    for (const h of mine) g.held.add(h);
+    let g = groups.find((x) => fits(d, x));
+    if (!g) groups.push((g = { changed: new Set(), devs: [] }));
+    for (const x of changes(d)) g.changed.add(x);
     g.devs.push(d);
   }
   return groups.map((g, i) => {
@@ -107,8 +113,8 @@ export interface AlternativeOutcome extends DeviationOutcome { outside: Array<{ 
  * Reads the results of a selftest run (lib/results.ts, the same reading as every run): per deviation (the `deviation` annotation
  * its fixture adds), the checks that ran and those that caught it. A check catches a deviation when an assertion of one of the
  * deviation's clauses failed (lib/verdicts.ts failedClauses): a failure of another clause of the same check is no proof.
- * Alternatives (the `alternatives` annotation: all of a project's, on together): per alternative, the checks that reported its
- * own clauses, and every clause reported outside the clauses of the project's alternatives.
+ * Alternatives (the `alternatives` annotation: all of a project's, on together): per alternative, the checks that reported a
+ * clause of its own (named by no other alternative of the run), and every clause reported outside the clauses of the run's alternatives.
  */
 export function readSelftestResults(file: string, devs: Array<{ id: string; clauses: string[] }> = []): { byDeviation: Map<string, DeviationOutcome>; byAlternative: Map<string, AlternativeOutcome>; baselineFailed: Array<{ title: string; reason: string }>; baselineRan: number } {
   const clausesOf = new Map(devs.map((d) => [d.id, d.clauses]));
@@ -126,14 +132,16 @@ export function readSelftestResults(file: string, devs: Array<{ id: string; clau
       const mine = new Set(k.alternatives.flatMap((a) => clausesOf.get(a) ?? []));
       const reported = reportedClauses(k);
       const outside = reported.filter((c) => !mine.has(c)).map((c) => ({ title: k.title, clause: c, reason: clauseReason(k, c) ?? reason }));
-      for (const a of k.alternatives) {
-        const o: AlternativeOutcome = byAlternative.get(a) ?? { deviation: a, ran: 0, failed: [], harnessErrors: [], outside: [] };
+      const group = k.alternatives.map((a) => ({ id: a, clauses: clausesOf.get(a) ?? [] }));
+      for (const a of group) {
+        const o: AlternativeOutcome = byAlternative.get(a.id) ?? { deviation: a.id, ran: 0, failed: [], harnessErrors: [], outside: [] };
         o.ran++;
-        const own = reported.filter((c) => (clausesOf.get(a) ?? []).includes(c));
+        // Only a clause no other alternative of the run names shows this one (lib/selftest-plan.ts ownClauses).
+        const own = reported.filter((c) => ownClauses(a, group).includes(c));
         if (own.length) o.failed.push({ title: k.title, reason, clauses: own });
         if (k.outcome === 'harness-error') o.harnessErrors.push({ title: k.title, reason });
         o.outside.push(...outside);
-        byAlternative.set(a, o);
+        byAlternative.set(a.id, o);
       }
       continue;
     }

@@ -4,6 +4,7 @@ import type { FullResult, Reporter, Suite, TestCase, TestResult } from '@playwri
 import { ANNOTATION, classifyOutcome, failedClauses, reportedClauses } from '../lib/verdicts.js';
 import { clauseResultsOf } from '../lib/results.js';
 import { hookFailed } from './facts-reporter.js';
+import { ownClauses } from '../cli/selftest-plan.js';
 
 /** Per deviation: its checks ended, those that caught it, harness errors; for an alternative, clauses reported outside its run's. */
 interface Tally { total: number; ended: number; failed: number; harness: number; done: boolean; alternative?: boolean; outside?: Set<string> }
@@ -52,7 +53,8 @@ export default class SelftestReporter implements Reporter {
         if (!t) continue;
         t.ended++;
         if (outcome === 'harness-error') t.harness++;
-        if (reported.some((c) => this.clausesOf.get(a)?.includes(c))) t.failed++;
+        const group = together.map((id) => ({ id, clauses: this.clausesOf.get(id) ?? [] }));
+        if (reported.some((c) => ownClauses({ id: a, clauses: this.clausesOf.get(a) ?? [] }, group).includes(c))) t.failed++;
         for (const c of reported) if (!mine.has(c)) t.outside!.add(c);
         if (t.ended >= t.total) this.report(a, t);
       }

@@ -25,7 +25,7 @@ const check = (project: string, title: string, cl: string[]): ListedCheck => ({ 
 test('the plan: faults run the checks of their clauses one deviation each; alternatives every check of their suites, together where they hold nothing in common', () => {
   const checks = [
     check('rest', 'r1', ['R-MUST-01']), check('rest', 'r2', ['R-REF-01']), check('rest', 'r3', ['R-REF-02']),
-    check('auth', 'a1', ['A-REF-01']), check('webhooks', 'w1', ['W-MUST-01']),
+    check('auth', 'a1', ['A-REF-01']), check('webhooks', 'w1', ['W-MUST-01']), check('rest', 'r4', ['R-REF-03', 'R-REF-04', 'R-REF-UMBRELLA']),
   ];
   const devs = [
     dev('fault-r', ['R-MUST-01']),
@@ -33,6 +33,9 @@ test('the plan: faults run the checks of their clauses one deviation each; alter
     dev('alt-r1-other', ['R-REF-01'], { kind: 'alternative', seam: 'rest.response', edits: [{ at: 'meta.message', set: 'x' }] }),
     dev('alt-r2', ['R-REF-02'], { kind: 'alternative', seam: 'rest.policy', set: { pageMax: 2 } }),
     dev('alt-a1', ['A-REF-01'], { kind: 'alternative', seam: 'auth.policy', set: { x: 1 } }),
+    // Two that name a shared clause (as REST-ENV-05, the status rule) besides one of their own: they may share a run.
+    dev('alt-s1', ['R-REF-03', 'R-REF-UMBRELLA'], { kind: 'alternative', seam: 'rest.policy', set: { s1: 1 } }),
+    dev('alt-s2', ['R-REF-04', 'R-REF-UMBRELLA'], { kind: 'alternative', seam: 'rest.policy', set: { s2: 1 } }),
   ];
   const plan = planSelftest(devs, checks, true);
   const byName = new Map(plan.map((p) => [p.name, p]));
@@ -42,7 +45,8 @@ test('the plan: faults run the checks of their clauses one deviation each; alter
   assert.deepEqual(byName.get('deviations-1')?.deviations.map((d) => d.id), ['fault-r']);
   const groups = plan.filter((p) => p.together);
   // alt-r1 and alt-r1-other share a clause, alt-r1 and alt-r2 a policy field: three groups at least, each alternative once.
-  assert.deepEqual(groups.flatMap((g) => g.deviations.map((d) => d.id)).sort(), ['alt-a1', 'alt-r1', 'alt-r1-other', 'alt-r2']);
+  assert.deepEqual(groups.flatMap((g) => g.deviations.map((d) => d.id)).sort(), ['alt-a1', 'alt-r1', 'alt-r1-other', 'alt-r2', 'alt-s1', 'alt-s2']);
+  assert.ok(groups.some((g) => ['alt-s1', 'alt-s2'].every((id) => g.deviations.some((d) => d.id === id))), 'a shared clause beside clauses of their own does not keep two apart');
   for (const g of groups) {
     const ids = g.deviations.map((d) => d.id);
     assert.ok(!(ids.includes('alt-r1') && ids.includes('alt-r1-other')) && !(ids.includes('alt-r1') && ids.includes('alt-r2')), `${ids} share a clause or a field`);
@@ -76,7 +80,7 @@ function results(tests: Array<{ title: string; tags: string[]; status: 'passed' 
 }
 
 test('the outcome of alternatives: each must report its own REF clause; any other clause reported (a MUST failure, a SHOULD recorded as failed) is laid to the run', () => {
-  const on = ['alt-a', 'alt-b'];
+  const on = ['alt-a', 'alt-b', 'alt-c'];
   const file = results([
     // alt-a's REF clause reported under its own `under` record (the check fails softly against the reference).
     { title: 'status of a create', tags: ['REST-OP-05', 'REST-OP-06'], status: 'failed', records: [{ clause: 'REST-OP-06', failed: 'expected 201' }, { clause: 'REST-OP-05' }], alternatives: on },
@@ -85,11 +89,14 @@ test('the outcome of alternatives: each must report its own REF clause; any othe
     // A SHOULD clause recorded as failed: the check passes, and still reports it.
     { title: 'a should', tags: ['REST-OP-05'], status: 'passed', records: [{ clause: 'REST-OP-05', failed: 'advice not followed' }], alternatives: on },
     { title: 'untouched', tags: ['REST-OP-01'], status: 'passed', alternatives: on },
+    // A clause alt-c shares with alt-a: it says nothing of which one reported it, so it shows neither.
+    { title: 'a shared clause', tags: ['REST-ID-02'], status: 'failed', records: [{ clause: 'REST-ID-02', failed: 'expected 404' }], alternatives: on },
   ]);
-  const out = readSelftestResults(file, [{ id: 'alt-a', clauses: ['REST-OP-06'] }, { id: 'alt-b', clauses: ['REST-PAGE-03'] }]);
+  const out = readSelftestResults(file, [{ id: 'alt-a', clauses: ['REST-OP-06', 'REST-ID-02'] }, { id: 'alt-b', clauses: ['REST-PAGE-03'] }, { id: 'alt-c', clauses: ['REST-ID-02', 'REST-ID-03'] }]);
   const a = out.byAlternative.get('alt-a')!;
   const b = out.byAlternative.get('alt-b')!;
-  assert.equal(a.ran, 4);
+  assert.equal(a.ran, 5);
+  assert.deepEqual(out.byAlternative.get('alt-c')!.failed, [], 'alt-c reported no clause of its own');
   assert.deepEqual(a.failed.map((f) => f.title), ['status of a create']);
   assert.deepEqual(b.failed.map((f) => f.title), ['a page over the max']);
   // Laid to both members of the run: the MUST clause failed with alt-b's REF clause, and the SHOULD clause.
