@@ -95,10 +95,14 @@ export const selftestCommand: CommandModule<{}, Args> = {
         const caught = failedChecks.length > 0 && outside.length === 0;
         mutations.push({ deviation: d.id, clauses: d.clauses, caught, failedChecks, failedClauses, ...(harnessErrors.length ? { harnessErrors } : {}), ...(isAlternative(d) ? { kind: 'alternative' as const, checksRun: o?.ran ?? 0, outside } : {}) });
         if (harnessErrors.length) console.log(`  ${d.id}: ${harnessErrors.length} HARNESS ERROR (the harness broke; not counted): ${harnessErrors.join('; ')}`);
-        if (isAlternative(d)) {
-          if (!failedChecks.length) console.log(`  alternative ${d.id}: NOT REPORTED: none of ${o?.ran ?? 0} check(s) reported ${d.clauses.join(', ')}`);
-          for (const x of outside) console.log(`  alternative ${d.id}: reported outside its own clauses (with the alternatives of its run on): ${x}`);
-        }
+        if (isAlternative(d) && !failedChecks.length) console.log(`  alternative ${d.id}: NOT REPORTED: none of ${o?.ran ?? 0} check(s) reported a clause of its own (${d.clauses.join(', ')})`);
+      }
+      // What a run of alternatives reported outside their clauses, once per run (it is laid to every alternative of the run).
+      for (const p of plan.filter((x) => x.together)) {
+        const outside = mutations.find((m) => m.deviation === p.deviations[0]?.id)?.outside ?? [];
+        if (!outside.length) continue;
+        console.log(`  ${p.name} (${p.deviations.map((d) => d.id).join(', ')} on together): ${outside.length} report(s) outside their clauses, none allowed:`);
+        for (const x of outside) console.log(`    ${x}`);
       }
     } finally {
       await resolved.close();
