@@ -1,6 +1,8 @@
 // REST conversations (conversation.json-unicode): fields, filters, well-formed and legacy history, the 3-month listing window.
 import { test, expect, expectSchema } from '../fixtures/target.js';
 import { clauses } from '../fixtures/evidence.js';
+import { SimDriver } from '../fixtures/sim.js';
+import { withClockLock } from '../fixtures/clock.js';
 import { expectPayload, notJudgedIf, under } from '../verdicts.js';
 import { DAY, day, fmt, ids, listAll, monthsAgo, otherKey, parse, pastPeriod, plusMonths, qs } from './activity-helpers.js';
 
@@ -202,17 +204,59 @@ test('without formatHistory=0, and on the plain path, history is the legacy tran
   expect(plain.json.data.map((x: any) => x.id), 'the plain path lists the same conversations').toEqual(unicode.json.data.map((x: any) => x.id));
 });
 
-test('without from and to the listing covers the last 3 months', clauses('REST-PERIOD-01'), async ({ api }) => {
-  const now = Date.now();
-  const d = await listAll(api, LIST, WELL);
-  expect(d.items.length).toBeGreaterThan(0);
-  // 3 months are at most 92 days; tolerance 1 day for clock differences between this runner and the service.
-  const lower = now - 93 * DAY;
-  for (const c of d.items) expect(parse(c.created_at), `conversation ${c.id} (${c.created_at}) is within the last 3 months (+1 day)`).toBeGreaterThanOrEqual(lower);
-  // Everything from 3 months ago + 10 days (tolerance for a service clock moved forward) to yesterday must be in it.
-  const e = await listAll(api, LIST, { ...WELL, filters: { from: fmt(now - 3 * 28 * DAY + 10 * DAY), to: fmt(now - DAY) } });
-  const have = new Set(d.items.map((c) => c.id));
-  expect(e.items.filter((c) => !have.has(c.id)).map((c) => c.id), 'conversations of the last 3 months missing from the default listing').toEqual([]);
+/** Calendar months before `ms` in UTC, the day clamped to the target month's last day (May 31 - 3 months = Feb 28). */
+function monthsBefore(ms: number, months: number): number {
+  const d = new Date(ms);
+  const t = new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth() - months, 1, d.getUTCHours(), d.getUTCMinutes(), d.getUTCSeconds(), d.getUTCMilliseconds()));
+  t.setUTCDate(Math.min(d.getUTCDate(), new Date(Date.UTC(t.getUTCFullYear(), t.getUTCMonth() + 1, 0)).getUTCDate()));
+  return t.getTime();
+}
+/** Every reading of "3 months" lies between these many days (three months hold 89 to 92 days). */
+const THREE_MONTHS_DAYS = { least: 89, most: 92 };
+/** How far this runner's clock may be from a service's that exposes none (NTP time on both sides). */
+const CLOCK_SKEW_MS = 60_000;
+
+test('without from and to the listing covers the last 3 months, up to now', clauses('REST-PERIOD-01', 'REST-PERIOD-07'), async ({ api, target }) => {
+  // The service clock when the target exposes it (sim), else this runner's; held still meanwhile (no check moves it).
+  const sim = target.capabilities.includes('sim') ? new SimDriver(target) : undefined;
+  await withClockLock(target, 'shared', async () => {
+    const now = async () => (sim ? (await sim.clock({ quiet: true })).nowMs : Date.now());
+    // A conversation of our own at the end of the window (the simulation API), so "up to now" is judged on what just happened.
+    const own = sim ? (await sim.ok('POST', '/conversations', { channel: 'call', text: 'ces: default listing period' })).conversationId as string : undefined;
+    const before = await now();
+    const listed = await listAll(api, LIST, { ...WELL, full: 1 });
+    const after = await now();
+    const skew = (sim ? 1_000 : CLOCK_SKEW_MS) + (after - before);
+    // The ground truth: every conversation of the last 3 months and a few days more, in windows of under 3 months (REST-PERIOD-06).
+    const mid = Math.floor((before - 46 * DAY) / 1000) * 1000;
+    const truth = new Map<number, any>();
+    for (const [from, to] of [[before - (THREE_MONTHS_DAYS.most + 3) * DAY, mid], [mid, after + DAY]] as const) {
+      for (const c of (await listAll(api, LIST, { ...WELL, full: 1, filters: { from: fmt(from), to: fmt(to) } })).items) truth.set(c.id, c);
+    }
+    const inDefault = new Set(ids(listed.items));
+    const at = (c: any) => parse(c.created_at);
+    // REST-PERIOD-01: from at most 92 and at least 89 days ago (every reading of 3 months) up to now.
+    for (const c of listed.items) {
+      expect(at(c), `conversation ${c.id} (${c.created_at}) is within the last ${THREE_MONTHS_DAYS.most} days`).toBeGreaterThanOrEqual(after - THREE_MONTHS_DAYS.most * DAY - skew);
+      expect(at(c), `conversation ${c.id} (${c.created_at}) is not after now`).toBeLessThanOrEqual(after + skew);
+    }
+    const owed = [...truth.values()].filter((c) => at(c) >= before - THREE_MONTHS_DAYS.least * DAY + skew && at(c) <= before - skew);
+    expect(owed.length, 'conversations of the last 89 days to judge').toBeGreaterThan(0);
+    expect(owed.filter((c) => !inDefault.has(c.id)).map((c) => `${c.id} (${c.created_at})`), 'conversations of the last 89 days missing from the default listing').toEqual([]);
+    if (own) {
+      const mine = listed.items.find((c) => c.xmpp_id === own) ?? [...truth.values()].find((c) => c.xmpp_id === own);
+      notJudgedIf(!mine, `the conversation started through the simulation API (${own}) is listed by no REST listing of this key`);
+      expect(inDefault.has(mine.id), `the conversation started just now (${mine.created_at}) is in the default listing`).toBe(true);
+    }
+    // REST-PERIOD-07: calendar months in UTC, exactly: from the same instant 3 months ago (day clamped) to now.
+    under('REST-PERIOD-07', () => {
+      const edge = monthsBefore(before, 3);
+      const want = [...truth.values()].filter((c) => at(c) >= edge + skew && at(c) <= before - skew).map((c) => c.id);
+      const wrong = [...truth.values()].filter((c) => Math.abs(at(c) - edge) > skew && at(c) < edge && inDefault.has(c.id)).map((c) => `${c.id} (${c.created_at})`);
+      expect(want.filter((id) => !inDefault.has(id)), `conversations since ${fmt(edge)} (3 calendar months) missing`).toEqual([]);
+      expect(wrong, `conversations before ${fmt(edge)} (3 calendar months) listed`).toEqual([]);
+    });
+  });
 });
 
 test('with only from the listing covers the 3 months after it', clauses('REST-PERIOD-02'), async ({ api }) => {
