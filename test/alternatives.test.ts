@@ -56,6 +56,14 @@ test('the plan: faults run the checks of their clauses one deviation each; alter
   }
   assert.ok(groups.some((g) => g.deviations.some((d) => d.id === 'alt-a1') && g.suites!.includes('auth') && g.suites!.includes('rest')), 'the auth alternative shares a run with a REST one');
   assert.equal(planSelftest(devs, checks, false).some((p) => p.baseline), false);
+  // Edits of one path share a run when they compose (replacements of different texts) or act in different scopes; not when
+  // both set it in one scope.
+  const edit = (id: string, clause: string, e: Record<string, unknown>, where?: string) => dev(id, [clause], { kind: 'alternative', seam: 'rest.response', edits: [{ at: 'meta.message', ...e }], ...(where ? { where } : {}) });
+  const together = (a: Deviation, b: Deviation) => planSelftest([a, b], checks, false).length === 1;
+  assert.ok(together(edit('e1', 'R-REF-01', { replace: ['^a', 'x'] }, 'statistic'), edit('e2', 'R-REF-02', { replace: ['^b', 'y'] }, 'statistic')));
+  assert.ok(together(edit('e1', 'R-REF-01', { set: 'x' }, 'statistic'), edit('e2', 'R-REF-02', { set: 'y' }, 'callmeeting')));
+  assert.ok(!together(edit('e1', 'R-REF-01', { set: 'x' }, 'statistic'), edit('e2', 'R-REF-02', { set: 'y' })));
+  assert.ok(!together(edit('e1', 'R-REF-01', { replace: ['^a', 'x'] }), edit('e2', 'R-REF-02', { replace: ['^a', 'y'] }, 'statistic')));
 });
 
 /** A Playwright JSON results file of checks run under alternatives (the shape lib/results.ts reads). */
