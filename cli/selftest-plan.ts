@@ -4,8 +4,13 @@ import type { ListedCheck } from '../lib/list-checks.js';
 import { failedClauses } from '../lib/verdicts.js';
 import { readPlaywrightResults } from '../lib/results.js';
 
-/** One deviation of a project: its clauses (a check runs under it when it names one) and how many checks that makes. */
-export interface PlannedDeviation { id: string; clauses: string[]; checks: number }
+/**
+ * One deviation of a project: its clauses (a check runs under it when it names one) and how many checks that makes. `wire`: a
+ * wire fault (fixtures/wire-faults.json) the check's fixture switches on the wire proxy instead of a deviation of the service.
+ */
+export interface PlannedDeviation { id: string; clauses: string[]; checks: number; wire?: boolean }
+/** What the plan needs of a deviation or a wire fault. */
+export interface Mutation { id: string; clauses: string[]; wire?: boolean }
 /**
  * A Playwright project of the run. Every check of a project belongs to exactly one of its deviations, so one worker runs the
  * project's checks one after the other, switching its stack to each check's deviation (suites/fixtures.ts); a project per deviation
@@ -19,9 +24,9 @@ export const clauseGrep = (ids: string[]) => `(${ids.map((id) => '@' + id.replac
 const key = (c: ListedCheck) => `${c.project}\u0000${c.file}\u0000${c.title}`;
 
 /** Greedy colouring, largest first: a deviation joins the first project none of whose checks it shares. */
-export function planSelftest(devs: Deviation[], checks: ListedCheck[], baseline: boolean): PlannedProject[] {
+export function planSelftest(devs: Array<Deviation | Mutation>, checks: ListedCheck[], baseline: boolean): PlannedProject[] {
   const checksOf = new Map(devs.map((d) => [d.id, new Set(checks.filter((c) => c.clauses.some((id) => d.clauses.includes(id))).map(key))]));
-  const groups: Array<{ taken: Set<string>; devs: Deviation[] }> = [];
+  const groups: Array<{ taken: Set<string>; devs: Array<Deviation | Mutation> }> = [];
   for (const d of [...devs].sort((x, y) => checksOf.get(y.id)!.size - checksOf.get(x.id)!.size)) {
     const mine = checksOf.get(d.id)!;
     let g = groups.find((x) => ![...mine].some((k) => x.taken.has(k)));
@@ -32,7 +37,7 @@ export function planSelftest(devs: Deviation[], checks: ListedCheck[], baseline:
   const projects: PlannedProject[] = groups.map((g, i) => ({
     name: `deviations-${i + 1}`,
     grep: clauseGrep([...new Set(g.devs.flatMap((d) => d.clauses))]),
-    deviations: g.devs.map((d) => ({ id: d.id, clauses: d.clauses, checks: checksOf.get(d.id)!.size })),
+    deviations: g.devs.map((d) => ({ id: d.id, clauses: d.clauses, checks: checksOf.get(d.id)!.size, ...('wire' in d && d.wire ? { wire: true } : {}) })),
   }));
   const all = [...new Set(devs.flatMap((d) => d.clauses))];
   return baseline ? [{ name: 'baseline', grep: clauseGrep(all), deviations: [], baseline: true }, ...projects] : projects;

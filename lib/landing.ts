@@ -34,7 +34,7 @@ export interface RunSummary {
   /** selftest only: deviation id → caught or not. */
   mutations?: Array<{ deviation: string; clauses: string[]; caught: boolean; failedChecks: string[]; failedClauses?: string[]; harnessErrors?: string[] }>;
   /** `ces selftest --wire`: each wire fault, its clauses, and the clauses whose own assertions failed under it. */
-  wireFaults?: Array<{ fault: string; clauses: string[]; caught: boolean; failedChecks?: string[]; failedClauses?: string[] }>;
+  wireFaults?: Array<{ fault: string; clauses: string[]; caught: boolean; failedChecks?: string[]; failedClauses?: string[]; harnessErrors?: string[] }>;
 }
 
 /** The catalogue a page is built against (tests pass their own; the CLI uses fixtures/). */

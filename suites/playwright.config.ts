@@ -20,7 +20,7 @@ const allSpecs = present.map((s) => `${s}/**/*.spec.ts`);
  * `ces selftest` writes its plan here (cli/selftest-plan.ts): a few projects, each with the deviations whose checks it runs; the
  * fixture of suites/fixtures.ts switches each check's deviation on in the worker's own stack. The baseline project has none.
  */
-interface SelftestProject { name: string; grep: string; deviations: Array<{ id: string; clauses: string[] }>; baseline?: boolean }
+interface SelftestProject { name: string; grep: string; deviations: Array<{ id: string; clauses: string[]; wire?: boolean }>; baseline?: boolean }
 const selftestPlan: SelftestProject[] | undefined = process.env.CES_SELFTEST_PLAN ? JSON.parse(fs.readFileSync(process.env.CES_SELFTEST_PLAN, 'utf8')) : undefined;
 
 /**
@@ -32,7 +32,7 @@ const selftestPlan: SelftestProject[] | undefined = process.env.CES_SELFTEST_PLA
 function selftestProjects(plan: SelftestProject[]) {
   const project = (p: SelftestProject, name: string, files: { testMatch: string[]; testIgnore?: string[] }) => ({
     name, testDir: here, ...files, grep: new RegExp(p.grep),
-    metadata: { selftest: { baseline: p.baseline === true, deviations: p.deviations.map((d) => ({ id: d.id, clauses: d.clauses })) } },
+    metadata: { selftest: { baseline: p.baseline === true, deviations: p.deviations.map((d) => ({ id: d.id, clauses: d.clauses, ...(d.wire ? { wire: true } : {}) })) } },
   });
   const split = plan.filter((p) => !p.baseline);
   return [
