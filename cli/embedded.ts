@@ -49,6 +49,10 @@ export async function resolveTarget(opts: { target?: string; deviate?: string[];
   // the top: the reference implementation's modules cost start-up time to every `ces` command that never starts a stack.
   const { Deviations, UnknownDeviationError } = await import('../reference-impl/deviations.js');
   try { new Deviations(opts.deviate ?? []); } catch (e) { if (e instanceof UnknownDeviationError) throw new UsageError(e.message); throw e; }
+  if (opts.wireFault) {
+    const { loadWireFaults } = await import('../wire/faults.js');
+    if (!loadWireFaults().some((f) => f.id === opts.wireFault)) throw new UsageError(`unknown wire fault "${opts.wireFault}"; see \`ces selftest --list\` (fixtures/wire-faults.json)`);
+  }
   const tls = generateTls();
   const started = await Promise.allSettled(Array.from({ length: Math.max(1, opts.stacks ?? 1) }, async () => {
     // The embedded target file holds live keys and passwords: it lives in a private temporary folder, never under reports/.

@@ -19,6 +19,8 @@ export type Partner = (typeof PARTNERS)[number];
  */
 export interface WireWhere {
   endpoint?: string[]; role?: 'visitor' | 'operator'; occurrence?: number[];
+  /** Every n-th occurrence (2: the second, fourth, ... call). */
+  every?: number;
   eventType?: string[]; channel?: string[]; attempt?: number[]; answered?: number[];
 }
 

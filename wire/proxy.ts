@@ -88,6 +88,7 @@ function matches(f: WireFault, c: CallFacts): boolean {
   if (w.endpoint && !w.endpoint.includes(c.endpoint ?? '')) return false;
   if (w.role && w.role !== c.role) return false;
   if (w.occurrence && !w.occurrence.includes(c.occurrence)) return false;
+  if (w.every && c.occurrence % w.every !== 0) return false;
   if (w.eventType && !w.eventType.includes(c.eventType ?? '')) return false;
   if (w.channel && !w.channel.includes(c.channel ?? '')) return false;
   if (w.attempt && !w.attempt.includes(c.attempt ?? 0)) return false;
