@@ -1,7 +1,7 @@
 // Checks on the lab bot (second seeded bot, its own project): endpoint 5 timing and types, endpoint 4 polling rate, the four availability strategies, failing polls.
-import { test, expect, clauses, type SimBot } from './helpers.js';
+import { test, expect, clauses, partnerCause, quoteCall, type SimBot } from './helpers.js';
 import { LIMITS } from '../../lib/limits.js';
-import { under } from '../verdicts.js';
+import { under, notJudged } from '../verdicts.js';
 
 // These checks change the lab bot's behaviour on the fake connector: one at a time, in one worker, in order. Not `serial`: each
 // check stands on its own (it sets what it needs and the tear-down undoes it), so a failure never turns the others into SKIP.
@@ -27,6 +27,9 @@ test.describe('lab bot', () => {
     expect(first, 'endpoint 4 polled').not.toBeNull();
     const second = await bot.waitRequest({ endpoint: 'availability', idOperator: lab.operatorId, since: first!.seq }, 3_000);
     expect(second, 'endpoint 4 polled again').not.toBeNull();
+    // The strategy reaches the service only in an answered poll: polls the connector refused leave nothing to judge here.
+    const refused = (await bot.requests({ endpoint: 'availability', idOperator: lab.operatorId, since })).requests.filter((r) => r.answer !== undefined && r.answer.status !== 200);
+    if (refused.length) notJudged(`the lab bot's availability polls were not answered with its strategy. ${partnerCause(refused) ?? `The connector answered ${refused.map(quoteCall).join('; ')}.`}`);
   }
   const availableNow = async (bot: import('./helpers.js').BotDriver, id: number) => (await bot.bots()).find((b) => b.operatorId === id)!.available;
 
