@@ -6,6 +6,7 @@ import type { FastifyInstance } from 'fastify';
 import { generateTls, type TlsMaterial } from '../lib/tls.js';
 import type { Target } from '../lib/target.js';
 import { buildApp, type BuildOptions } from './app.js';
+import { routePlainHttp } from './plain-http.js';
 import { randomizeCredentials, seededPassword } from './store/seed.js';
 import { newControlToken } from '../lib/control-auth.js';
 import { startInThread } from '../lib/thread-server.js';
@@ -78,6 +79,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     outboundCa: [tls.ca.cert, ...(opts.outboundCa ?? [])],
     https: { cert: tls.server.cert, key: tls.server.key },
   });
+  routePlainHttp(app);
   await app.listen({ host, port: opts.port ?? 0 });
   const port = (app.server.address() as { port: number }).port;
   const base = `https://${host.includes(':') ? `[${host}]` : host}:${port}`;
