@@ -25,6 +25,9 @@ export function callerError(err: FastifyError | Error, req: FastifyRequest, acce
   return { status, message: e.message };
 }
 
+/** An error of reading the body (content type, length, JSON), as opposed to one a hook threw (authentication, URI length). */
+const isBodyError = (e: FastifyError): boolean => typeof e.code === 'string' && (e.code.startsWith('FST_ERR_CTP_') || e.code === 'FST_ERR_ROUTE_MISSING_CONTENT_TYPE') || e instanceof SyntaxError;
+
 /** Methods a listener serves per path pattern (`/operator/:id`), to tell 405 from 404. */
 export class RouteMethods {
   private routes: Array<{ segments: string[]; method: string }> = [];
@@ -69,19 +72,24 @@ export function installErrorHandling(app: FastifyInstance, o: ErrorHandlingOptio
     const body = o.shape(status, message, req);
     return reply.code(status).send(o.rewrite ? o.rewrite(status, body, req) : body);
   };
-  app.setErrorHandler((err, req, reply) => {
-    const { status, message } = callerError(err as Error, req, o.accepted);
-    if (status === 500) req.log.error(err);
-    return send(reply, req, status, message);
-  });
-  app.setNotFoundHandler((req, reply) => {
+  /** 405 + Allow when the path is served with other methods, else 404. */
+  const unrouted = (req: FastifyRequest, reply: FastifyReply) => {
     const allow = methods.allowed(req.url).filter((m) => m !== req.method);
     if (allow.length) {
       reply.header('allow', allow.join(', '));
       return send(reply, req, 405, `Method ${req.method} is not allowed on ${req.url.split('?')[0]}; allowed: ${allow.join(', ')}.`);
     }
     return send(reply, req, 404, o.notFound ? o.notFound(req) : `Unknown route ${req.method} ${req.url.split('?')[0]}.`);
+  };
+  app.setErrorHandler((err, req, reply) => {
+    // A request no route serves is answered as such even when reading its body failed first: Fastify parses the body of a method
+    // like QUERY (which carries one) before the not-found handler runs, and a missing content type must not hide the 405.
+    if (req.is404 && isBodyError(err as FastifyError)) return unrouted(req, reply);
+    const { status, message } = callerError(err as Error, req, o.accepted);
+    if (status === 500) req.log.error(err);
+    return send(reply, req, status, message);
   });
+  app.setNotFoundHandler((req, reply) => unrouted(req, reply));
   return methods;
 }
 

@@ -94,9 +94,13 @@ test('every operation has examples (path and query parameters, body, success ans
       const { node: res, pointer } = doc.follow(doc.at(`${op.pointer}/responses/${status}`), `${op.pointer}/responses/${status}`);
       const media = res?.content?.['application/json'];
       if (!media) { if (status !== '431') problems.push(`${op.id} ${status}: no JSON body schema`); continue; }
-      if (media.example === undefined) { problems.push(`${op.id} ${status}: no example`); continue; }
-      const err = doc.validate(`${pointer}/content/application~1json/schema`, media.example);
-      if (err) problems.push(`${op.id} ${status}: the example does not match the schema: ${err.slice(0, 300)}`);
+      // One `example`, or named `examples` (a 400 with the operation's business rules: one per rule).
+      const examples: Array<[string, unknown]> = media.example !== undefined ? [['example', media.example]] : Object.entries<any>(media.examples ?? {}).map(([k, e]) => [k, e.value]);
+      if (!examples.length) { problems.push(`${op.id} ${status}: no example`); continue; }
+      for (const [name, example] of examples) {
+        const err = doc.validate(`${pointer}/content/application~1json/schema`, example);
+        if (err) problems.push(`${op.id} ${status}: the example ${name} does not match the schema: ${err.slice(0, 300)}`);
+      }
     }
   }
   assert.deepEqual(problems, []);

@@ -8,8 +8,39 @@ import { wildcard } from './wildcard.js';
 
 type RestPolicy = Policies['rest'];
 export type Row = Record<string, any>;
-/** A filter over a row; `q` (optional) carries the list options, e.g. whether `*` is a wildcard. */
-export type FilterFn = (row: Row, value: string, q?: ListQuery) => boolean;
+
+/**
+ * What a filter's value is. One definition serves both sides: parsing reads the value by it (and folds G26's list forms of the
+ * list kinds), and the OpenAPI document states it (openapi.ts `filterParameter`), so the two cannot disagree.
+ */
+export type FilterKind =
+  /** One id: decimal digits from 0 to 2^53 - 1; no wildcard. */
+  | { kind: 'id' }
+  /** A list of ids: the spec's comma list `1,2`, or G26's `x[]=1&x[]=2`, `x[0]=1&x[1]=2`, `x=1&x=2`. */
+  | { kind: 'ids' }
+  /** Text; `*` is a wildcard (matched in linear time). */
+  | { kind: 'text' }
+  /** `YYYY-MM-DD` or `YYYY-MM-DD HH:MM:SS` (UTC), a date of the calendar. */
+  | { kind: 'date' }
+  /** One of the values. */
+  | { kind: 'enum'; values: readonly string[] }
+  /** A list of the values (same list forms as `ids`). */
+  | { kind: 'enums'; values: readonly string[] }
+  /** An id, or one of the values (the transaction filter conversation_id also takes `null` and `!null`). */
+  | { kind: 'id-or'; values: readonly string[] }
+  /** An id, or a text value for the resources named by text (the statistic filter resource_id of contact_type and page_type). */
+  | { kind: 'id-or-text' };
+/** The filters a route accepts, by name. */
+export type FilterKinds = Record<string, FilterKind>;
+/** Whether a filter's value is a list (its G26 list forms are read). */
+export const isListKind = (k: FilterKind): boolean => k.kind === 'ids' || k.kind === 'enums';
+
+/** A filter over a row, with the kind of value it reads; `q` (optional) carries the list options, e.g. whether `*` is a wildcard. */
+export type FilterFn = ((row: Row, value: string, q?: ListQuery) => boolean) & { kind: FilterKind };
+/** A filter function with the kind of value it reads. */
+export const typed = (kind: FilterKind, fn: (row: Row, value: string, q?: ListQuery) => boolean): FilterFn => Object.assign(fn, { kind });
+/** The kinds of a route's filters (for parseList and the route's OpenAPI metadata). */
+export const kindsOf = (filters: Record<string, FilterFn>): FilterKinds => Object.fromEntries(Object.entries(filters).map(([name, f]) => [name, f.kind]));
 
 /** Query parameters every REST route accepts besides filters (authentication and the spec's list options). */
 const COMMON_PARAMS = new Set(['page', 'limit', 'full', 'key']);
@@ -35,9 +66,11 @@ function positiveInt(name: string, raw: unknown, min: number): number {
 }
 
 /** Parses and validates list options and filters; unknown filters or parameters are refused naming what is accepted. */
-export function parseList(req: FastifyRequest, filterNames: string[], extraParams: string[] = []): ListQuery {
-  // G26: a list filter as `filters[x][0]=a&filters[x][1]=b` or `filters[x][]=a` is the spec's comma list `filters[x]=a,b`.
-  const q = req.server.ces.deviations.policy.rest.listQuery((req.query ?? {}) as Record<string, unknown>);
+export function parseList(req: FastifyRequest, kinds: FilterKinds, extraParams: string[] = []): ListQuery {
+  const filterNames = Object.keys(kinds);
+  // G26: a list filter as `filters[x][0]=a&filters[x][1]=b`, `filters[x][]=a` or `filters[x]=a&filters[x]=b` is the spec's comma list `filters[x]=a,b`.
+  const lists = filterNames.filter((n) => isListKind(kinds[n]!));
+  const q = req.server.ces.deviations.policy.rest.listQuery((req.query ?? {}) as Record<string, unknown>, lists);
   const filters: Record<string, string> = {};
   for (const [k, v] of Object.entries(q)) {
     if (k.startsWith('filters')) {
@@ -73,10 +106,10 @@ export function intValue(name: string, v: string): number {
   if (n === null) throw badRequest(`filters[${name}] must be an integer from 0 to ${Number.MAX_SAFE_INTEGER} (got ${shown(v)}).`);
   return n;
 }
+/** A list of ids: a comma list of decimal integers, each within Number.MAX_SAFE_INTEGER, none empty (`1,,2` and `1,` are refused). */
 export function intList(name: string, v: string): number[] {
-  const parts = v.split(',').map((s) => s.trim()).filter(Boolean);
-  const ids = parts.map((p) => integerOf(p));
-  if (!parts.length || ids.some((n) => n === null)) throw badRequest(`filters[${name}] must be a comma list of integers from 0 to ${Number.MAX_SAFE_INTEGER} (got ${shown(v)}).`);
+  const ids = v.split(',').map((p) => integerOf(p));
+  if (ids.some((n) => n === null)) throw badRequest(`filters[${name}] must be a comma list of integers from 0 to ${Number.MAX_SAFE_INTEGER} (got ${shown(v)}).`);
   return ids as number[];
 }
 const asList = (x: unknown): unknown[] => (Array.isArray(x) ? x : typeof x === 'string' && x.startsWith('[') ? JSON.parse(x) : []);
@@ -84,13 +117,13 @@ const asList = (x: unknown): unknown[] => (Array.isArray(x) ? x : typeof x === '
 /** Filter builders over a row field. */
 export const F = {
   /** Integer equality on a column. */
-  int: (col: string): FilterFn => (row, v) => row[col] === intValue(col, v),
+  int: (col: string): FilterFn => typed({ kind: 'id' }, (row, v) => row[col] === intValue(col, v)),
   /** String match with `*` wildcards. */
-  text: (col: string): FilterFn => (row, v, q) => (q ? q.policy.textMatcher(v) : wildcard(v))(row[col]),
+  text: (col: string): FilterFn => typed({ kind: 'text' }, (row, v, q) => (q ? q.policy.textMatcher(v) : wildcard(v))(row[col])),
   /** An integer contained in a list column. */
-  listHas: (col: string, name = col): FilterFn => (row, v) => asList(row[col]).includes(intValue(name, v)),
+  listHas: (col: string, name = col): FilterFn => typed({ kind: 'id' }, (row, v) => asList(row[col]).includes(intValue(name, v))),
   /** Any of a comma list of integers contained in a list column. */
-  listAny: (col: string, name = col): FilterFn => (row, v) => { const want = intList(name, v); return asList(row[col]).some((x) => want.includes(x as number)); },
+  listAny: (col: string, name = col): FilterFn => typed({ kind: 'ids' }, (row, v) => { const want = intList(name, v); return asList(row[col]).some((x) => want.includes(x as number)); }),
 };
 
 /** Applies filters (all must match), paginates, and shapes items (full or the documented summary). */

@@ -51,8 +51,8 @@ const defaults = {
   formListKey: (key: string): string | null => key,
   /** G26: the fields of a form with PHP's indexed lists (`x[0]=a`) folded into the spec's `x[]` lists. */
   formFields: (fields: Record<string, unknown>): Record<string, unknown> => foldLists(fields, () => true),
-  /** G26: the query with list filters (`filters[x][0]=a`, `filters[x][]=a`) folded into the spec's comma lists. */
-  listQuery: (query: Record<string, unknown>): Record<string, unknown> => filterLists(query),
+  /** G26: the query with list filters (`filters[x][0]=a`, `filters[x][]=a`, and `filters[x]=a&filters[x]=b` for the list filters `lists`) folded into the spec's comma lists. */
+  listQuery: (query: Record<string, unknown>, lists: readonly string[]): Record<string, unknown> => filterLists(query, lists),
   emailValid: (email: string): boolean => EMAIL.test(email),
   operatorErrors: (errors: string[]): string => errors.join(' '),
   /** `connected=0` must be the sole field of a live change: refuses it with the other fields given. */
@@ -93,7 +93,8 @@ const defaults = {
   nonProductionBase: undefined as string[] | undefined,
   indicatorValue: (_name: string, _unit: string, v: number): number => v,
   allResource: null as { type: string; id: number } | null,
-  buckets: (starts: number[]): number[] => starts,
+  /** How many granularity buckets are answered, of the `count` from the one holding `from` to the one holding `to`: all of them. */
+  buckets: (count: number): number => count,
 };
 
 export const REST_POLICY: PolicyModule<typeof defaults> = {
@@ -136,6 +137,6 @@ export const REST_POLICY: PolicyModule<typeof defaults> = {
     statisticChannel: { ignored: () => undefined },
     statisticResourceId: { ignored: () => undefined },
     indicatorValue: { 'contact-number-plus-one': (name, _u, v) => (name === 'contact_number' ? v + 1 : v), 'durations-in-ms': (_n, unit, v) => (unit === 's' ? v * 1000 : v) },
-    buckets: { 'last-missing': (starts) => starts.slice(0, -1) },
+    buckets: { 'last-missing': (count) => Math.max(0, count - 1) },
   },
 };

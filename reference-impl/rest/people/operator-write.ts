@@ -20,8 +20,14 @@ const FIELDS: Record<string, Kind> = {
 };
 export const CREATE_REQUIRED = ['name', 'first_name', 'email'] as const;
 
-/** The body as a flat object: form bracket keys (`x[]`) become lists; anything but an object is refused. */
-export function bodyObject(req: FastifyRequest): Record<string, unknown> {
+/** Fields whose value is a list. */
+const LIST_FIELDS: ReadonlySet<string> = new Set(Object.entries(FIELDS).filter(([, k]) => k.startsWith('list:')).map(([f]) => f));
+
+/**
+ * The body as a flat object: form bracket keys (`x[]`) become lists, and so does a form field named in `lists` sent without
+ * brackets (`roles=a`, or repeated `roles=a&roles=b`: G26, OpenAPI's form default); anything but an object is refused.
+ */
+export function bodyObject(req: FastifyRequest, lists: ReadonlySet<string> = new Set()): Record<string, unknown> {
   const b = req.body;
   if (b === undefined || b === null || b === '') throw badRequest('The request body is empty: send the fields as JSON or as application/x-www-form-urlencoded.');
   const type = req.headers['content-type'] ?? '';
@@ -37,7 +43,8 @@ export function bodyObject(req: FastifyRequest): Record<string, unknown> {
     const name = k.endsWith('[]') ? k.slice(0, -2) : k;
     if (name in out) throw badRequest(`Field '${name}' is given more than once.`);
     // In a form, a list comes as repeated `x[]` keys; a single `x[]=` with an empty value is the empty list.
-    out[name] = k.endsWith('[]') ? (Array.isArray(v) ? (form && v.length === 1 && v[0] === '' ? [] : v) : v === '' && form ? [] : [v]) : v;
+    out[name] = k.endsWith('[]') ? (Array.isArray(v) ? (form && v.length === 1 && v[0] === '' ? [] : v) : v === '' && form ? [] : [v])
+      : form && lists.has(name) && !Array.isArray(v) ? [v] : v;
   }
   return out;
 }
@@ -75,7 +82,7 @@ function convert(field: string, kind: Kind, v: unknown): { value?: unknown; erro
  * Every problem is named in one fail message, so a caller fixes them at once.
  */
 export function operatorWrite(req: FastifyRequest, mode: 'create' | 'update', current?: Row): Record<string, unknown> {
-  const body = bodyObject(req);
+  const body = bodyObject(req, LIST_FIELDS);
   const errors: string[] = [];
   const cols: Record<string, unknown> = {};
   const unknown = Object.keys(body).filter((k) => !(k in FIELDS));
