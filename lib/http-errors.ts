@@ -8,7 +8,7 @@ export type ErrorShape = (status: number, message: string, req: FastifyRequest) 
 /** `{ "error": "<reason>", "message": "..." }`: the simulation API, the platform API's refusals and the control APIs of the fakes. */
 export const plainShape: ErrorShape = (status, message) => ({ error: REASONS[status] ?? (status >= 500 ? 'internal_error' : 'bad_request'), message });
 const REASONS: Record<number, string> = {
-  400: 'invalid_request', 401: 'unauthorized', 403: 'forbidden', 404: 'not_found', 405: 'method_not_allowed', 413: 'payload_too_large',
+  400: 'invalid_request', 401: 'unauthorized', 403: 'forbidden', 404: 'not_found', 405: 'method_not_allowed', 408: 'request_timeout', 413: 'payload_too_large',
   414: 'uri_too_long', 415: 'unsupported_media_type', 429: 'too_many_requests', 431: 'headers_too_large',
 };
 
@@ -31,7 +31,18 @@ const isBodyError = (e: FastifyError): boolean => typeof e.code === 'string' && 
 /** Methods a listener serves per path pattern (`/operator/:id`), to tell 405 from 404. */
 export class RouteMethods {
   private routes: Array<{ segments: string[]; method: string }> = [];
-  add(url: string, method: string): void { this.routes.push({ segments: url.split('/'), method }); }
+  /** Methods of each path served without a parameter (`/api/2/operator/live`). */
+  private fixed = new Map<string, Set<string>>();
+  add(url: string, method: string): void {
+    this.routes.push({ segments: url.split('/'), method });
+    if (!/[:*]/.test(url)) this.fixed.set(url, (this.fixed.get(url) ?? new Set()).add(method));
+  }
+  /** Methods of the route written exactly as `path` (no parameter), HEAD with GET; empty when no such route. */
+  exact(path: string): string[] {
+    const m = this.fixed.get(path);
+    if (!m) return [];
+    return [...new Set([...m, ...(m.has('GET') ? ['HEAD'] : [])])].sort();
+  }
   /** Methods of the patterns matching `path` (segments compared one by one: `:x` is any one segment, `*` the rest). */
   allowed(path: string): string[] {
     const decode = (s: string) => { try { return decodeURIComponent(s); } catch { return s; } };
@@ -57,6 +68,8 @@ export interface ErrorHandlingOptions {
   accepted?: string;
   /** Text of a 404 for a path the surface does not serve. */
   notFound?: (req: FastifyRequest) => string;
+  /** Another method on a path served as written is 405 even where a sibling's parameter would match it (`PUT /operator/live`). */
+  fixedPathsFirst?: boolean;
   /** Last look at a body before it is sent (deviation switches of the REST surface). */
   rewrite?: (status: number, body: unknown, req: FastifyRequest) => unknown;
 }
@@ -74,7 +87,9 @@ export function installErrorHandling(app: FastifyInstance, o: ErrorHandlingOptio
   };
   /** 405 + Allow when the path is served with other methods, else 404. */
   const unrouted = (req: FastifyRequest, reply: FastifyReply) => {
-    const allow = methods.allowed(req.url).filter((m) => m !== req.method);
+    // A path served as written has its own methods, not those of a sibling's parameter (`/operator/live` is not `/operator/{id}`).
+    const exact = methods.exact(req.url.split('?')[0]!);
+    const allow = (exact.length ? exact : methods.allowed(req.url)).filter((m) => m !== req.method);
     if (allow.length) {
       reply.header('allow', allow.join(', '));
       return send(reply, req, 405, `Method ${req.method} is not allowed on ${req.url.split('?')[0]}; allowed: ${allow.join(', ')}.`);
@@ -90,6 +105,17 @@ export function installErrorHandling(app: FastifyInstance, o: ErrorHandlingOptio
     return send(reply, req, status, message);
   });
   app.setNotFoundHandler((req, reply) => unrouted(req, reply));
+  // A path served as written (`/operator/live`) is that resource, not a value of a sibling's parameter (`/operator/{id}`): another
+  // method on it is 405 with its own methods, as its documentation says, rather than the parametric route's "bad id" 400.
+  // Opt-in per scope: a hook of the root would run first for every surface and answer in the root's shape.
+  if (o.fixedPathsFirst) app.addHook('preHandler', async (req, reply) => {
+    if (!req.routeOptions.url?.includes(':')) return;
+    const path = req.url.split('?')[0]!;
+    const allow = methods.exact(path);
+    if (!allow.length || allow.includes(req.method)) return;
+    reply.header('allow', allow.join(', '));
+    return send(reply, req, 405, `Method ${req.method} is not allowed on ${path}; allowed: ${allow.join(', ')}.`);
+  });
   return methods;
 }
 
@@ -98,4 +124,21 @@ export function uriLimitHook(max: number) {
   return async (req: FastifyRequest) => {
     if (req.url.length > max) throw Object.assign(new Error(`The request URI is ${req.url.length} characters long; at most ${max} are accepted.`), { statusCode: 414 });
   };
+}
+
+/**
+ * What a listener answers to a request its HTTP parser refused (headers over Node's 16 KiB: 431; a malformed request: 400), as
+ * Fastify's own handler does, except that the socket is ended after the answer is written: destroying it at once (Fastify's
+ * default) can drop the answer under TLS, and the client then sees a connection cut instead of the 431 (Schemathesis did).
+ */
+export function clientErrorHandler(err: NodeJS.ErrnoException, socket: import('node:stream').Duplex): void {
+  if (err.code === 'ECONNRESET' || socket.destroyed) return;
+  const [status, reason, message] = err.code === 'HPE_HEADER_OVERFLOW' ? [431, 'Request Header Fields Too Large', 'The request line and headers are over 16 KiB.']
+    : err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? [408, 'Request Timeout', 'The request took too long to arrive.']
+      : [400, 'Bad Request', 'The request is not valid HTTP/1.1.'];
+  const body = JSON.stringify({ error: REASONS[status as number] ?? 'bad_request', message });
+  if (!socket.writable) { socket.destroy(); return; }
+  socket.end(`HTTP/1.1 ${status} ${reason}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nContent-Type: application/json\r\nConnection: close\r\n\r\n${body}`);
+  // A client that never reads its answer does not keep the socket open.
+  setTimeout(() => socket.destroy(), 2_000).unref();
 }

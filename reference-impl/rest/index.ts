@@ -17,6 +17,7 @@ const scope = (platform: Platform, registry: RouteRegistry): FastifyPluginAsync 
   installErrorHandling(app, {
     shape: (status, message) => ({ meta: { status: status === 403 || status >= 500 ? 'error' : 'fail', message } }),
     accepted: 'application/json or application/x-www-form-urlencoded',
+    fixedPathsFirst: true,
   });
   // Real clients send `Content-Type: application/json` with no body at all (a DELETE from PHP curl wrappers or axios defaults): that
   // is a request without a body, not bad JSON. Routes that need a body then answer their own 400 naming what to send.

@@ -9,6 +9,7 @@
 //     deprecatedFilters?: ['website_id'],// filters kept for history, marked deprecated (e.g. the statistic filter website_id)
 //     params?: ['formatHistory', ...],   // other query parameters the route accepts
 //     values?: { formatHistory: ['0', '1'] }, // the only values a parameter accepts (an enum in the document)
+//     extensions?: { 'x-indicator-channels': {...} }, // `x-` members of the operation (data a rule needs, machine-readable)
 //     rules?: [{ name, summary, message }], // 400s that follow from a rule between values or from stored data (no schema can state
 //                                        //   them): in the description and as examples of the operation's 400
 //     response: 'rest/operator.json',    // $id of the schema of one `data` item (lists: each item; `$defs/summary` = the list subset)
@@ -35,6 +36,8 @@ export interface OpenApiRoute {
   params?: string[];
   values?: Record<string, readonly string[]>;
   rules?: readonly BusinessRule[];
+  /** `x-` members of the operation: data its rules need, for tools that follow them (the statistic indicators' channels). */
+  extensions?: Record<`x-${string}`, unknown>;
   response: string;
   body?: string;
   bodyRequired?: readonly string[];
@@ -192,6 +195,7 @@ export function buildOpenApi(routes: CollectedRoute[]): object {
       ...(rules.length ? { description: `Besides each value's own schema, these rules are checked (400 fail when broken): ${rules.map((x) => x.summary).join('; ')}.` } : {}),
       operationId: `${r.method.toLowerCase()}${path.replace(/[{}]/g, '').split(/[/._-]/).map((s) => s.charAt(0).toUpperCase() + s.slice(1)).join('')}`,
       ...(o.deprecated ? { deprecated: true } : {}),
+      ...o.extensions,
       ...(parameters.length ? { parameters } : {}),
       // The body schema's first `examples` entry is the operation's example: a request the reference accepts (fuzzers send it first).
       ...(o.body ? { requestBody: { required: true, content: {

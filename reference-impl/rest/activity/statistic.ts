@@ -198,6 +198,8 @@ export function registerStatistic(app: FastifyInstance): void {
   app.get('/statistic', meta({
     summary: 'Statistic indicators computed over the period, grouped by resource or by date (granularity)',
     list: true, filters: STATISTIC_FILTERS, deprecatedFilters: ['website_id'], response: 'rest/statistic.json', unknownIds: true, rules: STATISTIC_RULES,
+    // The rule indicator-channel as data: the channels each indicator is served for.
+    extensions: { 'x-indicator-channels': Object.fromEntries(INDICATOR_NAMES.map((n) => [n, CHANNEL_GROUPS[INDICATORS[n]!.group]])) },
   }), async (req) => {
     const q = parseList(req, STATISTIC_FILTERS);
     const f = q.filters;
