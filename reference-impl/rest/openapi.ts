@@ -112,6 +112,56 @@ export function filterParameter(name: string, k: FilterKind): Record<string, unk
   }
 }
 
+/** The decimal spellings (no leading zero) of the integers from 0 to `max`, as a pattern: a form carries every value as text. */
+export function uintPattern(max: number): string {
+  const m = String(max);
+  const alts = ['0', ...(m.length > 1 ? [`[1-9][0-9]{0,${m.length - 2}}`] : [])];
+  for (let i = 0; i < m.length; i++) {
+    const low = i === 0 ? 1 : 0;
+    const d = Number(m[i]);
+    if (d > low) alts.push(`${m.slice(0, i)}[${low}-${d - 1}]${i < m.length - 1 ? `[0-9]{${m.length - 1 - i}}` : ''}`);
+  }
+  alts.push(m);
+  return `^(?:${alts.join('|')})$`;
+}
+
+/**
+ * The schema of a body sent as a form, from its JSON schema: a form has no types, so each value is stated as the text the server
+ * reads (booleans `true`, `false`, `1`, `0`; integers in decimal; `null` or empty for no id); lists are the repeated field.
+ */
+export function formSchemaOf(schema: any): any {
+  const value = (v: any): any => {
+    const types: string[] = Array.isArray(v.type) ? v.type : v.type ? [v.type] : [];
+    const { type: _t, minimum: _min, maximum, enum: values, items, ...rest } = v;
+    if (types.includes('boolean')) return { ...rest, enum: ['true', 'false', '1', '0'] };
+    if (types.includes('integer')) {
+      const digits = { type: 'string', pattern: uintPattern(maximum ?? Number.MAX_SAFE_INTEGER) };
+      return types.includes('null') ? { ...rest, anyOf: [digits, { enum: ['', 'null'] }] } : { ...rest, ...digits };
+    }
+    if (Array.isArray(values)) return { ...rest, enum: [...new Set(values.map(String))] };
+    if (types.includes('array')) return { ...rest, type: 'array', items: value(items ?? {}) };
+    if (types.includes('string')) return { ...rest, type: 'string' };
+    return v;
+  };
+  const props = (p: Record<string, any> | undefined) => (p ? Object.fromEntries(Object.entries(p).map(([k, v]) => [k, value(v)])) : undefined);
+  const walk = (node: any): any => ({
+    ...node,
+    ...(node.properties ? { properties: props(node.properties) } : {}),
+    ...(node.oneOf ? { oneOf: node.oneOf.map(walk) } : {}),
+    ...(node.anyOf ? { anyOf: node.anyOf.map(walk) } : {}),
+  });
+  const out = walk(schema);
+  if (Array.isArray(out.examples)) out.examples = out.examples.map(formReadingOf);
+  return out;
+}
+
+/** A JSON value as a form carries it: scalars as text, lists as lists of text. */
+export function formReadingOf(body: unknown): unknown {
+  if (!body || typeof body !== 'object' || Array.isArray(body)) return body;
+  const text = (x: unknown) => (x === null ? 'null' : String(x));
+  return Object.fromEntries(Object.entries(body).map(([k, v]) => [k, Array.isArray(v) ? v.map(text) : text(v)]));
+}
+
 /** The example answer of GET /openapi.json (the document itself, shortened). */
 const OPENAPI_EXAMPLE = { openapi: '3.1.0', info: { title: 'Conversational Engagement Service REST API', version: '2.0' }, paths: {}, components: {} };
 
@@ -155,6 +205,8 @@ export function buildOpenApi(routes: CollectedRoute[]): object {
   const schemas = Object.fromEntries(Object.entries(allSchemas()).filter(([id]) => id.startsWith('rest/')).sort(([a], [b]) => a.localeCompare(b)));
   const paths: Record<string, Record<string, unknown>> = {};
   const undocumented: string[] = [];
+  /** Body schemas sent as forms too: each gets a `<name>-form` component. */
+  const forms = new Set<string>();
   for (const r of [...routes].sort((a, b) => a.path.localeCompare(b.path) || a.method.localeCompare(b.method))) {
     if (!r.openapi) { undocumented.push(`${r.method} ${r.path}`); continue; }
     const o = r.openapi;
@@ -184,7 +236,10 @@ export function buildOpenApi(routes: CollectedRoute[]): object {
     const okExample = o.response === 'openapi' ? OPENAPI_EXAMPLE : itemExample === undefined ? undefined
       : o.list ? { meta: { status: 'success' }, data: [itemExample], pagination: { page: 1, pages: 1, limit: LIMITS.restPageDefault, count: 1 } }
       : { meta: { status: 'success' }, data: itemExample };
-    const bodySchema = o.body ? (o.bodyRequired?.length ? { allOf: [ref(o.body), { required: [...o.bodyRequired] }] } : ref(o.body)) : undefined;
+    const withRequired = (schema: object) => (o.bodyRequired?.length ? { allOf: [schema, { required: [...o.bodyRequired] }] } : schema);
+    const bodySchema = o.body ? withRequired(ref(o.body)) : undefined;
+    const formSchema = o.body ? withRequired({ $ref: `#/components/schemas/${name(o.body)}-form` }) : undefined;
+    if (o.body) forms.add(o.body);
     // A list field of a form is its name repeated (`roles=a&roles=b`, OpenAPI's form default; G26 also reads `roles[]=a` and `roles[0]=a`).
     const listFields = Object.entries<any>(o.body ? schemas[o.body]?.properties ?? {} : {}).filter(([, p]) => p.type === 'array').map(([k]) => k);
     const encoding = listFields.length ? { encoding: Object.fromEntries(listFields.map((k) => [k, { style: 'form', explode: true }])) } : {};
@@ -200,7 +255,7 @@ export function buildOpenApi(routes: CollectedRoute[]): object {
       // The body schema's first `examples` entry is the operation's example: a request the reference accepts (fuzzers send it first).
       ...(o.body ? { requestBody: { required: true, content: {
         'application/json': { schema: bodySchema, ...bodyExample },
-        'application/x-www-form-urlencoded': { schema: bodySchema, ...encoding, ...bodyExample },
+        'application/x-www-form-urlencoded': { schema: formSchema, ...encoding, ...(bodyExample.example ? { example: formReadingOf(bodyExample.example) } : {}) },
       } } } : {}),
       responses: {
         [okCode]: { description: 'Success', content: { 'application/json': { schema: okSchema, ...(okExample === undefined ? {} : { example: okExample }) } } },
@@ -256,7 +311,10 @@ export function buildOpenApi(routes: CollectedRoute[]): object {
         UnsupportedMediaType: fail('fail: the body is neither application/json nor application/x-www-form-urlencoded.', { status: 'fail', message: "Unsupported content type 'text/plain': send application/json or application/x-www-form-urlencoded." }),
         HeadersTooLarge: { description: 'The request line and headers are over 16 KiB: refused by the HTTP server before the service reads it (no body).' },
       },
-      schemas: Object.fromEntries(Object.entries(schemas).map(([id, s]) => [name(id), componentOf(id, s)])),
+      schemas: Object.fromEntries([
+        ...Object.entries(schemas).map(([id, s]) => [name(id), componentOf(id, s)]),
+        ...[...forms].sort().map((id) => [`${name(id)}-form`, { ...formSchemaOf(componentOf(id, schemas[id])), title: `${schemas[id].title ?? name(id)} (form)` }]),
+      ].sort(([a], [b]) => String(a).localeCompare(String(b)))),
     },
   };
 }

@@ -21,7 +21,8 @@ for _ in $(seq 1 120); do [ -s "$ready" ] && break; kill -0 "$serve" 2>/dev/null
 [ -s "$ready" ] || { echo "run.sh: ces serve did not start:" >&2; cat "$work/serve.log" >&2; exit 2; }
 field() { node -e "process.stdout.write(String(JSON.parse(require('fs').readFileSync(process.argv[1], 'utf8'))[process.argv[2]]))" "$ready" "$1"; }
 # The document is served behind the API key like every REST route: Schemathesis loads it with the key in X-API-Key.
-CES_API_KEY=$(field api_key)
+# The hooks read the client's own ids (websites, skills, groups) for operator bodies through the same key.
+export CES_API_KEY=$(field api_key) CES_REST_BASE_URL=$(field rest_base_url) CES_CA_FILE=$(field ca_file)
 "$st" --config-file scripts/schemathesis/schemathesis.toml run "$(field rest_base_url)/openapi.json" \
   --header "X-API-Key: $CES_API_KEY" --tls-verify "$(field ca_file)" \
   --checks all --phases examples,coverage,fuzzing,stateful --seed "$seed" --max-examples "$examples" ${max_time:+--max-time "$max_time"} \

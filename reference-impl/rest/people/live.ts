@@ -60,8 +60,9 @@ export function parseLiveBody(req: FastifyRequest, body: Record<string, unknown>
   for (const c of LIVE_CHANNELS) {
     const v = flat[`${c}[available]`];
     if (v === undefined) continue;
-    if (v === 1 || v === '1' || v === true) set.push([c, true]);
-    else if (v === 0 || v === '0' || v === false) set.push([c, false]);
+    // The spec's values: 1 or 0 (a number in JSON, text in a form); not true/false.
+    if (v === 1 || v === '1') set.push([c, true]);
+    else if (v === 0 || v === '0') set.push([c, false]);
     else throw badRequest(`'${c}[available]' must be 1 or 0 (got ${JSON.stringify(v)}).`);
   }
   return { kind: 'channels', set };

@@ -51,8 +51,26 @@ export function bodyObject(req: FastifyRequest, lists: ReadonlySet<string> = new
 
 const isIntString = (v: unknown) => typeof v === 'string' && /^-?\d+$/.test(v);
 
-/** Converts one field to its stored value, or returns the reason it is invalid. */
-function convert(field: string, kind: Kind, v: unknown): { value?: unknown; error?: string } {
+/** Whether the request's body is a form (its values are text) rather than JSON (typed values). */
+const isForm = (req: FastifyRequest) => /^application\/x-www-form-urlencoded/i.test(req.headers['content-type'] ?? '');
+
+/** A JSON value of the field's JSON type (the document's operator-write schema): JSON is typed, so `"1"` is not a boolean or a number. */
+function jsonTyped(kind: Kind, v: unknown): boolean {
+  switch (kind) {
+    case 'bool': return typeof v === 'boolean';
+    case 'int': case 'priority': return typeof v === 'number';
+    case 'int?': return v === null || typeof v === 'number';
+    case 'list:int': return !Array.isArray(v) || v.every((x) => typeof x === 'number');
+    default: return true;
+  }
+}
+
+/** Converts one field to its stored value, or returns the reason it is invalid; a form's values are text, JSON's are typed. */
+function convert(field: string, kind: Kind, v: unknown, form: boolean): { value?: unknown; error?: string } {
+  if (!form && !jsonTyped(kind, v)) {
+    const what = { bool: 'a boolean (true or false)', int: 'an integer', priority: 'the number 0 or 10', 'int?': 'an integer or null', 'list:int': 'a list of integers' }[kind as string];
+    return { error: `'${field}' must be ${what} in JSON (got ${JSON.stringify(v)}).` };
+  }
   switch (kind) {
     case 'string': return typeof v === 'string' && v.trim() !== '' ? { value: v.trim() } : { error: `'${field}' must be a non-empty string.` };
     case 'string?': return v === null || typeof v === 'string' ? { value: v === '' ? null : v } : { error: `'${field}' must be a string or null.` };
@@ -91,7 +109,7 @@ export function operatorWrite(req: FastifyRequest, mode: 'create' | 'update', cu
   if (mode === 'create') for (const f of CREATE_REQUIRED) if (body[f] === undefined) errors.push(`'${f}' is required.`);
   for (const [field, kind] of Object.entries(FIELDS)) {
     if (body[field] === undefined) continue;
-    const r = convert(field, kind, body[field]);
+    const r = convert(field, kind, body[field], isForm(req));
     if (r.error) { errors.push(r.error); continue; }
     cols[field] = r.value;
   }
