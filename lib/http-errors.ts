@@ -1,6 +1,8 @@
 // One error handling for every listener (the service's surfaces, the fake connector, the webhook sink): each error answered in the
 // surface's documented shape, never with SQL text, a stack trace or a file path; a known path asked with another method is 405 + Allow.
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { STATUS_CODES } from 'node:http';
+import type { Duplex } from 'node:stream';
 
 /** Builds a surface's error body from a status and a message meant for the caller. */
 export type ErrorShape = (status: number, message: string, req: FastifyRequest) => unknown;
@@ -126,19 +128,112 @@ export function uriLimitHook(max: number) {
   };
 }
 
+/** The header that carries, on a request re-dispatched by `clientErrorHandler`, the method token Node's parser did not know. */
+const UNPARSED_METHOD = 'x-ces-unparsed-method';
+/** The method that stands in for an unknown token while the router runs: every listener serves it on no route. */
+const STAND_IN = 'TRACE';
+
 /**
- * What a listener answers to a request its HTTP parser refused (headers over Node's 16 KiB: 431; a malformed request: 400), as
- * Fastify's own handler does, except that the socket is ended after the answer is written: destroying it at once (Fastify's
- * default) can drop the answer under TLS, and the client then sees a connection cut instead of the 431 (Schemathesis did).
+ * Lets a method token Node's parser refuses (`FOO`) reach the surfaces' own 404/405 handling, authentication first: clientErrorHandler
+ * re-dispatches such a request as STAND_IN with the token in UNPARSED_METHOD, and this hook gives the request its token back before
+ * any other hook reads the method, so messages and Allow name what the client sent. (Methods the parser knows, PROPFIND or PURGE,
+ * already reach every scope's not-found handler: Fastify registers it for all of them.) Call it on the root instance before any
+ * plugin, so that every scope inherits the hook.
  */
-export function clientErrorHandler(err: NodeJS.ErrnoException, socket: import('node:stream').Duplex): void {
-  if (err.code === 'ECONNRESET' || socket.destroyed) return;
-  const [status, reason, message] = err.code === 'HPE_HEADER_OVERFLOW' ? [431, 'Request Header Fields Too Large', 'The request line and headers are over 16 KiB.']
-    : err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? [408, 'Request Timeout', 'The request took too long to arrive.']
-      : [400, 'Bad Request', 'The request is not valid HTTP/1.1.'];
-  const body = JSON.stringify({ error: REASONS[status as number] ?? 'bad_request', message });
-  if (!socket.writable) { socket.destroy(); return; }
-  socket.end(`HTTP/1.1 ${status} ${reason}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nContent-Type: application/json\r\nConnection: close\r\n\r\n${body}`);
+export function answerEveryMethod(app: FastifyInstance): void {
+  app.addHook('onRequest', async (req) => {
+    const token = req.headers[UNPARSED_METHOD];
+    if (token === undefined) return;
+    delete req.headers[UNPARSED_METHOD];
+    // Only a request this process injected is trusted with the header: a client sending it on the wire changes nothing.
+    const raw = req.raw as typeof req.raw & { isLightMyRequest?: boolean };
+    if (raw.isLightMyRequest && req.method === STAND_IN && typeof token === 'string' && TOKEN.test(token)) raw.method = token;
+  });
+}
+
+/** RFC 9110 token (a method, a header name): one class repeated, linear to test. */
+const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]{1,64}$/;
+const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+/** Field value characters (visible ASCII, obs-text, space, tab): no CR, LF or other control character. */
+const FIELD_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
+/** Headers about the connection or a body: the re-dispatched request has no body and its connection is closed after the answer. */
+const NOT_FORWARDED = new Set(['content-length', 'transfer-encoding', 'content-type', 'connection', 'keep-alive', 'upgrade', 'te', 'expect', 'trailer', UNPARSED_METHOD]);
+
+/** A request head as received (`FOO /api/2/operator HTTP/1.1` and its headers), or why it cannot be read. */
+export function parseRequestHead(raw: Buffer, maxBytes = HEAD_MAX_BYTES): { method: string; url: string; headers: Record<string, string | string[]> } | { status: 400 | 431; message: string } {
+  const end = raw.subarray(0, maxBytes + 4).indexOf('\r\n\r\n');
+  if (end < 0 || end > maxBytes) {
+    return raw.length >= maxBytes ? { status: 431, message: HEAD_TOO_LARGE } : { status: 400, message: 'The request head did not arrive whole with its unknown method.' };
+  }
+  const [line, ...fields] = raw.subarray(0, end).toString('latin1').split('\r\n');
+  const parts = line!.split(' ');
+  if (parts.length !== 3 || !TOKEN.test(parts[0]!) || !parts[1]!.startsWith('/') || !/^HTTP\/1\.[01]$/.test(parts[2]!)) return { status: 400, message: 'The request is not valid HTTP/1.1.' };
+  const headers: Record<string, string | string[]> = {};
+  for (const f of fields) {
+    const colon = f.indexOf(':');
+    const name = f.slice(0, colon).toLowerCase();
+    const value = f.slice(colon + 1).trim();
+    if (colon < 1 || !HEADER_NAME.test(name) || !FIELD_VALUE.test(value)) return { status: 400, message: 'The request is not valid HTTP/1.1.' };
+    if (NOT_FORWARDED.has(name)) continue;
+    const had = headers[name];
+    headers[name] = had === undefined ? value : [had, value].flat();
+  }
+  return { method: parts[0]!, url: parts[1]!, headers };
+}
+
+/** Node's default limit of a request head (`--max-http-header-size`), over which its parser answers 431. */
+const HEAD_MAX_BYTES = 16 * 1024;
+const HEAD_TOO_LARGE = 'The request line and headers are over 16 KiB.';
+
+/** An answer written on a socket whose parser has given up: `Connection: close`, then the socket is ended. */
+function endWith(socket: Duplex, status: number, headers: Record<string, unknown>, body: Buffer): void {
+  const lines = [`HTTP/1.1 ${status} ${STATUS_CODES[status] ?? 'Error'}`];
+  for (const [k, v] of Object.entries(headers)) {
+    if (v === undefined || ['connection', 'content-length', 'transfer-encoding', 'keep-alive'].includes(k.toLowerCase())) continue;
+    for (const one of Array.isArray(v) ? v : [v]) lines.push(`${k}: ${String(one)}`);
+  }
+  lines.push(`Content-Length: ${body.length}`, 'Connection: close');
+  socket.end(Buffer.concat([Buffer.from(lines.join('\r\n') + '\r\n\r\n', 'latin1'), body]));
   // A client that never reads its answer does not keep the socket open.
   setTimeout(() => socket.destroy(), 2_000).unref();
+}
+
+/** Marks a socket whose parser error has been answered. */
+const ANSWERED = Symbol('ces.clientErrorAnswered');
+
+/** A plain error answer for what no surface judged (a head Node's parser refused). */
+const plainAnswer = (socket: Duplex, status: number, message: string) =>
+  endWith(socket, status, { 'Content-Type': 'application/json' }, Buffer.from(JSON.stringify({ error: REASONS[status] ?? 'bad_request', message })));
+
+/**
+ * What a listener answers to a request its HTTP parser refused, as Fastify's own handler does (headers over Node's 16 KiB: 431; a
+ * malformed request: 400), except that the socket is ended after the answer is written: destroying it at once (Fastify's default)
+ * can drop the answer under TLS, and the client then sees a connection cut instead of the 431 (Schemathesis did). A method token the
+ * parser does not know (`FOO /api/2/operator`) is no malformed request: its head is read from the bytes received and dispatched to
+ * the listener (see answerEveryMethod), so the path's surface authenticates it and answers 405 with the path's methods, or 404.
+ * Fastify calls it with `this` bound to the listener's instance.
+ */
+export function clientErrorHandler(this: FastifyInstance | undefined, err: Error & { code?: string; rawPacket?: unknown }, socket: Duplex): void {
+  const s = socket as Duplex & { [ANSWERED]?: boolean; _httpMessage?: { headersSent?: boolean } | null };
+  // The parser stays in error: bytes arriving after the head (a body written separately) raise the error again; one answer only.
+  if (err.code === 'ECONNRESET' || socket.destroyed || s[ANSWERED]) return;
+  // An answer to an earlier request of this connection already on the wire: nothing more can be written that the client could read.
+  if (!socket.writable || s._httpMessage?.headersSent) { socket.destroy(); return; }
+  s[ANSWERED] = true;
+  // The path's surface answers an unknown method, after the response of a pipelined request still in flight would have to wait: that
+  // rare case keeps the plain 400 written at once.
+  if (err.code === 'HPE_INVALID_METHOD' && this && Buffer.isBuffer(err.rawPacket) && !s._httpMessage) {
+    const head = parseRequestHead(err.rawPacket);
+    if ('status' in head) { plainAnswer(socket, head.status, head.message); return; }
+    const app = this;
+    const remoteAddress = (socket as Duplex & { remoteAddress?: string }).remoteAddress;
+    app.inject({ method: STAND_IN, url: head.url, headers: { ...head.headers, [UNPARSED_METHOD]: head.method }, remoteAddress })
+      .then((res) => { if (!socket.destroyed) endWith(socket, res.statusCode, res.headers, res.rawPayload); })
+      .catch(() => { if (!socket.destroyed) plainAnswer(socket, 400, 'The request is not valid HTTP/1.1.'); });
+    return;
+  }
+  const [status, message] = err.code === 'HPE_HEADER_OVERFLOW' ? [431, HEAD_TOO_LARGE]
+    : err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? [408, 'The request took too long to arrive.']
+      : [400, 'The request is not valid HTTP/1.1.'];
+  plainAnswer(socket, status as number, message as string);
 }
