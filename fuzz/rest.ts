@@ -33,13 +33,13 @@ function bases(doc: OpenApiDocument, target: Target): Array<{ url: string; varia
   return out.length ? out : known.slice(0, 1);
 }
 
-/** Form encoding the way PHP's http_build_query and the official client send it (G12/G26): `x[]=a&x[]=b`; null and nested objects do not fit. */
 /** A body as a form carries it (formOf): scalars as text, lists as lists of text. */
 function formReading(body: unknown): unknown {
   if (!body || typeof body !== 'object' || Array.isArray(body)) return body;
   return Object.fromEntries(Object.entries(body).map(([k, v]) => [k, Array.isArray(v) ? v.map(String) : String(v)]));
 }
 
+/** Form encoding the way PHP's http_build_query and the official client send it (G12/G26): `x[]=a&x[]=b`; null and nested objects do not fit. */
 function formOf(body: unknown): string | undefined {
   if (!body || typeof body !== 'object' || Array.isArray(body)) return undefined;
   const parts: string[] = [];
