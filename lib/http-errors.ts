@@ -153,6 +153,8 @@ export function answerEveryMethod(app: FastifyInstance): void {
 
 /** RFC 9110 token (a method, a header name): one class repeated, linear to test. */
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]{1,64}$/;
+/** An origin-form request target (`/path?query`): visible ASCII only, as RFC 9112 allows. */
+const REQUEST_TARGET = /^\/[\x21-\x7e]*$/;
 const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 /** Field value characters (visible ASCII, obs-text, space, tab): no CR, LF or other control character. */
 const FIELD_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
@@ -167,7 +169,7 @@ export function parseRequestHead(raw: Buffer, maxBytes = HEAD_MAX_BYTES): { meth
   }
   const [line, ...fields] = raw.subarray(0, end).toString('latin1').split('\r\n');
   const parts = line!.split(' ');
-  if (parts.length !== 3 || !TOKEN.test(parts[0]!) || !parts[1]!.startsWith('/') || !/^HTTP\/1\.[01]$/.test(parts[2]!)) return { status: 400, message: 'The request is not valid HTTP/1.1.' };
+  if (parts.length !== 3 || !TOKEN.test(parts[0]!) || !REQUEST_TARGET.test(parts[1]!) || !/^HTTP\/1\.[01]$/.test(parts[2]!)) return { status: 400, message: 'The request is not valid HTTP/1.1.' };
   const headers: Record<string, string | string[]> = {};
   for (const f of fields) {
     const colon = f.indexOf(':');
@@ -227,7 +229,8 @@ export function clientErrorHandler(this: FastifyInstance | undefined, err: Error
     if ('status' in head) { plainAnswer(socket, head.status, head.message); return; }
     const app = this;
     const remoteAddress = (socket as Duplex & { remoteAddress?: string }).remoteAddress;
-    app.inject({ method: STAND_IN, url: head.url, headers: { ...head.headers, [UNPARSED_METHOD]: head.method }, remoteAddress })
+    // Started inside a promise: whatever inject throws becomes the plain 400 below, never an exception in the socket's event.
+    Promise.resolve().then(() => app.inject({ method: STAND_IN, url: head.url, headers: { ...head.headers, [UNPARSED_METHOD]: head.method }, remoteAddress }))
       .then((res) => { if (!socket.destroyed) endWith(socket, res.statusCode, res.headers, res.rawPayload); })
       .catch(() => { if (!socket.destroyed) plainAnswer(socket, 400, 'The request is not valid HTTP/1.1.'); });
     return;

@@ -169,6 +169,8 @@ test('parseRequestHead reads a head as received and refuses what is not HTTP/1.1
     ['FOO  /x HTTP/1.1\r\n\r\n', 400],
     ['F(O /x HTTP/1.1\r\n\r\n', 400],
     ['FOO x HTTP/1.1\r\n\r\n', 400],
+    ['FOO /a\x00b HTTP/1.1\r\n\r\n', 400],
+    ['FOO /\xe9 HTTP/1.1\r\n\r\n', 400],
     ['FOO /x HTTP/1.1\r\n folded\r\n\r\n', 400],
     ['FOO /x HTTP/1.1\r\nA: \x01\r\n\r\n', 400],
     [`FOO /x HTTP/1.1\r\nA: ${'b'.repeat(16 * 1024)}\r\n\r\n`, 431],
