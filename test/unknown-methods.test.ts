@@ -189,6 +189,7 @@ test('the parser raises its error again for every later chunk (a body written ap
   clientErrorHandler.call(fakeApp, error(`FOO /api/2/operator HTTP/1.1\r\nHost: h\r\nContent-Length: 6\r\n\r\n`), socket as unknown as Duplex);
   clientErrorHandler.call(fakeApp, error('abc'), socket as unknown as Duplex);
   clientErrorHandler.call(fakeApp, error('def'), socket as unknown as Duplex);
+  await new Promise((r) => setImmediate(r));
   assert.deepEqual(written, [], 'nothing written before the surface answers');
   answer({ statusCode: 405, headers: { allow: 'GET', 'content-type': 'application/json' }, rawPayload: Buffer.from('{}') });
   await new Promise((r) => setImmediate(r));
