@@ -4,7 +4,7 @@
 # the pinned one that scripts/setup.sh installs under .cache/.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
-seed=20261123; examples=10; max_time=""
+seed=20261123; examples=5; max_time=""
 while [ $# -gt 0 ]; do
   case $1 in
     --seed) seed=$2; shift 2;; --max-examples) examples=$2; shift 2;; --max-time) max_time=$2; shift 2;;
