@@ -127,12 +127,16 @@ test.describe('webhook events', needs('platform', 'sim', 'sink_url'), () => {
     expect(ds[0]!.json.visitorExternalId, 'offsite: visitorExternalId is null').toBeNull();
   });
 
-  test('an offsite conversation idle for 7 days closes by itself and v2.conversation.closed is sent', clauses('WH-EVT-05', 'WH-EVT-04').needs('clock'), async ({ hooks, api, target }) => {
+  test('an offsite conversation idle for 7 days after its last activity closes by itself and v2.conversation.closed is sent', clauses('WH-EVT-05', 'WH-EVT-04').needs('clock'), async ({ hooks, api, target }) => {
     const sub = await hooks.subscribe({ events: ['v2.conversation.closed'] });
     const { uuid } = await startConversation(api, hooks, 'social_a');
     await withClockLock(target, 'exclusive', async () => {
+      // Activity in between: a visitor message 3 days in restarts the 7 days (a timer counted from the start would close first).
+      await hooks.sim.advance(3 * 24 * 3_600_000);
+      const said = await hooks.sim.visitorSays(uuid, 'still there?');
+      expect(said.status, `the visitor writes 3 days in: ${said.text}`).toBeLessThan(300);
       await hooks.sim.advance(LIMITS.offsiteInactivityMs - 60_000);
-      expect((await view(api, hooks, uuid)).state, 'still open a minute before 7 days of inactivity').toBe('started');
+      expect((await view(api, hooks, uuid)).state, 'still open a minute before 7 days of inactivity after the last activity').toBe('started');
       expect((await hooks.log(sub)).some((e) => e.payload?.conversationId === uuid), 'no closed event before 7 days').toBe(false);
       await hooks.sim.advance(2 * 60_000);
     });
