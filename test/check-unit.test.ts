@@ -49,11 +49,12 @@ test('client: PUT/POST sign the raw body; wrong and missing signatures are what 
 });
 
 test('client: a network error becomes an exchange with the error and the measured time', async () => {
-  const client = new ConnectorClient(settings, async () => { throw new Error('Headers Timeout Error'); });
+  // The send fails after 30 ms, as a transport error does: the exchange measures the time until then, not zero.
+  const client = new ConnectorClient(settings, async () => { await new Promise((r) => setTimeout(r, 30)); throw new Error('Headers Timeout Error'); });
   const ex = await client.call(7, 'POST', '/conversations/x/messages', { body: {}, timeoutMs: 10 });
   assert.equal(ex.status, undefined);
   assert.match(ex.error!, /Timeout/);
-  assert.ok(ex.ms >= 0);
+  assert.ok(ex.ms >= 25, `measured ${ex.ms} ms for a call that failed after 30 ms`);
 });
 
 test('bodies the checker sends match the connector request schemas', () => {
