@@ -5,12 +5,13 @@ import type { HttpAnswer, HttpRequest } from '../lib/http.js';
 import type { ConnectorCheckSettings } from './settings.js';
 import { RULE_LABELS } from './settings.js';
 import { transportCause } from './preflight.js';
+import { excerpt } from './evidence.js';
 
 /** Sends one request (suites pass `api.request`, which attaches the masked evidence as a report step). */
 export type Send = (req: HttpRequest, label?: string) => Promise<HttpAnswer>;
 
-/** Spec endpoint numbers of the bot connector table. */
-export type Endpoint = 1 | 2 | 3 | 4 | 5 | 6 | 7;
+/** Spec endpoint numbers of the bot connector table; 0 is no endpoint of the contract (the not-found probe, check/evidence.ts). */
+export type Endpoint = 0 | 1 | 2 | 3 | 4 | 5 | 6 | 7;
 
 export type SignatureMode = 'valid' | 'wrong' | 'missing';
 
@@ -125,9 +126,14 @@ export function statusMeaning(status: number, unsigned = false): string {
   return '';
 }
 
-/** One-line human description of an exchange for terminal and report texts: the transport cause or what the status means. */
+/**
+ * One-line description of an exchange for reasons: what was sent and what came back (the transport cause, or the status with a
+ * short excerpt of the body and what the status means).
+ */
 export function describe(ex: Exchange): string {
   if (ex.error) return `${ex.method} ${ex.path} → no answer after ${Math.round(ex.ms)} ms: ${transportCause(ex.error)}`;
-  const meaning = ex.status !== undefined && (ex.status < 200 || ex.status > 299) ? statusMeaning(ex.status) : '';
-  return `${ex.method} ${ex.path} → ${ex.status}${meaning ? ` (${meaning})` : ''} in ${Math.round(ex.ms)} ms`;
+  const failed = ex.status !== undefined && (ex.status < 200 || ex.status > 299);
+  const meaning = failed ? statusMeaning(ex.status!) : '';
+  const body = failed ? excerpt(ex, 80) : '';
+  return `${ex.method} ${ex.path} → ${ex.status}${body ? ` ${body}` : ''}${meaning ? ` (${meaning})` : ''} in ${Math.round(ex.ms)} ms`;
 }

@@ -7,11 +7,17 @@ import { QUICK_REPLY_STEP } from './settings.js';
 import { abortAfter, LIMIT_OF } from './timing.js';
 import { quickReplyValues } from './judge.js';
 import { HarnessError } from '../lib/verdicts.js';
+import { NOT_FOUND_PROBE_PATH } from './evidence.js';
 
-export interface BotSetup { idOperator: string; idBot: string; body: BotWriteBody; scenarios: Exchange; put: Exchange }
+/**
+ * The bot of a run: the scenarios listed, the PUT that created it (or not: judge with `botCreated`), and the answer to a path
+ * that does not exist (`notFound`), which tells an endpoint that does not exist from one that does not know the bot.
+ */
+export interface BotSetup { idOperator: string; idBot: string; body: BotWriteBody; scenarios: Exchange; put: Exchange; notFound?: Exchange }
 
-/** Lists the scenarios and creates a bot on the first one (as the service's bot creation flow does). */
+/** Lists the scenarios and creates a bot on the first one (as the service's bot creation flow does); asks once for a path that does not exist. */
 export async function setupBot(client: ConnectorClient): Promise<BotSetup> {
+  const notFound = await client.call(0, 'GET', NOT_FOUND_PROBE_PATH, { timeoutMs: abortAfter(LIMIT_OF.config), label: 'a path that does not exist (how the connector answers a missing endpoint)' });
   const scenarios = await client.call(1, 'GET', '/external-bots', { timeoutMs: abortAfter(LIMIT_OF.config) });
   const first = Array.isArray(scenarios.json) ? (scenarios.json[0] as { idBot?: unknown } | undefined) : undefined;
   // Without a usable scenario list the checker still tries a bot, so later clauses are judged on their own.
@@ -19,7 +25,7 @@ export async function setupBot(client: ConnectorClient): Promise<BotSetup> {
   const idOperator = newOperatorId();
   const body = botWriteBody(idBot, client.settings.language);
   const put = await client.call(2, 'PUT', `/bots/${encodeURIComponent(idOperator)}`, { body, timeoutMs: abortAfter(LIMIT_OF.config) });
-  return { idOperator, idBot, body, scenarios, put };
+  return { idOperator, idBot, body, scenarios, put, notFound };
 }
 
 export type Step =

@@ -3,7 +3,7 @@ import { test as base, expect, currentTarget, clauses, checkedPartner } from '..
 import { agentFor, http } from '../../lib/http.js';
 import { mask } from '../../lib/mask.js';
 import { connectorSettings, missingUrl, type ConnectorCheckSettings } from '../../check/settings.js';
-import { ConnectorClient, describe as describeExchange, type Exchange } from '../../check/connector-client.js';
+import { ConnectorClient, describe as describeExchange, describe, type Exchange } from '../../check/connector-client.js';
 import os from 'node:os';
 import { createHash } from 'node:crypto';
 import path from 'node:path';
@@ -13,6 +13,7 @@ import { saveCheckConversation } from '../../transcripts/from-check.js';
 import { notJudged, reproduction } from '../verdicts.js';
 import { ANNOTATION } from '../../lib/verdicts.js';
 import { exchangesCurl, rerunCommand } from '../../check/reproduce.js';
+import { botCreated, endpointAbsent, is2xx, refusedAuth } from '../../check/evidence.js';
 import type { TestInfo } from '@playwright/test';
 import { SIGNATURE_HEADER, verify } from '../../lib/signature.js';
 import { confirmPartnerDown, partnerDown, recordBot } from '../../check/partner.js';
@@ -166,5 +167,33 @@ export async function attachConversation(run: ConversationRun): Promise<void> {
   if (notes.length) test.info().annotations.push({ type: 'note', description: notes.join('; ') });
 }
 
-export const is2xx = (ex: Exchange): boolean => ex.status !== undefined && ex.status >= 200 && ex.status <= 299;
+export { is2xx };
+
+/** What the spec's endpoint numbers are called in reasons. */
+export const ENDPOINT_NAME: Record<number, string> = {
+  1: 'endpoint 1 GET /external-bots', 2: 'endpoint 2 PUT /bots/{idOperator}', 3: 'endpoint 3 GET /bots/{idOperator}', 4: 'endpoint 4 GET /availability-strategies',
+  5: 'endpoint 5 GET /bots/{idOperator}/conversation-first-messages', 6: 'endpoint 6 POST /conversations', 7: 'endpoint 7 POST /conversations/{idConversation}/messages',
+};
+
+/**
+ * An answer refused for its credentials (401/403) is evidence about the signature only (CONN-AUTH-02), never about the
+ * endpoint's answers: the check is NOT JUDGED.
+ */
+export function notRefused(ex: Exchange): void {
+  if (refusedAuth(ex)) notJudged(`${describe(ex)}: the call was refused for its credentials, so its answer says nothing about this clause (see CONN-AUTH-02)`);
+}
+
+/**
+ * A check that needs the bot the run created: NOT JUDGED when PUT /bots/{idOperator} created none (what a connector answers
+ * about a bot it never created says nothing about the clause). One exception: the answer `ex` shows its endpoint does not
+ * exist (answered as a path that does not exist, or 405), which fails the check under its own endpoint clause.
+ */
+export function needsBot(bot: BotSetup, ex?: Exchange): void {
+  if (botCreated(bot.put)) return;
+  if (ex && endpointAbsent(ex, bot.notFound)) {
+    const like = ex.status === 404 && bot.notFound ? `, as the connector answers a path that does not exist (${describe(bot.notFound)})` : '';
+    expect(false, `${ENDPOINT_NAME[ex.endpoint] ?? `${ex.method} ${ex.path}`} does not exist at the connector: ${describe(ex)}${like}. The service calls it for every bot it creates.`).toBe(true);
+  }
+  notJudged(`no bot was created (${describe(bot.put)}; see CONN-EP2-01): what the connector answers about a bot it never created says nothing about this clause`);
+}
 export const repliesOf = (ex: Exchange): any[] => (Array.isArray((ex.json as any)?.replies) ? (ex.json as any).replies : []);
