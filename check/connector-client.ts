@@ -38,6 +38,18 @@ export interface Exchange {
   signature?: SignatureMode;
 }
 
+/** The spec endpoint a call is, from its method and its path under the connector's base URL (0: none of the contract). */
+export function endpointOf(method: string, path: string): Endpoint {
+  if (method === 'GET' && path === '/external-bots') return 1;
+  if (method === 'PUT' && /^\/bots\/[^/]+$/.test(path)) return 2;
+  if (method === 'GET' && /^\/bots\/[^/]+$/.test(path)) return 3;
+  if (method === 'GET' && path === '/availability-strategies') return 4;
+  if (method === 'GET' && /^\/bots\/[^/]+\/conversation-first-messages$/.test(path)) return 5;
+  if (method === 'POST' && path === '/conversations') return 6;
+  if (method === 'POST' && /^\/conversations\/[^/]+\/messages$/.test(path)) return 7;
+  return 0;
+}
+
 export interface CallOptions {
   query?: Record<string, string>;
   body?: unknown;
@@ -121,9 +133,14 @@ export function operatorMessage(payload: unknown, createdAt = zonedNow()): Messa
 /** What a status says about the partner, when it says more than the number. */
 export function statusMeaning(status: number, unsigned = false): string {
   if (status === 401 || status === 403) return unsigned ? 'refused: calls are unsigned (--unsigned) and the connector wants a signature' : 'refused the call: is --secret the connector\'s signing secret (G2)?';
-  if (status === 404 || status === 405 || status === 501) return 'endpoint not implemented, or the URL is not the connector\'s base URL';
+  if (status === 404 || status === 405 || status === 501) return 'no such endpoint at this base URL?';
   if (status >= 500) return 'server error in the connector';
   return '';
+}
+
+/** The shortest description of an exchange, for a reason that refers to it (`PUT /bots/x → 404`, `→ no answer`). */
+export function brief(ex: Exchange): string {
+  return `${ex.method} ${ex.path} → ${ex.error ? 'no answer' : ex.status}`;
 }
 
 /**
@@ -134,6 +151,6 @@ export function describe(ex: Exchange): string {
   if (ex.error) return `${ex.method} ${ex.path} → no answer after ${Math.round(ex.ms)} ms: ${transportCause(ex.error)}`;
   const failed = ex.status !== undefined && (ex.status < 200 || ex.status > 299);
   const meaning = failed ? statusMeaning(ex.status!) : '';
-  const body = failed ? excerpt(ex, 80) : '';
+  const body = failed ? excerpt(ex, 60) : '';
   return `${ex.method} ${ex.path} → ${ex.status}${body ? ` ${body}` : ''}${meaning ? ` (${meaning})` : ''} in ${Math.round(ex.ms)} ms`;
 }

@@ -93,11 +93,18 @@ export function summarizePayload(p: any): string {
   return String(p.contentType);
 }
 
-/** Every reply the connector sent in the run with where it came from (first messages, endpoint 6, visitor steps). */
+/**
+ * Every reply the connector sent in the run with where it came from, numbered as the vendor counts: first messages,
+ * POST /conversations, the answer to visitor message n of the script, the answer to an echo of the bot's own message.
+ */
 export function allReplies(run: ConversationRun): Array<{ origin: string; replies: any[] }> {
-  return run.steps.flatMap((s, i) => {
+  let visitor = 0;
+  return run.steps.flatMap((s) => {
     if (s.kind === 'note') return [];
-    const origin = s.kind === 'first-messages' ? 'first messages' : s.kind === 'start' ? 'POST /conversations' : s.kind === 'visitor' ? `answer to "${s.text.slice(0, 30)}" (step ${i})` : `answer to echo (step ${i})`;
+    if (s.kind === 'visitor') visitor++;
+    const said = (t: string) => `"${t.length > 30 ? `${t.slice(0, 29)}…` : t}"`;
+    const origin = s.kind === 'first-messages' ? 'first messages' : s.kind === 'start' ? 'POST /conversations'
+      : s.kind === 'visitor' ? `answer to visitor message ${visitor} (${said(s.text)})` : `answer to the echo of ${s.of} (after visitor message ${visitor})`;
     return [{ origin, replies: repliesOf(s.exchange) }];
   });
 }

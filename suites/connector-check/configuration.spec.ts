@@ -3,7 +3,7 @@ import { test, expect, clauses, attachExchanges, is2xx, needsBot, notRefused, EN
 import { notJudged, notJudgedIf } from '../verdicts.js';
 import { exchangesOf } from '../../check/conversation.js';
 import { botCreated, endpointAbsent, refusedAuth } from '../../check/evidence.js';
-import { describe, type Exchange } from '../../check/connector-client.js';
+import { describe, brief, type Exchange } from '../../check/connector-client.js';
 import { excerpt } from '../../check/evidence.js';
 import { dateWarningsOf, unlistedFields } from '../../check/judge.js';
 import { note, warn } from '../verdicts.js';
@@ -13,7 +13,8 @@ import { visitorMessage } from '../../check/connector-client.js';
 import { randomUUID } from 'node:crypto';
 
 const CONFIG_TIMEOUT = abortAfter(LIMIT_OF.config);
-const judged = (what: string, ex: Exchange) => `${what} (${describe(ex)})`;
+/** A reason: what was sent and what came back, then what the spec asks. */
+const judged = (asks: string, ex: Exchange) => `${describe(ex)}; ${asks}`;
 
 test('the connector URL is HTTPS', clauses('CONN-HTTPS-01'), async ({ connector }) => {
   test.skip(!connector.url.startsWith('https://') && connector.allowHttp, 'plain http accepted by --allow-http for local development: this URL would be refused by the service');
@@ -23,8 +24,8 @@ test('the connector URL is HTTPS', clauses('CONN-HTTPS-01'), async ({ connector 
 test('GET /external-bots answers an array of Scenario', clauses('CONN-EP1-01'), async ({ client }) => {
   const ex = await client.call(1, 'GET', '/external-bots', { timeoutMs: CONFIG_TIMEOUT });
   notRefused(ex);
-  expect(is2xx(ex), judged('GET /external-bots must answer 2xx', ex)).toBe(true);
-  expect(Array.isArray(ex.json), judged('GET /external-bots must answer a JSON array', ex)).toBe(true);
+  expect(is2xx(ex), judged('the spec asks for a 2xx answer with an array of Scenario', ex)).toBe(true);
+  expect(Array.isArray(ex.json), judged('the spec asks for a JSON array of Scenario', ex)).toBe(true);
   // Extra properties and the URI format have their own clauses (CONN-EP1-02, CONN-EP1-03).
   const errors = schemaErrors('connector/scenarios.json', ex.json, (e) => e.keyword === 'additionalProperties' || /\/editorUrl$/.test(e.instancePath));
   expect(errors, `scenarios do not match connector/scenario.json: ${errors}`).toBeNull();
@@ -32,7 +33,7 @@ test('GET /external-bots answers an array of Scenario', clauses('CONN-EP1-01'), 
 
 test('Scenario items have no additional properties', clauses('CONN-EP1-02'), async ({ client }) => {
   const ex = await client.call(1, 'GET', '/external-bots', { timeoutMs: CONFIG_TIMEOUT });
-  notJudgedIf(!Array.isArray(ex.json), `GET /external-bots did not answer an array (see CONN-EP1-01; ${describe(ex)})`);
+  notJudgedIf(!Array.isArray(ex.json), `GET /external-bots did not answer an array (${brief(ex)}; see CONN-EP1-01)`);
   // An empty list has no item whose properties could be judged.
   notJudgedIf((ex.json as unknown[]).length === 0, 'GET /external-bots listed no scenario: no item to judge (see CONN-EP1-04)');
   const extra = (ex.json as unknown[]).flatMap((item, i) => (item && typeof item === 'object' ? Object.keys(item).filter((k) => !['idBot', 'name', 'description', 'editorUrl'].includes(k)).map((k) => `[${i}].${k}`) : []));
@@ -41,7 +42,7 @@ test('Scenario items have no additional properties', clauses('CONN-EP1-02'), asy
 
 test('Scenario editorUrl is a URI', clauses('CONN-EP1-03'), async ({ client }) => {
   const ex = await client.call(1, 'GET', '/external-bots', { timeoutMs: CONFIG_TIMEOUT });
-  notJudgedIf(!Array.isArray(ex.json) || (ex.json as unknown[]).length === 0, `GET /external-bots answered no scenario (see CONN-EP1-01/04; ${describe(ex)})`);
+  notJudgedIf(!Array.isArray(ex.json) || (ex.json as unknown[]).length === 0, `GET /external-bots answered no scenario (${brief(ex)}; see CONN-EP1-01/04)`);
   const bad = (ex.json as any[]).flatMap((item, i) => {
     const u = item?.editorUrl;
     let ok = false;
@@ -55,12 +56,12 @@ test('GET /external-bots lists at least one scenario', clauses('CONN-EP1-04'), a
   const ex = await client.call(1, 'GET', '/external-bots', { timeoutMs: CONFIG_TIMEOUT });
   // An endpoint that does not exist lists nothing (a failure); any other answer without a list is judged by CONN-EP1-01.
   notJudgedIf(!Array.isArray(ex.json) && !endpointAbsent(ex, bot.notFound), `GET /external-bots answered no list (${describe(ex)}; see CONN-EP1-01)`);
-  expect(Array.isArray(ex.json) ? (ex.json as unknown[]).length : 0, judged('a bot agent needs a scenario: GET /external-bots must list at least one', ex)).toBeGreaterThanOrEqual(1);
+  expect(Array.isArray(ex.json) ? (ex.json as unknown[]).length : 0, judged('the spec asks for at least one scenario (a bot agent selects one; one per bot operator)', ex)).toBeGreaterThanOrEqual(1);
 });
 
 test('PUT /bots/{idOperator} answers a Bot', clauses('CONN-EP2-01'), async ({ bot }) => {
   notRefused(bot.put);
-  expect(is2xx(bot.put), judged('PUT /bots/{idOperator} must answer 2xx with the Bot', bot.put)).toBe(true);
+  expect(is2xx(bot.put), judged('the spec asks for a 2xx answer with the Bot (the service creates every bot agent this way)', bot.put)).toBe(true);
   // The dates have their own clause (CONN-BOT-DATES-01).
   const errors = schemaErrors('connector/bot.json', bot.put.json, isDateError);
   expect(errors, `PUT answer does not match connector/bot.json: ${errors}`).toBeNull();
@@ -69,7 +70,7 @@ test('PUT /bots/{idOperator} answers a Bot', clauses('CONN-EP2-01'), async ({ bo
 });
 
 test('the Bot answered by PUT has the idOperator of the path and the idBot of the body', clauses('CONN-EP2-02'), async ({ bot }) => {
-  notJudgedIf(!is2xx(bot.put) || !bot.put.json || typeof bot.put.json !== 'object', `PUT /bots answered no Bot (see CONN-EP2-01; ${describe(bot.put)})`);
+  notJudgedIf(!is2xx(bot.put) || !bot.put.json || typeof bot.put.json !== 'object', `PUT /bots answered no Bot (${brief(bot.put)}; see CONN-EP2-01)`);
   const b = bot.put.json as any;
   expect(b?.idOperator, `idOperator must be the one of the path (${bot.idOperator})`).toBe(bot.idOperator);
   expect(b?.external?.idBot, `external.idBot must be the scenario given in the body (${bot.idBot})`).toBe(bot.idBot);
@@ -79,7 +80,7 @@ test('GET /bots/{idOperator} answers the Bot created', clauses('CONN-EP3-01'), a
   const ex = await client.call(3, 'GET', `/bots/${encodeURIComponent(bot.idOperator)}`, { timeoutMs: CONFIG_TIMEOUT });
   needsBot(bot, ex);
   notRefused(ex);
-  expect(is2xx(ex), judged(`GET /bots/${bot.idOperator} after PUT created it must answer 2xx with the Bot`, ex)).toBe(true);
+  expect(is2xx(ex), judged('the spec asks for a 2xx answer with the Bot that PUT created', ex)).toBe(true);
   const errors = schemaErrors('connector/bot.json', ex.json, isDateError);
   expect(errors, `GET answer does not match connector/bot.json: ${errors}`).toBeNull();
 });
@@ -88,7 +89,7 @@ test('the Bot answered by GET has the same idOperator and idBot', clauses('CONN-
   // Ids that "match" without a bot created prove nothing (a connector may echo the path's id).
   needsBot(bot);
   const ex = await client.call(3, 'GET', `/bots/${encodeURIComponent(bot.idOperator)}`, { timeoutMs: CONFIG_TIMEOUT });
-  notJudgedIf(!is2xx(ex) || !ex.json || typeof ex.json !== 'object', `GET /bots answered no Bot (see CONN-EP3-01; ${describe(ex)})`);
+  notJudgedIf(!is2xx(ex) || !ex.json || typeof ex.json !== 'object', `GET /bots answered no Bot (${brief(ex)}; see CONN-EP3-01)`);
   expect((ex.json as any)?.idOperator, `idOperator must be the one created (${bot.idOperator})`).toBe(bot.idOperator);
   expect((ex.json as any)?.external?.idBot, `external.idBot must be the scenario of the bot (${bot.idBot})`).toBe(bot.idBot);
 });
@@ -113,8 +114,8 @@ test('GET /availability-strategies answers an array of availability strategy', c
   const ex = await strategies(client, bot.idOperator);
   needsBot(bot, ex);
   notRefused(ex);
-  expect(is2xx(ex), judged('GET /availability-strategies must answer 2xx (it is polled about once per second)', ex)).toBe(true);
-  expect(Array.isArray(ex.json), judged('GET /availability-strategies must answer a JSON array', ex)).toBe(true);
+  expect(is2xx(ex), judged('the spec asks for a 2xx answer with an array of availability strategy (the service polls it about once per second)', ex)).toBe(true);
+  expect(Array.isArray(ex.json), judged('the spec asks for a JSON array of availability strategy', ex)).toBe(true);
   const errors = schemaErrors('connector/availability-strategies.json', ex.json, isConditionalError(['distributionRulesToCheck', 'availability']));
   expect(errors, `strategies do not match connector/availability-strategy.json: ${errors}`).toBeNull();
 });

@@ -4,7 +4,7 @@ import { notJudged, notJudgedIf } from '../verdicts.js';
 import { agentFor } from '../../lib/http.js';
 import { LIMITS } from '../../lib/limits.js';
 import { mask } from '../../lib/mask.js';
-import { describe, type Exchange } from '../../check/connector-client.js';
+import { describe, brief, type Exchange } from '../../check/connector-client.js';
 import { refusedAuth } from '../../check/evidence.js';
 import { allReplies, exchangesOf, type ConversationRun } from '../../check/conversation.js';
 import { conversationIdWarning, dateWarningsOf, unlistedFields } from '../../check/judge.js';
@@ -65,7 +65,7 @@ test('POST /conversations answers empty replies', clauses('CONN-EP6-02'), async 
   void connector;
   const start = startOf(await held(conversation));
   await attachExchanges('POST /conversations', [start]);
-  notJudgedIf(!Array.isArray((start.json as any)?.replies), `no replies array answered (see CONN-EP6-01; ${describe(start)})`);
+  notJudgedIf(!Array.isArray((start.json as any)?.replies), `no replies array answered (${brief(start)}; see CONN-EP6-01)`);
   expect(repliesOf(start).map((r) => r?.type), 'POST /conversations must answer replies: [] (endpoint 7 follows immediately with the first visitor message)').toEqual([]);
 });
 
