@@ -113,6 +113,9 @@ export function soloDifference(a: Held, b: Held): string | null {
   return a.steps.length === b.steps.length ? null : 'two solo runs of the same script took a different number of steps';
 }
 
+/** What a call that failed at once got: no answer (and why), or its status. */
+const got = (ex: Exchange): string => (ex.error ? `got no answer within ${Math.round(ex.ms)} ms: ${transportCause(ex.error)}` : `was answered ${ex.status} in ${Math.round(ex.ms)} ms`);
+
 /** Where two texts first differ, as `…alone…` vs `…at once…` with a little context. */
 export function firstDifference(a: string, b: string, context = 25): string {
   let i = 0;
@@ -129,17 +132,17 @@ export function concurrencyProblems(alone: Held[], together: Held[]): string[] {
     const solo = alone[i]!;
     const name = `conversation ${i + 1}`;
     // Evidence of an answer belonging to its conversation is an answer: one missing at once, while given alone, is the failure.
-    if (failed(t.start)) out.push(`${name}: POST /conversations was answered ${replySummary(solo.start)} held alone; held with ${others} other conversation(s) at once it got ${t.start.error ? replySummary(t.start) : `status ${t.start.status}`} after ${Math.round(t.start.ms)} ms`);
+    if (failed(t.start)) out.push(`${name}: POST /conversations held alone was answered ${solo.start.status} in ${Math.round(solo.start.ms)} ms; held with ${others} other conversation(s) at once it ${got(t.start)}`);
     for (const [k, s] of t.steps.entries()) {
       const step = `${name}, visitor message ${k + 1} ("${s.text}")`;
       const ref = solo.steps[k];
       if (failed(s.exchange)) {
-        out.push(`${step}: held alone it was answered ${ref ? `in ${Math.round(ref.exchange.ms)} ms` : ''}; held with ${others} other conversation(s) at once it got ${s.exchange.error ? replySummary(s.exchange) : `status ${s.exchange.status}`} after ${Math.round(s.exchange.ms)} ms`);
+        out.push(`${step}: held alone it was answered${ref ? ` ${ref.exchange.status} in ${Math.round(ref.exchange.ms)} ms` : ''}; held with ${others} other conversation(s) at once it ${got(s.exchange)}`);
         continue;
       }
-      const got = (s.exchange.json as any)?.idConversation;
-      if (got !== undefined && got !== t.connectorConversationId && got !== t.idConversation) {
-        out.push(`${step}: the answer carries idConversation ${JSON.stringify(got)}, another conversation's (this one is ${JSON.stringify(t.connectorConversationId)})`);
+      const answeredId = (s.exchange.json as any)?.idConversation;
+      if (answeredId !== undefined && answeredId !== t.connectorConversationId && answeredId !== t.idConversation) {
+        out.push(`${step}: the answer carries idConversation ${JSON.stringify(answeredId)}, another conversation's (this one is ${JSON.stringify(t.connectorConversationId)})`);
       }
       if (ref && replyContent(s.exchange) !== replyContent(ref.exchange)) {
         const [a, b] = [replySummary(ref.exchange), replySummary(s.exchange)];

@@ -264,9 +264,11 @@ export async function startFakeConnector(opts: FakeConnectorOptions): Promise<Fa
         finish('reset');
         return reply;
       }
+      // The lock is held while the call is worked on and released before its answer is sent (so no answer can reach the
+      // caller while it is still held).
       state.busy = { conversation: idConversation, calls: (state.busy?.calls ?? 0) + 1 };
-      reply.raw.once('close', () => { if (state.busy && --state.busy.calls <= 0) state.busy = undefined; });
       await new Promise((r) => setTimeout(r, HANG_WORK_MS));
+      if (--state.busy.calls <= 0) state.busy = undefined;
     }
     const conv = idConversation ? state.conversations.get(idConversation) : undefined;
     let script = conv?.script;

@@ -159,8 +159,10 @@ test('configuration endpoints 1-4 and 6 answer within 10 s', clauses('CONN-TIME-
   notJudgedIf(judgedCalls.length === 0, `the connector answered no configuration call with 2xx (${left.map(describe).join('; ')}; see CONN-AUTH-02, CONN-EP1-01)`);
   const late = judgedCalls.filter((ex) => ex.error !== undefined || !withinLimit(ex.ms, LIMIT_OF.config));
   const name = (ex: Exchange) => ENDPOINT_NAME[ex.endpoint] ?? `${ex.method} ${ex.path}`;
-  expect(late.map((ex) => ex.error ? describe(ex) : timingText(name(ex), ex.ms, LIMIT_OF.config)),
-    `configuration endpoints must answer within 10 s (G8); judged on ${[...new Set(judgedCalls.map((ex) => `endpoint ${ex.endpoint}`))].join(', ')}${left.length ? ` (not on ${[...new Set(left.map((ex) => `endpoint ${ex.endpoint}`))].join(', ')}, which answered no 2xx)` : ''}`).toEqual([]);
+  const endpoints = (list: Exchange[]) => [...new Set(list.map((ex) => `endpoint ${ex.endpoint}`))].join(', ');
+  const scope = `judged on ${endpoints(judgedCalls)}${left.length ? ` (not on ${endpoints(left)}, which answered no 2xx)` : ''}`;
+  await test.info().attach('what was judged', { body: scope, contentType: 'text/plain' });
+  expect(late.map((ex) => ex.error ? describe(ex) : timingText(name(ex), ex.ms, LIMIT_OF.config)), `configuration endpoints must answer within 10 s (G8); ${scope}`).toEqual([]);
 });
 
 test('every connector answer is JSON', clauses('CONN-JSON-01'), async ({ bot, client, conversation }) => {
