@@ -57,6 +57,6 @@ test('a retry with the same correlation id is accepted', clauses('RECV-RETRY-01'
   // A retry proves duplicate handling only after a first attempt the receiver accepted: then it holds the event already.
   notJudgedIf(!is2xx(attempt), `the first attempt was not accepted (${outcome(attempt)}; see RECV-ANSWER-01): a retry after a refusal says nothing about how the receiver treats a duplicate`);
   const retry = await deliver('deliver again: new X-Service-Delivery, same X-Service-CorrelationId and body (retry)', first!.body, { correlationId });
-  if (retry.headers['x-service-delivery'] === attempt.headers['x-service-delivery']) throw new HarnessError('a retry must carry a new X-Service-Delivery (check/webhook-samples.ts deliveryHeaders)');
+  if (retry.headers['x-service-delivery'] === attempt.headers['x-service-delivery']) throw new HarnessError('check-bug', 'a retry must carry a new X-Service-Delivery (check/webhook-samples.ts deliveryHeaders)');
   expect(is2xx(retry), `a retry (same correlation id ${correlationId}) must be answered 20x, not refused as a duplicate: first attempt ${outcome(attempt)}, retry ${outcome(retry)}`).toBe(true);
 });
