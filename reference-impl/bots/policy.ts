@@ -14,6 +14,8 @@ const defaults = {
   failedAfterFailedPoll: (_wasFailed: boolean): boolean => true,
   botInactivityMs: LIMITS.botInactivityMs,
   offsiteInactivityMs: LIMITS.offsiteInactivityMs,
+  /** Inactivity counts from the conversation's last activity (a message restarts the 5-minute and 7-day timers). */
+  idleSince: (c: { created_at: number; last_activity_at: number }): number => c.last_activity_at,
   /** The longest bot text shown (G21: 450 characters). */
   botTextMax: LIMITS.botTextMax,
   /** The four strategies of endpoint 4, over whether each rule to check has an available operator. */
@@ -68,7 +70,12 @@ export const BOTS_POLICY: PolicyModule<typeof defaults> = {
     customAvailability: { ignored: () => true },
     routable: { always: () => true },
     messageTime: { iso: (ms) => new Date(ms).toISOString() },
-    signedBytes: { 'wrong-bytes': (method, _q, path, _b, value) => (method === 'GET' ? path : JSON.stringify(value, null, 1)) },
+    signedBytes: {
+      'wrong-bytes': (method, _q, path, _b, value) => (method === 'GET' ? path : JSON.stringify(value, null, 1)),
+      // Only the bot creation flow's PUT (endpoint 2) signed over its path.
+      'wrong-bytes-on-put': (method, q, path, b) => (method === 'PUT' ? path : method === 'GET' ? q : b ?? ''),
+    },
+    idleSince: { start: (c) => c.created_at },
     keptVariables: { none: () => [] },
     replyOrder: { reversed: (replies) => [...replies].reverse() },
     awaitMs: { none: () => 0 },

@@ -81,7 +81,7 @@ export class ConversationRuntime {
       case 'offsite-inactivity': {
         const policy = this.ces.deviations.policy.bots;
         const limit = t.kind === 'inactivity' ? policy.botInactivityMs : policy.offsiteInactivityMs;
-        const idleUntil = conv.last_activity_at + limit;
+        const idleUntil = policy.idleSince(conv) + limit;
         const stillBot = t.kind === 'offsite-inactivity' || ['bot', 'opening', 'transferring'].includes(this.store.state(id)?.phase ?? '');
         if (!stillBot) return;
         if (idleUntil > this.ces.clock.now()) {

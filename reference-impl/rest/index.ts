@@ -31,6 +31,7 @@ const scope = (platform: Platform, registry: RouteRegistry): FastifyPluginAsync 
     req.platform = platform;
     const policy = app.ces.deviations.policy.rest;
     if (platform === 'ha' && !policy.haBaseServed) throw new RestFail(404, `Unknown route ${req.method} ${req.url.split('?')[0]}.`);
+    if (policy.versionHeader && req.headers[policy.versionHeader] !== '2') throw new RestFail(400, `Name the API version in the ${policy.versionHeader} header (2).`);
     // Every route, including unknown ones, needs a valid key: nothing is revealed to anonymous callers.
     const client = clientFromRequest(app.ces, req, policy.presentedKey);
     if (!client) throw forbidden();
@@ -38,6 +39,10 @@ const scope = (platform: Platform, registry: RouteRegistry): FastifyPluginAsync 
   });
   // The response seam: deviations at `rest.response` edit answers (JSON edits per resource, fixtures/deviations/rest*.json).
   app.addHook('onSend', async (req, reply, payload) => {
+    // JSON only: an answer is labelled another media type only when the policy lists it (never, but for a deviation).
+    const asked = String(req.headers.accept ?? '');
+    const labelled = app.ces.deviations.policy.rest.answerMediaTypes.find((t) => t !== 'application/json' && asked.includes(t));
+    if (labelled && String(reply.getHeader('content-type') ?? '').includes('json')) reply.header('content-type', `${labelled}; charset=utf-8`);
     const resource = resourceOf(req);
     const edits = [...app.ces.deviations.edits('rest.response', resource), ...app.ces.deviations.edits('rest.response', `${req.method} ${resource}`)];
     if (!edits.length || typeof payload !== 'string' || !String(reply.getHeader('content-type') ?? '').includes('json')) return payload;

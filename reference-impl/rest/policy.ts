@@ -37,6 +37,12 @@ const defaults = {
   presentedKey: (req: FastifyRequest): string | null => presentedKey(req),
   /** Whether the high-availability base answers. */
   haBaseServed: true as boolean,
+  /** The media types answers are given in, as a request's Accept asks (spec: "JSON only; XML is not supported"). */
+  answerMediaTypes: ['application/json'] as readonly string[],
+  /** A request header that must also name the API version (none: the version is the base path's /api/2 alone). */
+  versionHeader: '' as string,
+  /** Plain HTTP on the HTTPS port is answered (REST over HTTPS only: never; reference-impl/plain-http.ts). */
+  plainHttpServed: false as boolean,
   /** The error of a non-numeric path id. */
   badIdError: (name: string, resource: string, raw: string): Error => badRequest(`'${name}' of ${resource} must be an integer from 0 to ${Number.MAX_SAFE_INTEGER} (got ${shown(raw)}).`),
   openapiDocument: (doc: object): object => doc,
