@@ -22,6 +22,7 @@ export const SEAMS = {
   'webhooks.payload': 'every webhook payload, per event kind (reference-impl/webhooks/payloads.ts)',
   'webhooks.headers': 'the headers of every delivery (reference-impl/webhooks/dispatcher.ts)',
   'console.policy': 'the console pages and their JSON views (reference-impl/console/policy.ts)',
+  'store.read': 'the criteria of a named read of the store, per read (reference-impl/store/read.ts)',
 } as const;
 export type Seam = keyof typeof SEAMS;
 

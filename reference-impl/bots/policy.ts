@@ -14,6 +14,8 @@ const defaults = {
   failedAfterFailedPoll: (_wasFailed: boolean): boolean => true,
   botInactivityMs: LIMITS.botInactivityMs,
   offsiteInactivityMs: LIMITS.offsiteInactivityMs,
+  /** How many bot operators of one connector app may be bound to the same scenario (endpoint 1: one). */
+  botsPerScenario: LIMITS.botsPerScenario,
   /** The longest bot text shown (G21: 450 characters). */
   botTextMax: LIMITS.botTextMax,
   /** The four strategies of endpoint 4, over whether each rule to check has an available operator. */

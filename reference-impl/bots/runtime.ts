@@ -9,9 +9,8 @@ import { botOperator, distributionRule, availableOperatorsOfRule, installation }
 import { ConversationStore, type ConvRow } from './conversation-store.js';
 import { ConversationTimers, type DueTimer, type TimerKind } from './timers.js';
 import { ConversationCalls } from './connector-calls.js';
+import { isOffsite } from '../channels.js';
 
-export const OFFSITE = new Set(['social_a', 'social_b', 'social_c', 'social_d', 'social_e', 'sms']);
-export const SIM_CHANNELS = ['chat', 'call', 'video', 'social_a', 'social_b', 'social_c', 'social_d', 'social_e', 'sms'];
 
 export interface Reply { type: string; [k: string]: any }
 
@@ -113,7 +112,7 @@ export class ConversationRuntime {
     const humans = (this.ces.db.prepare(`SELECT o.id, o.website_list, l.connected, l.chat_available, l.call_available, l.video_available FROM operators o
       LEFT JOIN operator_live l ON l.operator_id = o.id WHERE o.client_id = ? AND o.type = 'human' ORDER BY o.id`).all(clientId) as any[])
       .filter((h) => list<number>(h.website_list).includes(websiteId));
-    const ch = OFFSITE.has(channel) ? 'chat' : channel;
+    const ch = isOffsite(channel) ? 'chat' : channel;
     const available = humans.find((h) => h.connected === 1 && h[`${ch}_available`] === 1);
     return (available ?? humans[0])?.id ?? null;
   }
@@ -128,7 +127,7 @@ export class ConversationRuntime {
     const visitor = input.visitorId ?? `visitor-${uuid.slice(0, 8)}`;
     const id = Number(this.ces.db.prepare(`INSERT INTO conversations (uuid, client_id, website_id, channel, visitor_uid, visitor_external_id, operator_id, operator_ids, page_type,
       operator_answer, operator_closed, waitinglist, created_at, closed_at, last_activity_at, history) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'home', 0, 0, 0, ?, NULL, ?, '[]')`)
-      .run(uuid, clientId, websiteId, channel, visitor, OFFSITE.has(channel) ? null : visitor, operatorId, JSON.stringify(operatorId ? [operatorId] : []), now, now).lastInsertRowid);
+      .run(uuid, clientId, websiteId, channel, visitor, isOffsite(channel) ? null : visitor, operatorId, JSON.stringify(operatorId ? [operatorId] : []), now, now).lastInsertRowid);
     const bs = bot ? botOperator(this.ces, bot) : undefined;
     this.ces.db.prepare('INSERT INTO conversation_state (conversation_id, bot_operator_id, install_id, phase) VALUES (?, ?, ?, ?)')
       .run(id, bot, bs?.install_id ?? null, bot ? 'opening' : 'human');
@@ -140,7 +139,7 @@ export class ConversationRuntime {
       this.opening.set(id, p);
     } else {
       this.store.addTranscript(id, 'visitor', { contentType: 'text', value: text });
-      if (OFFSITE.has(channel)) this.timers.add(id, 'offsite-inactivity', now + this.ces.deviations.policy.bots.offsiteInactivityMs);
+      if (isOffsite(channel)) this.timers.add(id, 'offsite-inactivity', now + this.ces.deviations.policy.bots.offsiteInactivityMs);
     }
     return this.store.conv(id)!;
   }

@@ -89,8 +89,26 @@ export function writeBody(ces: ServiceContext, bot: BotOperatorRow, idBot: strin
   return { name: op.name, pseudo: op.pseudo, language: list<string>(op.language_list)[0] ?? 'en', distributionRules: rules.map((r) => ({ id: r.id, label: r.label })), external: { idBot } };
 }
 
+/**
+ * The bot operators of the same connector app (every installation) bound to scenario `idBot`, other than `operatorId`: a scenario can be
+ * bound to only one bot agent (endpoint 1), so a binding is refused while this list is as long as the policy allows (one).
+ */
+export function scenarioHolders(ces: ServiceContext, installId: number, idBot: string, operatorId?: number): number[] {
+  const app = ces.db.prepare('SELECT app_id FROM connector_installs WHERE id = ?').get(installId) as { app_id: number } | undefined;
+  if (!app) return [];
+  return (ces.db.prepare(`SELECT b.operator_id FROM bot_operators b JOIN connector_installs i ON i.id = b.install_id
+    WHERE i.app_id = ? AND b.id_bot = ? AND b.operator_id != ? ORDER BY b.operator_id`).all(app.app_id, idBot, operatorId ?? -1) as Array<{ operator_id: number }>).map((r) => r.operator_id);
+}
+
+/** Why scenario `idBot` cannot be bound to bot operator `operatorId` (another bot of the app holds it), or null. */
+export function bindingRefusal(ces: ServiceContext, installId: number, idBot: string, operatorId?: number): string | null {
+  const holders = scenarioHolders(ces, installId, idBot, operatorId);
+  if (holders.length < ces.deviations.policy.bots.botsPerScenario) return null;
+  return `scenario ${idBot} is bound to bot operator ${holders.join(', ')} already: a scenario can be bound to only one bot agent`;
+}
+
 /** Endpoint 1 then 2 then 3 for one bot operator; picks the first scenario not bound to another bot of the same app when none is chosen. */
-export async function createBotOnConnector(ces: ServiceContext, client: ConnectorClient, operatorId: number, wantedIdBot?: string): Promise<{ ok: boolean; error?: string }> {
+export async function createBotOnConnector(ces: ServiceContext, client: ConnectorClient, operatorId: number, wantedIdBot?: string): Promise<{ ok: boolean; error?: string; conflict?: boolean }> {
   const bot = botOperator(ces, operatorId);
   if (!bot) return { ok: false, error: 'not a bot operator' };
   const inst = installation(ces, bot.install_id);
@@ -104,13 +122,13 @@ export async function createBotOnConnector(ces: ServiceContext, client: Connecto
   if (!listed.ok) return fail(`GET /external-bots: ${listed.reason}`);
   const scenarios = listed.json as Array<{ idBot: string }>;
   if (!idBot) {
-    // A scenario can be bound to only one bot agent.
-    const app = ces.db.prepare('SELECT app_id FROM connector_installs WHERE id = ?').get(bot.install_id) as { app_id: number };
-    const bound = new Set((ces.db.prepare(`SELECT b.id_bot FROM bot_operators b JOIN connector_installs i ON i.id = b.install_id WHERE i.app_id = ? AND b.operator_id != ? AND b.id_bot IS NOT NULL`)
-      .all(app.app_id, operatorId) as Array<{ id_bot: string }>).map((r) => r.id_bot));
-    idBot = scenarios.find((s) => !bound.has(s.idBot))?.idBot;
+    // A scenario can be bound to only one bot agent: the first scenario nobody else holds.
+    idBot = scenarios.find((s) => bindingRefusal(ces, bot.install_id, s.idBot, operatorId) === null)?.idBot;
     if (!idBot) return fail('no free scenario: the connector lists fewer scenarios than bot operators');
   } else if (!scenarios.some((s) => s.idBot === idBot)) return fail(`scenario ${idBot} is not listed by the connector`);
+  // Checked again after the connector's answer: another creation flow may have taken the scenario meanwhile.
+  const taken = bindingRefusal(ces, bot.install_id, idBot, operatorId);
+  if (taken) return { ...fail(taken), conflict: true };
   const put = await client.call(inst, { endpoint: 'bot-put', method: 'PUT', path: `/bots/${encodeURIComponent(String(operatorId))}`, body: writeBody(ces, bot, idBot),
     timeoutMs: LIMITS.configEndpointTimeoutMs, schema: 'connector/bot.json', operatorId });
   if (!put.ok) return fail(`PUT /bots/${operatorId}: ${put.reason}`);

@@ -4,7 +4,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { LIMITS } from '../../lib/limits.js';
 import { list } from '../store/db.js';
 import { routingRuleAvailability } from '../bots/availability.js';
-import { botOperator, createBotOnConnector, installation, type DistributionRule } from '../bots/setup.js';
+import { bindingRefusal, botOperator, createBotOnConnector, installation, type DistributionRule } from '../bots/setup.js';
 
 const bad = (reply: FastifyReply, message: string) => reply.code(400).send({ error: 'invalid_request', message });
 const notFound = (reply: FastifyReply, what: string) => reply.code(404).send({ error: 'not_found', message: `unknown ${what}` });
@@ -119,6 +119,9 @@ export default function registerBots(app: FastifyInstance): void {
     if (notText.length) return bad(reply, `${notText.join(', ')} must be non-empty strings`);
     const ruleIds = body.distributionRuleIds ?? (prev ? list<string>(prev.distribution_rule_ids) : []);
     if (!Array.isArray(ruleIds) || !ruleIds.every((r: unknown) => isStr(r) && db.prepare('SELECT id FROM distribution_rules WHERE id = ? AND client_id = ?').get(r, clientId))) return bad(reply, 'distributionRuleIds must list distribution rules of this client');
+    // A scenario can be bound to only one bot agent: a second binding is refused, naming the bot operator that holds the scenario.
+    const taken = isStr(body.idBot) ? bindingRefusal(ces, installId, body.idBot, existing) : null;
+    if (taken) return reply.code(409).send({ error: 'conflict', message: taken });
     const now = ces.clock.now();
     const website = (db.prepare('SELECT website_id FROM connector_installs WHERE id = ?').get(installId) as { website_id: number }).website_id;
     // Everything is validated above; the writes happen together or not at all.
@@ -140,7 +143,7 @@ export default function registerBots(app: FastifyInstance): void {
       return id;
     })();
     const res = await createBotOnConnector(ces, client, opId, isStr(body.idBot) ? body.idBot : undefined);
-    if (!res.ok) return reply.code(502).send({ error: 'connector_failed', message: res.error, bot: botView(botOperator(ces, opId)) });
+    if (!res.ok) return reply.code(res.conflict ? 409 : 502).send({ error: res.conflict ? 'conflict' : 'connector_failed', message: res.error, bot: botView(botOperator(ces, opId)) });
     onBotReady(opId);
     return reply.code(existing === undefined ? 201 : 200).send(botView(botOperator(ces, opId)));
   };

@@ -11,6 +11,7 @@ import { wellFormed, type HistoryEntry } from './activity/history.js';
 import { bounds } from './activity/period.js';
 import { wildcard } from './wildcard.js';
 import { filterLists, foldLists } from './form-lists.js';
+import { CALL_MEETING_MOVES } from './activity/callmeeting-states.js';
 
 /** A plausible e-mail address (REST-OPW: 'email' must be valid). */
 export const EMAIL = /^[^\s@]+@[^\s@.]+(\.[^\s@.]+)+$/;
@@ -93,6 +94,9 @@ const defaults = {
   nonProductionBase: undefined as string[] | undefined,
   indicatorValue: (_name: string, _unit: string, v: number): number => v,
   allResource: null as { type: string; id: number } | null,
+  // ---- call meetings ----
+  /** G18: the states a call meeting may move to from each state. */
+  callMeetingMoves: CALL_MEETING_MOVES as Readonly<Record<string, readonly string[]>>,
   buckets: (starts: number[]): number[] => starts,
 };
 

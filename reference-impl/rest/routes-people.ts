@@ -8,7 +8,7 @@ import { nextOperatorId } from './people/operator-ids.js';
 import * as R from './people/resources.js';
 import { clientRow, clientRows } from './people/tenant.js';
 import { operatorWrite, bodyObject, CREATE_REQUIRED } from './people/operator-write.js';
-import { liveResource, liveRow, liveRowsOf, isAvailable, parseLiveBody, applyLive } from './people/live.js';
+import { liveResource, liveRow, liveRowsOf, slotsOf, isAvailable, parseLiveBody, applyLive } from './people/live.js';
 
 /** Route metadata for the OpenAPI document (format: see openapi.ts). */
 const doc = (openapi: OpenApiRoute) => ({ config: { openapi } });
@@ -54,8 +54,9 @@ export default function peopleRoutes(app: FastifyInstance): void {
     if (kept && kept.changes === changes) return kept.rows;
     const ops = clientRows(req, 'operator');
     const live = liveRowsOf(ces, ops.map((op) => op.id as number));
+    const slots = slotsOf(ces, req.client.id);
     // Each row carries its live resource, built once per change: the route only filters, pages and serialises.
-    const rows = ops.map((op) => { const l = live.get(op.id) ?? null; return { ...op, _live: l, _resource: liveResource(op, l) }; });
+    const rows = ops.map((op) => { const l = live.get(op.id) ?? null; return { ...op, _live: l, _resource: liveResource(op, l, slots.get(op.id)) }; });
     if (liveViews.size >= 64) liveViews.clear();
     liveViews.set(key, { changes, rows });
     return rows;
@@ -123,14 +124,14 @@ export default function peopleRoutes(app: FastifyInstance): void {
   });
   app.get('/operator/:id/live', doc({ summary: 'Live availability of one operator', response: 'rest/operator-live.json' }), async (req) => {
     const op = clientRow(req, 'operator');
-    return success(liveResource(op, liveRow(ces, op.id)));
+    return success(liveResource(op, liveRow(ces, op.id), slotsOf(ces, req.client.id).get(op.id)));
   });
   app.put('/operator/:id/live', doc({ summary: 'Set the live availability of one operator per channel, or disconnect it (connected=0 alone)', body: 'rest/operator-live-write.json', response: 'rest/operator-live.json' }), async (req) => {
     const op = clientRow(req, 'operator');
     const change = parseLiveBody(req, bodyObject(req));
     const result = ces.db.transaction(() => applyLive(req, op, change))();
     if (result.connectedBefore !== result.connectedAfter) event(result.connectedAfter ? 'user.connected' : 'user.disconnected', req, op.id);
-    return success(liveResource(op, liveRow(ces, op.id)), { message: result.message });
+    return success(liveResource(op, liveRow(ces, op.id), slotsOf(ces, req.client.id).get(op.id)), { message: result.message });
   });
   app.get('/operator/:id/statistic', doc({ summary: 'Statistic of one operator', response: 'rest/operator-statistic.json' }), async (req) => success(R.operatorStatistic(ces, clientRow(req, 'operator'))));
   app.get('/operator/:id/profile', doc({ summary: 'Profile of one operator', response: 'rest/operator-profile.json' }), async (req) => success(R.operatorProfile(ces, clientRow(req, 'operator'))));

@@ -5,6 +5,7 @@ import { list } from '../store/db.js';
 import type { Deviations } from '../deviations.js';
 import type { DomainEvent } from '../events.js';
 import { applyEdits } from '../../lib/json-edit.js';
+import { isOffsite } from '../channels.js';
 
 /** Event kinds a subscription may name (spec "Event kinds"; user.connected/disconnected per G22). */
 export const CURRENT_KINDS = [
@@ -17,11 +18,14 @@ export const ALL_KINDS: readonly string[] = [...CURRENT_KINDS, ...DEPRECATED_KIN
 /** The platform the reference implementation serves events from (spec: observed values `sd` and `ha`). */
 export const PLATFORM = 'sd';
 
-/** Channels of v2.conversation.closed (spec "Event kinds"); offsite ones carry a null visitorExternalId. */
-const V2_CLOSED_CHANNELS: Record<string, string> = {
-  chat: 'CHAT', call: 'CALL', video: 'VIDEO', social_a: 'SOCIAL_A', social_b: 'SOCIAL_B', social_c: 'SOCIAL_C', mobile_app: 'MOBILE_APP', sms: 'SMS',
-};
-const ONSITE = new Set(['chat', 'call', 'video']);
+/**
+ * Channels of v2.conversation.closed and their names in the payload: the spec's list (onsite CHAT, CALL, VIDEO; offsite SOCIAL_A,
+ * SOCIAL_C, SOCIAL_B, MOBILE_APP, SMS) and, as G30 decides, SOCIAL_D and SOCIAL_E; every channel of the service closes with the event.
+ */
+export const CLOSED_CHANNELS: Readonly<Record<string, string>> = Object.freeze({
+  chat: 'CHAT', call: 'CALL', video: 'VIDEO', social_a: 'SOCIAL_A', social_b: 'SOCIAL_B', social_c: 'SOCIAL_C', social_d: 'SOCIAL_D', social_e: 'SOCIAL_E',
+  sms: 'SMS', mobile_app: 'MOBILE_APP',
+});
 
 /** One payload to deliver: its kind, whether it is deprecated (conversation.started on chat is), and the body fields. */
 export interface Payload { kind: string; deprecated: boolean; body: Record<string, unknown> }
@@ -59,6 +63,16 @@ export function payloadsFor(db: Db, dev: Deviations, e: DomainEvent, sentAtMs: n
       return [payload(dev, e, sentAtMs, e.kind, false, { userId: e.userId })];
     case 'visitor.updated':
       return [payload(dev, e, sentAtMs, 'visitor.updated', false, { operatorId: e.operatorId, visitorId: e.visitorId })];
+    case 'satisfaction.answered': {
+      // G33: the deprecated satisfaction.filled, its score the answer's global note as an integer percentage.
+      const s = db.prepare(`SELECT s.*, c.visitor_uid FROM satisfactions s JOIN conversations c ON c.id = s.conversation_id WHERE s.id = ? AND s.client_id = ?`)
+        .get(e.satisfactionId, e.clientId) as { website_id: number; conversation_id: number; operator_id: number; visitor_uid: string; note_welcome: number; note_resolution: number; node_delay: number } | undefined;
+      if (!s) return [];
+      return [payload(dev, e, sentAtMs, 'satisfaction.filled', true, {
+        websiteId: s.website_id, conversationId: s.conversation_id, operatorId: s.operator_id, visitorId: s.visitor_uid,
+        score: Math.round((s.note_welcome + s.note_resolution + s.node_delay) / 3),
+      })];
+    }
     default: break;
   }
 
@@ -67,7 +81,7 @@ export function payloadsFor(db: Db, dev: Deviations, e: DomainEvent, sentAtMs: n
   const c = db.prepare('SELECT * FROM conversations WHERE id = ? AND client_id = ?').get(e.conversationId, e.clientId) as ConversationRow | undefined;
   if (!c) return [];
   const channel = c.channel.toLowerCase();
-  const onsite = ONSITE.has(channel);
+  const onsite = !isOffsite(channel);
   // visitorExternalId is a String for onsite conversations; a visitor without an external id is named by its unique id (spec silent).
   const externalId = onsite ? (c.visitor_external_id ?? c.visitor_uid) : policy.offsiteExternalId(c);
   const old = (extra: Record<string, unknown> = {}) => ({
@@ -92,7 +106,7 @@ export function payloadsFor(db: Db, dev: Deviations, e: DomainEvent, sentAtMs: n
     // Current use of conversation.started: calls only (a chat start is the deprecated form, produced from conversation.pushed above).
     if (channel === 'call') out.push(one('conversation.started', false, old()));
   } else if (e.kind === 'conversation.closed') {
-    const v2Channel = V2_CLOSED_CHANNELS[channel];
+    const v2Channel = policy.closedChannels[channel];
     if (v2Channel) {
       out.push(one('v2.conversation.closed', false, {
         projectId: c.website_id, conversationId: c.uuid, operatorIds: list<number>(c.operator_ids), visitorExternalId: externalId, channel: v2Channel,

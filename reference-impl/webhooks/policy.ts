@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import type { Db } from '../store/db.js';
 import { LIMITS } from '../../lib/limits.js';
 import type { PolicyModule } from '../policies.js';
+import { CLOSED_CHANNELS } from './payloads.js';
 
 type Row = Record<string, any>;
 /** An attempt's outcome as the retry rule sees it. */
@@ -35,6 +36,8 @@ const defaults = {
   deprecatedSent: (optedIn: boolean): boolean => optedIn,
   /** conversationId of v2.conversation.pushed: the UUID. */
   v2ConversationId: (c: { id: number; uuid: string }): string | number => c.uuid,
+  /** The channels whose conversations close with v2.conversation.closed, and their names in it (spec list and G30). */
+  closedChannels: CLOSED_CHANNELS as Readonly<Record<string, string>>,
   /** visitorExternalId of offsite conversations: null. */
   offsiteExternalId: (_c: { visitor_external_id: string | null; visitor_uid: string }): string | null => null,
 };

@@ -3,6 +3,7 @@ import type { FastifyRequest } from 'fastify';
 import type { ServiceContext } from '../../context.js';
 import { badRequest, TEXT } from '../envelope.js';
 import type { Row } from '../list.js';
+import { rows } from '../../store/read.js';
 
 export const LIVE_CHANNELS = ['chat', 'call', 'video'] as const;
 export type LiveChannel = (typeof LIVE_CHANNELS)[number];
@@ -18,20 +19,47 @@ export function liveRowsOf(ces: ServiceContext, operatorIds: number[]): Map<numb
   return new Map(rows.map((r) => [r.operator_id as number, r]));
 }
 
-/** Column names per channel, built once (the live view is the hottest read: no string building per request). */
-const CHANNEL_COLUMNS = Object.freeze(Object.fromEntries(LIVE_CHANNELS.map((c) => [c, { enabled: `${c}_enabled`, slots: `${c}_slot_number`, max: `${c}_slot_max_number`, available: `${c}_available` }]))) as Readonly<Record<LiveChannel, { enabled: string; slots: string; max: string; available: string }>>;
+/** Slots in use per live channel of one operator. */
+export type Slots = Record<LiveChannel, number>;
+const NO_SLOTS: Readonly<Slots> = Object.freeze({ chat: 0, call: 0, video: 0 });
 
-function liveChannel(op: Row, live: Row | null, c: LiveChannel, connected: boolean) {
+/**
+ * G32: `slot_number` is the number of open conversations the operator holds on that channel now, so it rises when a conversation is
+ * assigned or transferred to them and falls when it closes or leaves them. Offsite conversations take a chat slot (they are routed by
+ * chat availability). One grouped query for every operator of the client: the live view reads them all.
+ */
+export function slotsOf(ces: ServiceContext, clientId: number): Map<number, Slots> {
+  const held = rows(ces, 'live slots', {
+    table: 'conversations', where: { client_id: clientId, closed_at: null, 'operator_id !=': null },
+    columns: `operator_id, CASE channel WHEN 'call' THEN 'call' WHEN 'video' THEN 'video' ELSE 'chat' END AS live_channel, COUNT(*) AS n`,
+    group: 'operator_id, live_channel',
+  });
+  const out = new Map<number, Slots>();
+  for (const h of held) {
+    const s = out.get(h.operator_id) ?? { ...NO_SLOTS };
+    s[h.live_channel as LiveChannel] = h.n;
+    out.set(h.operator_id, s);
+  }
+  return out;
+}
+
+/** Column names per channel, built once (the live view is the hottest read: no string building per request). */
+const CHANNEL_COLUMNS = Object.freeze(Object.fromEntries(LIVE_CHANNELS.map((c) => [c, { enabled: `${c}_enabled`, max: `${c}_slot_max_number`, available: `${c}_available` }]))) as Readonly<Record<LiveChannel, { enabled: string; max: string; available: string }>>;
+
+/** One channel: `busy` when every slot is in use (G32: slot_max_number > 0 and slot_number >= slot_max_number). */
+function liveChannel(op: Row, live: Row | null, c: LiveChannel, connected: boolean, slots: number) {
   const k = CHANNEL_COLUMNS[c];
   const slotMax = c === 'chat' ? op.chat_max_number : (live?.[k.max] ?? 1);
-  const slots = live?.[k.slots] ?? 0;
   return { enabled: !!op[k.enabled], slot_number: slots, slot_max_number: slotMax, busy: slotMax > 0 && slots >= slotMax, available: connected && !!op[k.enabled] && !!live?.[k.available] };
 }
 
 /** The live resource: a channel is available only when the operator is connected, the channel enabled and switched available. */
-export function liveResource(op: Row, live: Row | null): Row {
+export function liveResource(op: Row, live: Row | null, slots: Slots = NO_SLOTS): Row {
   const connected = !!live?.connected;
-  return { id: op.id, connected, chat: liveChannel(op, live, 'chat', connected), call: liveChannel(op, live, 'call', connected), video: liveChannel(op, live, 'video', connected), _link: `/operator/${op.id}/live` };
+  return {
+    id: op.id, connected, chat: liveChannel(op, live, 'chat', connected, slots.chat), call: liveChannel(op, live, 'call', connected, slots.call),
+    video: liveChannel(op, live, 'video', connected, slots.video), _link: `/operator/${op.id}/live`,
+  };
 }
 
 /** Available in the default view of GET /operator/live: available on at least one channel. */
