@@ -10,6 +10,8 @@ const bad = (reply: FastifyReply, message: string) => reply.code(400).send({ err
 const notFound = (reply: FastifyReply, what: string) => reply.code(404).send({ error: 'not_found', message: `unknown ${what}` });
 const isStr = (v: unknown): v is string => typeof v === 'string' && v.length > 0;
 const intList = (v: unknown): v is number[] => Array.isArray(v) && v.every((x) => Number.isInteger(x));
+/** The scheme of a URL (`https:`), or '' when it is not one. */
+const schemeOf = (url: string): string => { try { return new URL(url).protocol; } catch { return ''; } };
 
 /** Registers the routes on the platform scope (its hook has authenticated the client). */
 export default function registerBots(app: FastifyInstance): void {
@@ -23,7 +25,7 @@ export default function registerBots(app: FastifyInstance): void {
   const appView = (a: any) => ({ id: a.id, name: a.name, pluginKind: a.plugin_kind, baseUrl: a.base_url, createdAt: iso(a.created_at) });
   const installView = (i: any) => ({ id: i.id, appId: i.app_id, websiteId: i.website_id, idConnectorVersion: i.id_connector_version, createdAt: iso(i.created_at) });
   const ruleView = (r: DistributionRule) => ({ id: r.id, label: r.label, queueSlots: r.queue_slots, asynchronous: r.queue_slots > 0, operatorIds: list<number>(r.operator_ids) });
-  const routingView = (r: any) => ({ id: r.id, websiteId: r.website_id, label: r.label, channels: list<string>(r.channels), operatorIds: list<number>(r.operator_ids), availability: routingRuleAvailability(ces, r.client_id, r.id) });
+  const routingView = (r: any) => ({ id: r.id, websiteId: r.website_id, label: r.label, channels: list<string>(r.channels), operatorIds: list<number>(r.operator_ids), availability: routingRuleAvailability(ces, ces.bots.poller, r.client_id, r.id) });
   const botView = (b: any) => {
     const op = db.prepare('SELECT name, pseudo, language_list FROM operators WHERE id = ?').get(b.operator_id) as any;
     return { idOperator: String(b.operator_id), installationId: b.install_id, name: op?.name, pseudo: op?.pseudo, language: list<string>(op?.language_list)[0] ?? null,
@@ -40,7 +42,8 @@ export default function registerBots(app: FastifyInstance): void {
     const { name, pluginKind = 'bot', baseUrl, secret } = (req.body ?? {}) as any;
     if (!isStr(name)) return bad(reply, 'name is required');
     if (pluginKind !== 'bot') return bad(reply, 'pluginKind must be "bot"');
-    if (!isStr(baseUrl) || !(/^https:\/\//.test(baseUrl) || (ces.deviations.policy.platform.plainHttpConnectors(ces.settings.insecure) && /^http:\/\//.test(baseUrl)))) return bad(reply, 'baseUrl must be an https:// URL (the connector base URL must use HTTPS)');
+    const schemes = ces.settings.insecure ? [...ces.deviations.policy.platform.connectorSchemes, 'http:'] : ces.deviations.policy.platform.connectorSchemes;
+    if (!isStr(baseUrl) || !schemes.includes(schemeOf(baseUrl))) return bad(reply, 'baseUrl must be an https:// URL (the connector base URL must use HTTPS)');
     if (!isStr(secret) || secret.length < 8) return bad(reply, 'secret (at least 8 characters) is required');
     const id = Number(db.prepare('INSERT INTO connector_apps (client_id, name, plugin_kind, base_url, secret, created_at) VALUES (?, ?, ?, ?, ?, ?)').run(clientOf(req), name, pluginKind, baseUrl, secret, ces.clock.now()).lastInsertRowid);
     return reply.code(201).send(appView(db.prepare('SELECT * FROM connector_apps WHERE id = ?').get(id)));
@@ -113,7 +116,7 @@ export default function registerBots(app: FastifyInstance): void {
     const installId = prev?.install_id ?? Number(body.installationId);
     if (!db.prepare('SELECT id FROM connector_installs WHERE id = ? AND client_id = ?').get(installId, clientId)) return bad(reply, 'installationId must be an installation of this client');
     // A bot operator is tied to exactly one language.
-    if (body.language !== undefined && !(isStr(body.language) && ces.deviations.policy.platform.botLanguage(body.language))) return bad(reply, 'language must be exactly one two-letter code');
+    if (body.language !== undefined && !(isStr(body.language) && new RegExp(ces.deviations.policy.platform.botLanguagePattern).test(body.language))) return bad(reply, 'language must be exactly one two-letter code');
     if (!prev && (!isStr(body.name) || !isStr(body.pseudo) || !isStr(body.language))) return bad(reply, 'name, pseudo and language are required');
     const notText = (['name', 'pseudo', 'idBot'] as const).filter((k) => body[k] !== undefined && !isStr(body[k]));
     if (notText.length) return bad(reply, `${notText.join(', ')} must be non-empty strings`);

@@ -43,13 +43,13 @@ export default function peopleRoutes(app: FastifyInstance): void {
 
   /**
    * GET /operator/live is the hottest read (desks and dashboards poll it): the client's operators with their live rows are kept
-   * between requests while nothing at all was written through this stack's one connection (SQLite's total_changes()) and the
-   * deviations are the same; any write reads them again. The kept rows are never modified (the route builds new objects).
+   * between requests while nothing at all was written through this stack's one connection (SQLite's total_changes(); switching
+   * deviations writes too, sim/control.ts); any write reads them again. The kept rows are never modified (the route builds new objects).
    */
   const liveViews = new Map<string, { changes: number; rows: Row[] }>();
   const liveView = (req: FastifyRequest): Row[] => {
     const changes = totalChanges(ces.db);
-    const key = `${req.client.id} ${ces.deviations.list().join(',')}`;
+    const key = String(req.client.id);
     const kept = liveViews.get(key);
     if (kept && kept.changes === changes) return kept.rows;
     const ops = clientRows(req, 'operator');
@@ -96,11 +96,8 @@ export default function peopleRoutes(app: FastifyInstance): void {
     const q = parseList(req, names(OPERATOR_FILTERS), ['connected']);
     const connected = (req.query as Record<string, unknown>).connected;
     if (connected !== undefined && connected !== '0') throw badRequest(`'connected' accepts only 0 (got ${JSON.stringify(connected)}).`);
-    const rows = liveView(req);
-    const wanted = rows.filter((r) => {
-      if (connected === '0') return r._live !== null;
-      return ces.deviations.policy.rest.liveListed(r, isAvailable(r._resource));
-    });
+    // The default view lists the operators available on some channel; connected=0 also those offline that logged in once.
+    const wanted = liveView(req).filter((r) => (connected === '0' ? r._live !== null : isAvailable(r._resource)));
     return listAnswer(wanted, q, OPERATOR_FILTERS, (r) => r._resource);
   });
   app.get('/operator/:id', doc({ summary: 'Get an operator', response: 'rest/operator.json' }), async (req) => success(R.operator(ces, clientRow(req, 'operator'))));
@@ -128,7 +125,7 @@ export default function peopleRoutes(app: FastifyInstance): void {
   });
   app.put('/operator/:id/live', doc({ summary: 'Set the live availability of one operator per channel, or disconnect it (connected=0 alone)', body: 'rest/operator-live-write.json', response: 'rest/operator-live.json' }), async (req) => {
     const op = clientRow(req, 'operator');
-    const change = parseLiveBody(req, bodyObject(req));
+    const change = parseLiveBody(bodyObject(req));
     const result = ces.db.transaction(() => applyLive(req, op, change))();
     if (result.connectedBefore !== result.connectedAfter) event(result.connectedAfter ? 'user.connected' : 'user.disconnected', req, op.id);
     return success(liveResource(op, liveRow(ces, op.id), slotsOf(ces, req.client.id).get(op.id)), { message: result.message });

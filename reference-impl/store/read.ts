@@ -1,5 +1,5 @@
 // Named reads of the store: a read is a table, criteria and an order, turned into one SELECT here; the store-read seam edits a named read's criteria.
-import type { ServiceContext } from '../context.js';
+import type { Core } from '../core.js';
 
 export type Row = Record<string, any>;
 
@@ -22,6 +22,8 @@ export interface Read {
 }
 
 const KEY = /^([a-z_]+)(?: (=|!=|>=|<=|>|<|in|has))?$/;
+/** An order: columns, each optionally DESC or ASC. */
+const ORDER = /^[a-z_]+( (ASC|DESC))?(, [a-z_]+( (ASC|DESC))?)*$/;
 
 function whereSql(where: Criteria): { text: string; params: unknown[] } {
   const parts: string[] = [];
@@ -39,26 +41,28 @@ function whereSql(where: Criteria): { text: string; params: unknown[] } {
   return { text: parts.length ? ` WHERE ${parts.join(' AND ')}` : '', params };
 }
 
-/** The criteria of read `name` as the store-read seam leaves them (deviations at `store.read` edit them, fixtures/deviations/*.json). */
-function criteria(ces: ServiceContext, name: string, where: Criteria): Criteria {
-  return ces.deviations.edited('store.read', where, name);
+/** The criteria and order of read `name` as the store-read seam leaves them (deviations at `store.read` edit `{where, order}`). */
+function seam(ces: Core, name: string, q: Read): { where: Criteria; order?: string } {
+  return ces.deviations.edited('store.read', { where: q.where, order: q.order }, name);
 }
 
 /** Every row of a named read. */
-export function rows(ces: ServiceContext, name: string, q: Read): Row[] {
-  const w = whereSql(criteria(ces, name, q.where));
-  const tail = `${q.group ? ` GROUP BY ${q.group}` : ''}${q.order ? ` ORDER BY ${q.order}` : ''}${q.limit !== undefined ? ' LIMIT ? OFFSET ?' : ''}`;
+export function rows(ces: Core, name: string, q: Read): Row[] {
+  const { where, order } = seam(ces, name, q);
+  if (order !== undefined && !ORDER.test(order)) throw new Error(`store read: malformed order ${JSON.stringify(order)}`);
+  const w = whereSql(where);
+  const tail = `${q.group ? ` GROUP BY ${q.group}` : ''}${order ? ` ORDER BY ${order}` : ''}${q.limit !== undefined ? ' LIMIT ? OFFSET ?' : ''}`;
   const params = q.limit !== undefined ? [...w.params, q.limit, q.offset ?? 0] : w.params;
   return ces.db.prepare(`SELECT ${q.columns ?? '*'} FROM ${q.table}${w.text}${tail}`).all(...params) as Row[];
 }
 
 /** The first row of a named read, or undefined. */
-export function row(ces: ServiceContext, name: string, q: Read): Row | undefined {
+export function row(ces: Core, name: string, q: Read): Row | undefined {
   return rows(ces, name, { ...q, limit: 1 })[0];
 }
 
 /** How many rows a named read finds (without its order, limit and offset). */
-export function count(ces: ServiceContext, name: string, q: Read): number {
-  const w = whereSql(criteria(ces, name, q.where));
+export function count(ces: Core, name: string, q: Read): number {
+  const w = whereSql(seam(ces, name, q).where);
   return (ces.db.prepare(`SELECT COUNT(*) AS n FROM ${q.table}${w.text}`).get(...w.params) as { n: number }).n;
 }

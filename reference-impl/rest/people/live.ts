@@ -3,7 +3,7 @@ import type { FastifyRequest } from 'fastify';
 import type { ServiceContext } from '../../context.js';
 import { badRequest, TEXT } from '../envelope.js';
 import type { Row } from '../list.js';
-import { rows } from '../../store/read.js';
+import { row, rows } from '../../store/read.js';
 
 export const LIVE_CHANNELS = ['chat', 'call', 'video'] as const;
 export type LiveChannel = (typeof LIVE_CHANNELS)[number];
@@ -68,7 +68,7 @@ export const isAvailable = (r: Row) => LIVE_CHANNELS.some((c) => r[c].available)
 export type LiveChange = { kind: 'channels'; set: Array<[LiveChannel, boolean]> } | { kind: 'disconnect' };
 
 /** Reads the PUT body: `chat[available]` etc. (form or flat JSON keys, or nested JSON `{chat: {available: 1}}`), or `connected=0` alone. */
-export function parseLiveBody(req: FastifyRequest, body: Record<string, unknown>): LiveChange {
+export function parseLiveBody(body: Record<string, unknown>): LiveChange {
   const flat: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(body)) {
     if ((LIVE_CHANNELS as readonly string[]).includes(k) && v && typeof v === 'object' && !Array.isArray(v)) {
@@ -81,7 +81,8 @@ export function parseLiveBody(req: FastifyRequest, body: Record<string, unknown>
   if (!Object.keys(flat).length) throw badRequest(`The body names no field: send chat[available], call[available], video[available] (1 or 0), or connected=0 alone.`);
   if ('connected' in flat) {
     if (flat.connected !== 0 && flat.connected !== '0') throw badRequest(`'connected' accepts only 0 (got ${JSON.stringify(flat.connected)}).`);
-    req.server.ces.deviations.policy.rest.connectedAlone(Object.keys(flat).filter((k) => k !== 'connected'));
+    const others = Object.keys(flat).filter((k) => k !== 'connected');
+    if (others.length) throw badRequest(`'connected=0' must be the sole field; it cannot be combined with ${others.join(', ')}.`);
     return { kind: 'disconnect' };
   }
   const set: Array<[LiveChannel, boolean]> = [];
@@ -101,9 +102,8 @@ export function parseLiveBody(req: FastifyRequest, body: Record<string, unknown>
  */
 export function applyLive(req: FastifyRequest, op: Row, change: LiveChange): { message: string; connectedBefore: boolean; connectedAfter: boolean } {
   const ces = req.server.ces;
-  const before = liveRow(ces, op.id);
-  const policy = ces.deviations.policy.rest;
-  if (!before) policy.ensureLiveRow(ces.db, op.id);
+  const before = row(ces, 'live row', { table: 'operator_live', where: { operator_id: op.id } }) ?? null;
+  if (!before) ces.db.prepare('INSERT INTO operator_live (operator_id, connected, chat_available, call_available, video_available) VALUES (?, 0, 0, 0, 0)').run(op.id);
   const connectedBefore = !!before?.connected;
   if (change.kind === 'disconnect') {
     ces.db.prepare('UPDATE operator_live SET connected = 0, chat_available = 0, call_available = 0, video_available = 0 WHERE operator_id = ?').run(op.id);
@@ -113,7 +113,7 @@ export function applyLive(req: FastifyRequest, op: Row, change: LiveChange): { m
   const messages: string[] = [];
   for (const [c, on] of change.set) {
     ces.db.prepare(`UPDATE operator_live SET ${c}_available = ?${on ? ', connected = 1' : ''} WHERE operator_id = ?`).run(on ? 1 : 0, op.id);
-    messages.push(policy.liveChannelText(on, c));
+    messages.push(TEXT.liveChannel(on, c));
   }
   const connectedAfter = !!liveRow(ces, op.id)!.connected;
   return { message: messages.join(' '), connectedBefore, connectedAfter };
