@@ -9,6 +9,8 @@ export const GRAPHQL_POLICY = {
   maxCost: LIMITS.graphqlMaxCost,
   /** Offset of the page after a cursor, counted from the cursor's item. */
   cursorStep: 1,
+  /** A call without a valid token is refused (never run as somebody). */
+  anonymousRefused: true as boolean,
   /** G16: `availability` fields resolved per query. */
   availabilityPerQuery: LIMITS.graphqlAvailabilityPerQuery,
 };
