@@ -4,8 +4,8 @@
 // Usage: node --import tsx scripts/decision-points.ts [--list]
 //
 // What counts as a decision point (one per line):
-// - a read of a flag: a policy member whose default is a boolean or "nothing" ('', [], null, undefined): with the spec's value such a
-//   member selects no behaviour of its own, so every place that reads it is a fork (the console pages' `flags.*` too);
+// - a read of a flag: a policy member whose default is a boolean or "nothing" ('', [], null, undefined, no limit: Infinity): with the
+//   spec's value such a member selects no behaviour of its own, so every place that reads it is a fork (the console pages' `flags.*` too);
 // - a read or a body of a function-valued policy member (a swapped function is a branch by another name);
 // - an edit applied at a seam: `.edits(`, `.edited(`, `applyEdits(` (outside lib/json-edit.ts, which defines the edit language);
 // - a read of the deviations switched on or of a deviation's id (`.list()`, `.has('<id>')`).
@@ -47,7 +47,7 @@ function pageFiles(): string[] {
   return fs.readdirSync(dir).filter((f) => f.endsWith('.js')).map((f) => path.join(dir, f));
 }
 
-const isNothing = (v: unknown) => v === '' || v === null || v === undefined || (Array.isArray(v) && v.length === 0);
+const isNothing = (v: unknown) => v === '' || v === null || v === undefined || v === Infinity || (Array.isArray(v) && v.length === 0);
 
 /** Policy members that fork behaviour (flags and "nothing" defaults) and those that are functions. */
 export function forkMembers(): { flags: string[]; functions: string[] } {

@@ -87,9 +87,15 @@ test('deviations act at few places: at most 60 decision points in at most 15 fil
   assert.ok(files.length <= LIMIT.files, `decision points in ${files.length} files (at most ${LIMIT.files}): ${files.map(([f]) => f).join(', ')}`);
 });
 
+test('docs/ARCHITECTURE.md states the count of decision points as the script counts it', () => {
+  const doc = fs.readFileSync(path.join(ROOT, 'docs/ARCHITECTURE.md'), 'utf8');
+  const dps = decisionPoints();
+  assert.match(doc, new RegExp(`\\*\\*${dps.length} decision points in ${byFile(dps).length} files\\*\\*`), 'update "Where deviations act" in docs/ARCHITECTURE.md (node --import tsx scripts/decision-points.ts)');
+});
+
 test('the counting rule counts what it says: a flag read, a function member, an edit applied, the deviations read', () => {
   const { flags } = forkMembers();
-  for (const f of ['passwordChecked', 'lastPageRepeated', 'secretsKept', 'finalFailureClasses', 'unpromptedGreeting']) assert.ok(flags.includes(f), `${f} is a flag`);
+  for (const f of ['passwordChecked', 'lastPageRepeated', 'secretsKept', 'finalFailureClasses', 'unpromptedGreeting', 'deliveriesInFlightMax']) assert.ok(flags.includes(f), `${f} is a flag`);
   for (const v of ['pageMax', 'retryDelaysMs', 'periodWindows', 'botTextMax', 'closedChannels']) assert.ok(!flags.includes(v), `${v} is a named value`);
   const why = new Set(decisionPoints().map((d) => d.why));
   for (const w of ['flag read', 'page flag read', 'edit applied at a seam', 'deviation state read']) assert.ok(why.has(w), w);

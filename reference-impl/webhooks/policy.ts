@@ -21,6 +21,6 @@ export const WEBHOOKS_POLICY = {
   /** Failures that end a delivery at once, without retries, by class (`30x`, `40x`, `50x`, `timeout`, `network`): none, G4 retries every one. */
   finalFailureClasses: [] as readonly string[],
   /** Attempts in flight at once over every subscriber (each subscriber origin also has its own pool): no shared limit. */
-  deliveriesInFlightMax: Number.MAX_SAFE_INTEGER,
+  deliveriesInFlightMax: Infinity,
   closedChannels: CLOSED_CHANNELS,
 };
