@@ -1,6 +1,6 @@
 // The typed registry of deviations over fixtures/deviations/*.json (the data stays the single source): each deviation's clauses, its
 // description, the seam it acts at, and what it changes there (policy values, or JSON edits of a response/request hook).
-import { loadDeviations } from './catalogue.js';
+import { loadDeviations, type DeviationKind } from './catalogue.js';
 import { editError, type JsonEdit } from './json-edit.js';
 
 /**
@@ -26,7 +26,7 @@ export const SEAMS = {
   'bots.connector-request': 'every service→connector request, per endpoint (and `messages visitor|operator`): `{path, query, body}` before signing (`$` set to null withholds it), `{headers}` after (reference-impl/bots/connector-client.ts)',
   'bots.connector-answer': 'a connector\'s good answer as the service reads it, per endpoint: `{body}` (reference-impl/bots/connector-client.ts)',
   'webhooks.policy': 'the webhook dispatcher and payloads (reference-impl/webhooks/policy.ts)',
-  'webhooks.payload': 'every webhook payload, per event kind (reference-impl/webhooks/payloads.ts)',
+  'webhooks.payload': 'every webhook payload, per event kind (reference-impl/webhooks/dispatcher.ts, as payloads.ts builds them)',
   'webhooks.headers': 'the headers of every delivery attempt, or of retries only (`retry`) (reference-impl/webhooks/dispatcher.ts)',
   'console.policy': 'the console pages and their JSON views (reference-impl/console/policy.ts)',
   'store.read': 'a named read of the store, per read: `{where, order}` (reference-impl/store/read.ts)',
@@ -39,6 +39,8 @@ export interface DeviationEntry {
   description: string;
   /** File of fixtures/deviations/ it is listed in. */
   area: string;
+  /** `alternative`: another decision a conforming service may take (lib/catalogue.ts); absent: a fault. */
+  kind?: DeviationKind;
   seam: Seam;
   /** Policy fields it overrides (`<area>.policy` seams): named values and flags. */
   set?: Record<string, unknown>;
@@ -51,6 +53,7 @@ export interface DeviationEntry {
 /** Problems of one entry (unknown seam, malformed edits, nothing to do); empty when well-formed. */
 export function entryProblems(d: Partial<DeviationEntry>): string[] {
   const out: string[] = [];
+  if (d.kind !== undefined && d.kind !== 'alternative') out.push(`kind ${JSON.stringify(d.kind)} is not "alternative" (omit it for a fault)`);
   if (!d.seam || !(d.seam in SEAMS)) out.push(`seam ${JSON.stringify(d.seam)} is not one of ${Object.keys(SEAMS).join(', ')}`);
   const isPolicy = typeof d.seam === 'string' && d.seam.endsWith('.policy');
   if (isPolicy && (!d.set || typeof d.set !== 'object' || !Object.keys(d.set).length)) out.push('a policy seam needs "set" with at least one field');
