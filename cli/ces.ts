@@ -19,6 +19,7 @@ const COMMANDS: Record<string, () => Promise<CommandModule<any, any>>> = {
   bench: async () => (await import('./commands/bench.js')).benchCommand,
   report: async () => (await import('./commands/report.js')).reportCommand,
   sink: async () => (await import('./commands/sink.js')).sinkCommand,
+  wire: async () => (await import('./commands/wire.js')).wireCommand,
   fuzz: async () => (await import('./commands/fuzz.js')).fuzzCommand,
   record: async () => (await import('./commands/record.js')).recordCommand,
   replay: async () => (await import('./commands/replay.js')).replayCommand,

@@ -183,6 +183,14 @@ const ROUTES: Array<{ endpoint: Endpoint; method: string; pattern: RegExp; body?
   { endpoint: 'messages', method: 'POST', pattern: /^\/conversations\/([^/]+)\/messages$/, body: 'connector/message-post.json', query: 'connector/query.json#/$defs/withWebsite' },
 ];
 
+/** The connector endpoint a call is for (by method and path), with its path parameter; null for a path the spec does not name. */
+export function endpointOf(method: string, pathname: string): { endpoint: Endpoint; param?: string } | null {
+  const route = ROUTES.find((r) => r.method === method && r.pattern.test(pathname));
+  if (!route) return null;
+  const m = route.pattern.exec(pathname)!;
+  return { endpoint: route.endpoint, ...(m[1] ? { param: decodeURIComponent(m[1]) } : {}) };
+}
+
 const LONG_TEXT = 'L'.repeat(LIMITS.botTextMax + 1);
 
 export async function startFakeConnector(opts: FakeConnectorOptions): Promise<FakeConnector> {

@@ -38,7 +38,7 @@ export interface RunSummary {
    */
   mutations?: Array<{ deviation: string; clauses: string[]; caught: boolean; failedChecks: string[]; failedClauses?: string[]; harnessErrors?: string[]; kind?: 'alternative'; checksRun?: number; outside?: string[] }>;
   /** `ces selftest --wire`: each wire fault, its clauses, and the clauses whose own assertions failed under it. */
-  wireFaults?: Array<{ fault: string; clauses: string[]; caught: boolean; failedChecks?: string[]; failedClauses?: string[] }>;
+  wireFaults?: Array<{ fault: string; clauses: string[]; caught: boolean; failedChecks?: string[]; failedClauses?: string[]; harnessErrors?: string[] }>;
 }
 
 /** The catalogue a page is built against (tests pass their own; the CLI uses fixtures/). */
@@ -193,7 +193,7 @@ export function buildLanding(opts: BuildOptions = {}): string {
     if (!p) return cell(false, 'no');
     const parts = [
       ...(p.deviations.length ? [`deviation ${p.deviations.map(mut).join(', ')}`] : []),
-      ...(p.wire.length ? [`wire ${p.wire.map(esc).join(', ')}`] : []),
+      ...(p.wire.length ? [`wire ${p.wire.map((w) => (selftest && fs.existsSync(path.join(reportsDir, selftest.id, 'evidence.html')) ? `<a href="${href(selftest.id, 'evidence.html')}#wire-${encodeURIComponent(w)}">${esc(w)}</a>` : esc(w))).join(', ')}`] : []),
       ...(p.variants.length ? [`partner variant ${p.variants.map(esc).join(', ')}`] : []),
       ...(p.projectTests.length ? [`project test ${[...new Set(p.projectTests)].map((t) => `<code>${esc(t)}</code>`).join(', ')}`] : []),
     ];
@@ -408,6 +408,11 @@ export function buildEvidence(runDir: string, opts: BuildOptions = {}): string {
     const titles = subAnchors.get(m.deviation) ?? subAnchors.get('');
     return `<tr id="mut-${esc(m.deviation)}"><td data-label="deviation"><code>${esc(m.deviation)}</code></td><td data-label="clauses">${m.clauses.map((c) => `<a href="${landing}#clause-${encodeURIComponent(c)}"><code>${esc(c)}</code></a>`).join(', ')}</td><td data-label="caught" class="${m.caught ? 'v-pass' : 'v-fail'}">${m.kind === 'alternative' ? (m.caught ? `yes — an alternative: its clauses reported, nothing else in ${m.checksRun ?? 0} checks` : `no — an alternative ${m.failedChecks.length ? '' : 'whose clauses did not report'}${m.outside?.length ? `that made other clauses report: ${esc(m.outside.join('; '))}` : ''}`) : m.caught ? 'yes' : 'no — missed'}${m.harnessErrors?.length ? ` <span class="badge v-harness-error">${m.harnessErrors.length} HARNESS ERROR (not counted)</span>` : ''}</td><td data-label="failed checks">${m.failedChecks.map((t) => titles?.get(t) ? `<a href="#${esc(titles.get(t)!)}">${esc(t)}</a>` : esc(t)).join('<br>')}</td></tr>`;
   }).join('')}</tbody></table></div>` : '';
+  // Wire faults (`ces selftest --wire`) beside the deviations: each proven by an assertion of its own clauses on the wire.
+  const wire = summary?.wireFaults?.length ? `<h2 id="wire-faults">Wire faults (selftest --wire)</h2><div class="scroll"><table class="cards"><thead><tr><th>wire fault</th><th>clauses</th><th>caught</th><th>failed checks</th></tr></thead><tbody>${summary.wireFaults.map((w) => {
+    const titles = subAnchors.get('');
+    return `<tr id="wire-${esc(w.fault)}"><td data-label="wire fault"><code>${esc(w.fault)}</code></td><td data-label="clauses">${w.clauses.map((c) => `<a href="${landing}#clause-${encodeURIComponent(c)}"><code>${esc(c)}</code></a>`).join(', ')}</td><td data-label="caught" class="${w.caught ? 'v-pass' : 'v-fail'}">${w.caught ? `yes (${esc((w.failedClauses ?? []).join(', '))})` : 'no — missed'}${w.harnessErrors?.length ? ` <span class="badge v-harness-error">${w.harnessErrors.length} HARNESS ERROR (not counted)</span>` : ''}</td><td data-label="failed checks">${(w.failedChecks ?? []).map((t) => titles?.get(t) ? `<a href="#${esc(titles.get(t)!)}">${esc(t)}</a>` : esc(t)).join('<br>')}</td></tr>`;
+  }).join('')}</tbody></table></div>` : '';
   const links = summary ? runLinks(summary, path.dirname(runDir), '..').filter((l) => l.label !== 'Evidence') : [];
   const body = `<a class="skip" href="#main">Skip to the evidence</a>
 <header><p><a href="${landing}">← Landing page</a></p><h1>Evidence of run <code>${esc(path.basename(runDir))}</code></h1></header>
@@ -418,6 +423,7 @@ ${links.length ? `<p>Other reports: ${links.map((l) => `<a href="${l.href.replac
 ${toc.length ? `<ul>${toc.join('')}</ul>` : '<p>No Playwright results in this run.</p>'}
 <details><summary>What the verdicts mean</summary>${legendHtml()}</details>
 ${mutations}
+${wire}
 ${sections.join('\n')}
 </main>`;
   const file = path.join(runDir, 'evidence.html');

@@ -29,8 +29,9 @@ step "conformance run against the reference implementation" node bin/ces.js test
 fuzz_pid=$!
 fuzz_result() { wait "$fuzz_pid"; cat "$fuzz_log"; echo "(the fuzzer ran beside the self-test, from its start: its time and CPU are counted in that step)"; return "$(cat "$fuzz_log.rc")"; }
 # One Playwright run; 9 lanes = 9 workers, each with its own embedded stack whose deviation it switches between checks (most of
-# the run waits for retries in real time: 6 lanes took 149 s, 9 take about 122 s).
-step "self-test: every deviation is caught" node bin/ces.js selftest --no-baseline --parallel 9
+# the run waits for retries in real time: 6 lanes took 149 s, 9 take about 122 s). --wire: the wire faults in the same run, on
+# the same stacks (each behind its wire proxy) and lanes, so their real-time waits overlap the deviations' (docs/wire.md).
+step "self-test: every deviation and every wire fault is caught" node bin/ces.js selftest --no-baseline --parallel 9 --wire
 step "fuzz: generated REST and GraphQL requests against the reference implementation (60 s after a floor of 40 cases per operation)" fuzz_result
 # After the two above: run alongside the 9-lane self-test (which then used both cores) the polling smoke missed its 1 s ± 10 %
 # (LOAD-POLL-01). load/smoke.sh runs four scenarios at once, then the polling one alone.

@@ -34,6 +34,8 @@ export const BOTS_POLICY = {
   /** A service greeting shown after endpoint 6 (none: a bot never writes unprompted). */
   unpromptedGreeting: '',
   // ---- the few true forks of the runtime ----
+  /** Inactivity counts from the conversation's last activity (a message restarts the 5-minute and 7-day timers). */
+  inactivityFromLastActivity: true as boolean,
   /** First messages (endpoint 5) are displayed before the visitor's first message. */
   firstMessagesBeforeVisitor: true as boolean,
   /** Chats are routed to a bot only while its polled availability says so. */

@@ -81,7 +81,8 @@ export class ConversationRuntime {
       case 'offsite-inactivity': {
         const policy = this.ces.deviations.policy.bots;
         const limit = t.kind === 'inactivity' ? policy.botInactivityMs : policy.offsiteInactivityMs;
-        const idleUntil = conv.last_activity_at + limit;
+        // Counted from the last activity (deviation bots-inactivity-from-start: from the start).
+        const idleUntil = (policy.inactivityFromLastActivity ? conv.last_activity_at : conv.created_at) + limit;
         const stillBot = t.kind === 'offsite-inactivity' || ['bot', 'opening', 'transferring'].includes(this.store.state(id)?.phase ?? '');
         if (!stillBot) return;
         if (idleUntil > this.ces.clock.now()) {

@@ -35,6 +35,7 @@ const scope = (platform: Platform, registry: RouteRegistry): FastifyPluginAsync 
     const sent = dev.edited('rest.request', asked, ...routeNames(req));
     if (sent !== asked) { req.query = sent.query; req.headers = sent.headers as typeof req.headers; }
     if (platform === 'ha' && !dev.policy.rest.haBaseServed) throw new RestFail(404, `Unknown route ${req.method} ${req.url.split('?')[0]}.`);
+    if (dev.policy.rest.versionHeader && req.headers[dev.policy.rest.versionHeader] !== '2') throw new RestFail(400, `Name the API version in the ${dev.policy.rest.versionHeader} header (2).`);
     // Every route, including unknown ones, needs a valid key: nothing is revealed to anonymous callers.
     const client = clientFromRequest(app.ces.apiKeys, req);
     if (!client) throw forbidden();
@@ -45,6 +46,9 @@ const scope = (platform: Platform, registry: RouteRegistry): FastifyPluginAsync 
   });
   // The response seam: deviations at `rest.response` edit answers (JSON edits per route, fixtures/deviations/rest*.json).
   app.addHook('onSend', async (req, reply, payload) => {
+    // JSON only: an answer is labelled another media type only when the policy lists it (never, but for a deviation).
+    const labelled = app.ces.deviations.policy.rest.labelledAs.find((t) => String(req.headers.accept ?? '').includes(t));
+    if (labelled && String(reply.getHeader('content-type') ?? '').includes('json')) reply.header('content-type', `${labelled}; charset=utf-8`);
     if (typeof payload !== 'string' || !String(reply.getHeader('content-type') ?? '').includes('json')) return payload;
     const edits = app.ces.deviations.edits('rest.response', ...routeNames(req));
     return edits.length ? JSON.stringify(applyEdits(JSON.parse(payload), edits)) : payload;

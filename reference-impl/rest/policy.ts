@@ -26,6 +26,12 @@ export const REST_POLICY = {
   pageMax: LIMITS.restPageMax,
   /** The high-availability base answers (it serves every route of the standard one). */
   haBaseServed: true as boolean,
+  /** Media types other than JSON an answer is labelled with when a request's Accept names them (none: "JSON only; XML is not supported"). */
+  labelledAs: [] as readonly string[],
+  /** A request header that must also name the API version (none: the version is the base path's /api/2 alone). */
+  versionHeader: '' as string,
+  /** Plain HTTP on the HTTPS port is answered (REST over HTTPS only: never; reference-impl/plain-http.ts). */
+  plainHttpServed: false as boolean,
   /** A page past the end answers the last page again instead of an empty one (never, by default). */
   lastPageRepeated: false as boolean,
   /** G10: the status of a created operator, and of a path id that is not a number. */

@@ -245,8 +245,6 @@ test('bad bodies get a 4xx fail envelope, never a 5xx', clauses('REST-BAD-01'), 
 
 test('both bases answer the same with the same keys and all three ways', clauses('REST-BASE-01'), async ({ api, target }) => {
   expect(target.rest_ha_base_url, 'the target gives rest_ha_base_url').toBeTruthy();
-  expect(target.rest_base_url).toMatch(/\/api\/2$/);
-  expect(target.rest_ha_base_url).toMatch(/\/api\/2$/);
   const op = await firstItem(api, '/operator');
   for (const path of ['/visitor?limit=5&full=1', `/operator/${op.id}`, '/group?full=1', `/operator/${op.id}/profile`, `/visitor/${ABSENT_ID}`]) {
     const sd = await api.rest({ path });
@@ -263,6 +261,49 @@ test('both bases answer the same with the same keys and all three ways', clauses
   expect(fromHa.json.data, 'an operator created on one base is the same on the other').toEqual(created);
   const none = await api.rest({ path: '/operator', base: 'ha', auth: 'none' });
   expect(none.json?.meta).toMatchObject({ status: 'error', message: 'Forbidden' });
+});
+
+test('the version is part of the base path: both bases end with /api/2 and the API answers there', clauses('REST-BASE-02'), async ({ api, target }) => {
+  const bases = [['sd', target.rest_base_url], ['ha', target.rest_ha_base_url]] as const;
+  for (const [base, url] of bases) {
+    if (!url) continue;
+    expect(url, `the ${base} REST base names the version: it ends with /api/2`).toMatch(/\/api\/2$/);
+    // The key and nothing else: no header or parameter naming a version.
+    const res = await api.rest({ path: '/operator?limit=1', base });
+    expect(res.json?.meta?.status, `GET /operator under ${url} answers the REST API 2.0 (${res.status} ${res.text.slice(0, 200)})`).toBe('success');
+  }
+});
+
+test('JSON only: a request asking for XML never gets XML', clauses('REST-JSON-01'), async ({ api }) => {
+  for (const path of ['/operator?limit=1', `/visitor/${ABSENT_ID}`]) {
+    const res = await api.rest({ path, headers: { accept: 'application/xml' } });
+    const type = res.headers['content-type'] ?? '';
+    expect(type, `${path} with Accept: application/xml: the answer is not labelled XML`).not.toMatch(/xml/i);
+    expect(res.text.trimStart().startsWith('<'), `${path} with Accept: application/xml: the body is not XML (${res.text.slice(0, 80)})`).toBe(false);
+    // Answered at all, it is JSON; refused (406 or any 4xx), it says so.
+    if (res.status < 400) {
+      expect(type, `${path}: answered as JSON`).toMatch(/^application\/json/);
+      expect(res.json, `${path}: the body is JSON`).toBeDefined();
+    }
+  }
+});
+
+test('HTTPS only: the http:// form of the REST bases serves no REST answer', clauses('REST-HTTPS-01'), async ({ api, target }) => {
+  for (const url of [target.rest_base_url, target.rest_ha_base_url]) {
+    if (!url) continue;
+    expect(url, 'the REST base is HTTPS').toMatch(/^https:\/\//);
+    const plain = url.replace(/^https:/, 'http:');
+    // No key goes over plain HTTP: even a Forbidden envelope there would be the REST API served without TLS.
+    let res: Awaited<ReturnType<typeof api.request>> | undefined;
+    try { res = await api.request({ method: 'GET', url: `${plain}/operator?limit=1` }, `GET ${plain}/operator (plain HTTP, no key)`); } catch { res = undefined; }
+    if (!res) continue; // the connection was refused or closed: nothing is served
+    if (res.status >= 300 && res.status < 400) {
+      expect(res.headers.location ?? '', `${plain}: a redirect leads to https://`).toMatch(/^https:\/\//);
+      continue;
+    }
+    expect(res.json?.meta, `${plain} answered ${res.status} with a REST envelope: the API is served over plain HTTP`).toBeUndefined();
+    expect(res.status, `${plain}: a plain HTTP request is refused`).toBeGreaterThanOrEqual(400);
+  }
 });
 
 test('every route needs the key, and nothing changes without it', clauses('REST-AUTH-06', 'REST-OAS-01'), async ({ api }) => {
