@@ -123,7 +123,7 @@ test('page 2 holds the items that follow page 1', clauses('REST-PAGE-05'), async
   const six = await api.rest({ path: '/visitor?limit=6' });
   const p1 = await api.rest({ path: '/visitor?limit=3&page=1' });
   const p2 = await api.rest({ path: '/visitor?limit=3&page=2' });
-  expect(six.json.data.length, 'the target needs at least 6 visitors').toBe(6);
+  notJudgedIf(six.json?.data?.length !== 6, `the target lists ${six.json?.data?.length ?? 'no'} visitors for limit=6: two pages of 3 need 6`);
   expect([...p1.json.data, ...p2.json.data].map((v: any) => v.id)).toEqual(six.json.data.map((v: any) => v.id));
   expect(p2.json.pagination.page).toBe(2);
 });
@@ -166,7 +166,7 @@ for (const res of [...SUMMARY_RESOURCES, 'client'] as const) {
 test('* is a wildcard in string filters (contains, prefix, suffix)', clauses('REST-LIST-03'), async ({ api }) => {
   const visitor = await firstItem(api, '/visitor');
   const uid: string = visitor.unique_id;
-  expect(uid.length, 'a visitor unique_id long enough to cut').toBeGreaterThanOrEqual(6);
+  notJudgedIf(uid.length < 6, `visitor ${visitor.id}'s unique_id is too short to cut into patterns`);
   const mid = uid.slice(2, uid.length - 2);
   for (const [pattern, matches] of [[`*${mid}*`, (s: string) => s.includes(mid)], [`${uid.slice(0, 4)}*`, (s: string) => s.startsWith(uid.slice(0, 4))], [`*${uid.slice(-4)}`, (s: string) => s.endsWith(uid.slice(-4))]] as const) {
     const res = await api.rest({ path: `/visitor?limit=100&filters[unique_id]=${encodeURIComponent(pattern)}` });
