@@ -13,6 +13,7 @@ import { cardPng } from './image.js';
 import { PollIntervals } from './intervals.js';
 import { installErrorHandling, plainShape } from '../lib/http-errors.js';
 import { asVersion, CONNECTOR_VERSIONS, type ConnectorVersion } from './versions.js';
+import type { Reply } from './reply.js';
 
 export interface FakeConnectorOptions {
   tls: Pem; secret: string; port?: number; host?: string; scenariosDir?: string;
@@ -28,7 +29,7 @@ export interface FakeConnector extends RunningServer { controlUrl: string; contr
 export const ENDPOINTS = ['external-bots', 'bot-put', 'bot-get', 'availability', 'first-messages', 'conversation-create', 'messages'] as const;
 export type Endpoint = (typeof ENDPOINTS)[number];
 
-export interface Reply { type: string; [k: string]: unknown }
+export type { Reply };
 export interface Scenario {
   idBot: string; name: string; description?: string; editorUrl: string;
   firstMessages: Reply[]; availability: unknown[];

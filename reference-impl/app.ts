@@ -85,7 +85,7 @@ export async function buildApp(opts: BuildOptions = {}): Promise<FastifyInstance
   // Before every route: the root sees them all, for 405 + Allow on paths no surface scope covers (/graphql, /oauth2/token, /console).
   installErrorHandling(app, { shape: rootShape });
   // Services first (bots, webhooks), so every surface finds them; each surface is one encapsulated plugin with its own authentication.
-  startBots(ctx);
+  startBots(ctx, ctx.bots);
   startWebhooks(ctx);
   await app.register(rest);
   await app.register(auth);

@@ -5,6 +5,7 @@ import { badRequest, success, type Pagination } from './envelope.js';
 import type { Policies } from '../policies.js';
 import { integerOf, shown } from './request.js';
 import { wildcard } from './wildcard.js';
+import { filterLists } from './form-lists.js';
 
 type RestPolicy = Policies['rest'];
 export type Row = Record<string, any>;
@@ -35,7 +36,7 @@ export type FilterKinds = Record<string, FilterKind>;
 /** Whether a filter's value is a list (its G26 list forms are read). */
 export const isListKind = (k: FilterKind): boolean => k.kind === 'ids' || k.kind === 'enums';
 
-/** A filter over a row, with the kind of value it reads; `q` (optional) carries the list options, e.g. whether `*` is a wildcard. */
+/** A filter over a row, with the kind of value it reads; `q` (optional) carries the list options. */
 export type FilterFn = ((row: Row, value: string, q?: ListQuery) => boolean) & { kind: FilterKind };
 /** A filter function with the kind of value it reads. */
 export const typed = (kind: FilterKind, fn: (row: Row, value: string, q?: ListQuery) => boolean): FilterFn => Object.assign(fn, { kind });
@@ -49,14 +50,22 @@ export interface ListQuery {
   page: number; limit: number; full: boolean; filters: Record<string, string>;
   /** The REST policy in force when the list was asked for (deviations switch at run time). */
   policy: RestPolicy;
-  /** Filters validated but not applied (a deviation's). */
-  ignored: string[];
 }
 
 /** The resource a route serves, as deviations name it: `/api/2/conversation.json-unicode/:id` → `conversation`. */
 export function resourceOf(req: FastifyRequest): string {
   const url = req.routeOptions.url ?? req.url;
   return url.replace(/^(\/ha)?\/api\/2\//, '').split('/')[0]!.replace(/\.json(-unicode)?$/, '');
+}
+
+/**
+ * The names deviations scope a REST edit with (`where`): the resource, `METHOD resource`, `METHOD /route` (`GET /operator/live`)
+ * and the base (`sd`, `ha`).
+ */
+export function routeNames(req: FastifyRequest): string[] {
+  const resource = resourceOf(req);
+  const route = (req.routeOptions.url ?? '').replace(/^(\/ha)?\/api\/2/, '');
+  return [resource, `${req.method} ${resource}`, `${req.method} ${route}`, req.platform];
 }
 
 function positiveInt(name: string, raw: unknown, min: number): number {
@@ -70,7 +79,7 @@ export function parseList(req: FastifyRequest, kinds: FilterKinds, extraParams: 
   const filterNames = Object.keys(kinds);
   // G26: a list filter as `filters[x][0]=a&filters[x][1]=b`, `filters[x][]=a` or `filters[x]=a&filters[x]=b` is the spec's comma list `filters[x]=a,b`.
   const lists = filterNames.filter((n) => isListKind(kinds[n]!));
-  const q = req.server.ces.deviations.policy.rest.listQuery((req.query ?? {}) as Record<string, unknown>, lists);
+  const q = filterLists((req.query ?? {}) as Record<string, unknown>, lists);
   const filters: Record<string, string> = {};
   for (const [k, v] of Object.entries(q)) {
     if (k.startsWith('filters')) {
@@ -95,9 +104,7 @@ export function parseList(req: FastifyRequest, kinds: FilterKinds, extraParams: 
   // Above the maximum the limit is clamped, not refused (G11).
   const limit = Math.min(asked, policy.pageMax);
   if (q.full !== undefined && q.full !== '0' && q.full !== '1') throw badRequest(`'full' must be 0 or 1 (got ${JSON.stringify(q.full)}).`);
-  const resource = resourceOf(req);
-  const ignored = policy.ignoredFilters.filter((f) => f.startsWith(resource + ' ')).map((f) => f.slice(resource.length + 1));
-  return { page, limit, full: policy.fullShown(q.full === '1'), filters, policy, ignored };
+  return { page, limit, full: q.full === '1', filters, policy };
 }
 
 /** An id filter value: decimal digits within Number.MAX_SAFE_INTEGER (ids are never negative). */
@@ -119,7 +126,7 @@ export const F = {
   /** Integer equality on a column. */
   int: (col: string): FilterFn => typed({ kind: 'id' }, (row, v) => row[col] === intValue(col, v)),
   /** String match with `*` wildcards. */
-  text: (col: string): FilterFn => typed({ kind: 'text' }, (row, v, q) => (q ? q.policy.textMatcher(v) : wildcard(v))(row[col])),
+  text: (col: string): FilterFn => typed({ kind: 'text' }, (row, v) => wildcard(v)(row[col])),
   /** An integer contained in a list column. */
   listHas: (col: string, name = col): FilterFn => typed({ kind: 'id' }, (row, v) => asList(row[col]).includes(intValue(name, v))),
   /** Any of a comma list of integers contained in a list column. */
@@ -130,12 +137,13 @@ export const F = {
 export function listAnswer(rows: Row[], q: ListQuery, filters: Record<string, FilterFn>, shape: (row: Row, full: boolean) => Row) {
   // Validate every filter value once before matching, so an invalid value fails even on an empty table.
   for (const [name, value] of Object.entries(q.filters)) filters[name]!({}, value, q);
-  const applied = Object.entries(q.filters).filter(([name]) => !q.ignored.includes(name));
-  const matching = rows.filter((r) => applied.every(([name, value]) => filters[name]!(r, value, q)));
-  const start = q.policy.pageStart(q.page, q.limit, matching.length);
+  const matching = rows.filter((r) => Object.entries(q.filters).every(([name, value]) => filters[name]!(r, value, q)));
+  const count = matching.length;
+  const pages = Math.ceil(count / q.limit);
+  // A page past the end is empty (G11); deviation rest-page-past-end answers the last page again.
+  const start = (q.page > pages && q.policy.lastPageRepeated ? Math.max(pages, 1) - 1 : q.page - 1) * q.limit;
+  const pagination: Pagination = { page: q.page, pages, limit: q.limit, count };
   const page = matching.slice(start, start + q.limit);
-  const count = q.policy.paginationCount(matching.length, page.length);
-  const pagination: Pagination = { page: q.page, pages: Math.ceil(count / q.limit), limit: q.limit, count };
   return success(page.map((r) => shape(r, q.full)), { pagination });
 }
 

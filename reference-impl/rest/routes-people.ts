@@ -8,7 +8,7 @@ import { nextOperatorId } from './people/operator-ids.js';
 import * as R from './people/resources.js';
 import { clientRow, clientRows } from './people/tenant.js';
 import { operatorWrite, bodyObject, CREATE_REQUIRED } from './people/operator-write.js';
-import { liveResource, liveRow, liveRowsOf, isAvailable, parseLiveBody, applyLive } from './people/live.js';
+import { liveResource, liveRow, liveRowsOf, slotsOf, isAvailable, parseLiveBody, applyLive } from './people/live.js';
 
 /** Route metadata for the OpenAPI document (format: see openapi.ts). */
 const doc = (openapi: OpenApiRoute) => ({ config: { openapi } });
@@ -48,19 +48,20 @@ export default function peopleRoutes(app: FastifyInstance): void {
 
   /**
    * GET /operator/live is the hottest read (desks and dashboards poll it): the client's operators with their live rows are kept
-   * between requests while nothing at all was written through this stack's one connection (SQLite's total_changes()) and the
-   * deviations are the same; any write reads them again. The kept rows are never modified (the route builds new objects).
+   * between requests while nothing at all was written through this stack's one connection (SQLite's total_changes(); switching
+   * deviations writes too, sim/control.ts); any write reads them again. The kept rows are never modified (the route builds new objects).
    */
   const liveViews = new Map<string, { changes: number; rows: Row[] }>();
   const liveView = (req: FastifyRequest): Row[] => {
     const changes = totalChanges(ces.db);
-    const key = `${req.client.id} ${ces.deviations.list().join(',')}`;
+    const key = String(req.client.id);
     const kept = liveViews.get(key);
     if (kept && kept.changes === changes) return kept.rows;
     const ops = clientRows(req, 'operator');
     const live = liveRowsOf(ces, ops.map((op) => op.id as number));
+    const slots = slotsOf(ces, req.client.id);
     // Each row carries its live resource, built once per change: the route only filters, pages and serialises.
-    const rows = ops.map((op) => { const l = live.get(op.id) ?? null; return { ...op, _live: l, _resource: liveResource(op, l) }; });
+    const rows = ops.map((op) => { const l = live.get(op.id) ?? null; return { ...op, _live: l, _resource: liveResource(op, l, slots.get(op.id)) }; });
     if (liveViews.size >= 64) liveViews.clear();
     liveViews.set(key, { changes, rows });
     return rows;
@@ -100,11 +101,8 @@ export default function peopleRoutes(app: FastifyInstance): void {
     const q = parseList(req, kindsOf(OPERATOR_FILTERS), ['connected']);
     const connected = (req.query as Record<string, unknown>).connected;
     if (connected !== undefined && connected !== '0') throw badRequest(`'connected' accepts only 0 (got ${JSON.stringify(connected)}).`);
-    const rows = liveView(req);
-    const wanted = rows.filter((r) => {
-      if (connected === '0') return r._live !== null;
-      return ces.deviations.policy.rest.liveListed(r, isAvailable(r._resource));
-    });
+    // The default view lists the operators available on some channel; connected=0 also those offline that logged in once.
+    const wanted = liveView(req).filter((r) => (connected === '0' ? r._live !== null : isAvailable(r._resource)));
     return listAnswer(wanted, q, OPERATOR_FILTERS, (r) => r._resource);
   });
   app.get('/operator/:id', doc({ summary: 'Get an operator', response: 'rest/operator.json' }), async (req) => success(R.operator(ces, clientRow(req, 'operator'))));
@@ -128,15 +126,15 @@ export default function peopleRoutes(app: FastifyInstance): void {
   });
   app.get('/operator/:id/live', doc({ summary: 'Live availability of one operator', response: 'rest/operator-live.json' }), async (req) => {
     const op = clientRow(req, 'operator');
-    return success(liveResource(op, liveRow(ces, op.id)));
+    return success(liveResource(op, liveRow(ces, op.id), slotsOf(ces, req.client.id).get(op.id)));
   });
   app.put('/operator/:id/live', doc({ summary: 'Set the live availability of one operator per channel, or disconnect it (connected=0 alone)', body: 'rest/operator-live-write.json', response: 'rest/operator-live.json',
     rules: [{ name: 'channel-not-enabled', summary: 'a channel made available is enabled on the operator (<channel>_enabled true)', message: 'The call channel is not enabled for operator 12 (call_enabled is false).' }] }), async (req) => {
     const op = clientRow(req, 'operator');
-    const change = parseLiveBody(req, bodyObject(req));
+    const change = parseLiveBody(bodyObject(req));
     const result = ces.db.transaction(() => applyLive(req, op, change))();
     if (result.connectedBefore !== result.connectedAfter) event(result.connectedAfter ? 'user.connected' : 'user.disconnected', req, op.id);
-    return success(liveResource(op, liveRow(ces, op.id)), { message: result.message });
+    return success(liveResource(op, liveRow(ces, op.id), slotsOf(ces, req.client.id).get(op.id)), { message: result.message });
   });
   app.get('/operator/:id/statistic', doc({ summary: 'Statistic of one operator', response: 'rest/operator-statistic.json' }), async (req) => success(R.operatorStatistic(ces, clientRow(req, 'operator'))));
   app.get('/operator/:id/profile', doc({ summary: 'Profile of one operator', response: 'rest/operator-profile.json' }), async (req) => success(R.operatorProfile(ces, clientRow(req, 'operator'))));

@@ -3,15 +3,15 @@ import type { FastifyInstance } from 'fastify';
 import { list as jsonList } from '../../store/db.js';
 import { badRequest, restDate, success } from '../envelope.js';
 import { F, intValue, kindsOf, listAnswer, parseList, pick, typed, type FilterFn, type Row } from '../list.js';
-import { clientRows, meta, rowById } from './common.js';
 import type { BusinessRule } from '../openapi.js';
+import { clientRows, meta, rowById } from './common.js';
+import { bounds } from './period.js';
 
 /** A date filter on a column: validated with the REST date forms, inclusive. */
 const dateFilter = (col: string, edge: 'from' | 'to'): FilterFn => typed({ kind: 'date' }, (row, v, q) => {
-  const policy = q!.policy;
-  const b = policy.dateBounds({ [edge]: v });
+  const b = bounds({ [edge]: v }, q!.policy);
   if (row[col] === undefined || b[edge] === undefined) return true;
-  return edge === 'from' ? row[col] >= b.from! : policy.beforeTo(row[col], b.to!);
+  return edge === 'from' ? row[col] >= b.from! : row[col] <= b.to!;
 });
 
 interface Resource {
@@ -105,7 +105,7 @@ export function registerRecords(app: FastifyInstance): void {
     const rules: BusinessRule[] = 'from' in kinds ? [{ name: 'from-after-to', summary: 'from is not after to', message: 'filters[from] must not be after filters[to].' }] : [];
     app.get(`/${res.name}`, meta({ summary: res.listSummary, list: true, filters: kinds, response: res.schema, deprecated: res.deprecated, rules }), async (req) => {
       const q = parseList(req, kinds);
-      if (q.filters.from !== undefined || q.filters.to !== undefined) q.policy.dateBounds(q.filters);
+      if (q.filters.from !== undefined || q.filters.to !== undefined) bounds(q.filters, q.policy);
       return listAnswer(clientRows(app, req, res.table), q, res.filters, (row, full) => (full ? res.shape(row) : pick(res.shape(row), res.summary)));
     });
     app.get(`/${res.name}/:id`, meta({
