@@ -113,7 +113,8 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     ca_file: caFile,
     capabilities: ['sim', 'platform', 'clock'],
     reference: true,
-    deviations: app.ces.deviations.list(),
+    // The deviations the stack started with (the simulation API may switch others on later).
+    deviations: [...new Set(opts.deviate ?? [])],
     secrets_file: secretsFile,
   };
   return {

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# Idempotent set-up for a fresh machine: npm packages, Debian's Chromium, and a pinned k6 built with Go. Fast when already done.
+# Idempotent set-up for a fresh machine: npm packages, Debian's Chromium, a pinned k6 built with Go, and a pinned Schemathesis in its
+# own Python virtual environment. Fast when already done.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 K6_VERSION="v1.8.1"
+SCHEMATHESIS_VERSION="4.32.5"
 log() { printf 'setup: %s\n' "$*" >&2; }
 
 # 1. npm packages, exactly as the lock file says; node-gyp builds better-sqlite3 against the local Node headers (no download).
@@ -37,5 +39,15 @@ if [ "${CES_SKIP_K6:-0}" != 1 ]; then
   fi
   mkdir -p .cache/bin
   ln -sf "$K6_HOME/k6" .cache/bin/k6
+fi
+# 4. Schemathesis, pinned, from PyPI into its own virtual environment under .cache/ (git-ignored): the project's Schemathesis step
+#    (scripts/schemathesis/run.sh) checks the REST API against its OpenAPI document with it.
+ST_HOME=.cache/schemathesis
+if [ "${CES_SKIP_SCHEMATHESIS:-0}" != 1 ] && [ "$("$ST_HOME/bin/st" --version 2>/dev/null)" != "st, version ${SCHEMATHESIS_VERSION}" ]; then
+  command -v python3 >/dev/null || { log "python3 is missing: install Python 3.10+ for Schemathesis, or set CES_SKIP_SCHEMATHESIS=1"; exit 2; }
+  log "installing Schemathesis ${SCHEMATHESIS_VERSION} into $ST_HOME (Python virtual environment)"
+  rm -rf "$ST_HOME"
+  python3 -m venv "$ST_HOME"
+  "$ST_HOME/bin/pip" install --quiet --disable-pip-version-check "schemathesis==${SCHEMATHESIS_VERSION}"
 fi
 log "ready"

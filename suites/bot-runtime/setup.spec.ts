@@ -17,6 +17,10 @@ function judgeQueryAndSignature(calls: ConnectorRequest[], websiteId: number) {
   });
 }
 
+// The checks of this file create bot operators on the seeded installation, which offers few scenarios: they run one after the
+// other (in order, each judged on its own), so none takes the scenario another one is about to name.
+test.describe.configure({ mode: 'default' });
+
 /** Endpoints 1, 2, 3 in that order for bot `b` among `requests`, with valid bodies and answers. */
 function expectFlow(requests: ConnectorRequest[], b: SimBot, when: string) {
   const put = requests.find((r) => r.endpoint === 'bot-put' && r.idOperator === String(b.operatorId));
@@ -94,6 +98,11 @@ test('platform API: HTTPS connector apps, installation with idConnectorVersion, 
       expect(fresh, `the created bot operator ${idOperator} is listed`).toBeTruthy();
       expect(fresh!.languages, 'the created bot operator has exactly one language').toEqual(['en']);
       expectFlow(requests, fresh!, 'created through the platform API');
+      // The scenario is free again before the two-language attempt: a scenario binds one bot agent only, so on a bound scenario
+      // the attempt would be refused for that reason, whatever the service does with languages.
+      const removed = await api.request({ method: 'DELETE', url: `${base}/bots/${idOperator}`, headers: h });
+      notJudgedIf(removed.status >= 300, `the platform API did not remove bot ${idOperator} (${removed.status}): scenario spare stays bound, the two-language attempt cannot be judged`);
+      created.splice(created.indexOf(idOperator), 1);
       const multi = await api.postJson(`${base}/bots`, { installationId: seededInstall.id, name: 'Two languages', pseudo: 'Bi', language: 'en,fr', idBot: 'spare' }, h);
       const multiId = multi.json?.idOperator ?? multi.json?.bot?.idOperator;
       if (multiId) created.push(multiId);
@@ -102,6 +111,42 @@ test('platform API: HTTPS connector apps, installation with idConnectorVersion, 
       under('BOT-SETUP-05', () => expect(multi.status, 'refused with 400').toBe(400));
     } finally {
       // Bots made here stop being polled.
+      for (const id of created) await api.request({ method: 'DELETE', url: `${base}/bots/${id}`, headers: h });
+    }
+  });
+
+test('a scenario is bound to only one bot agent: a second binding (POST or PUT /platform/bots) is refused naming the bot that holds it; the creation flow picks a free scenario',
+  clauses('BOT-SETUP-03').needs('sim', 'platform', 'connector_url'), async ({ bot, api, target }) => {
+    const { conv, lab } = await bot.seededBots('both');
+    expect(conv.idBot, 'the seeded bot operators hold two scenarios').not.toBe(lab.idBot);
+    const base = target.platform_url ?? `${target.base_url}/platform`;
+    const h = { 'x-api-key': target.api_key };
+    const installs = (await api.request({ url: `${base}/installations`, headers: h })).json.data as Array<{ id: number; appId: number; websiteId: number }>;
+    const seeded = installs.filter((i) => i.websiteId === conv.websiteId).sort((a, b) => a.id - b.id)[0]!;
+    const appInstalls = new Set(installs.filter((i) => i.appId === seeded.appId).map((i) => i.id));
+    const created: string[] = [];
+    const body = (name: string, extra: Record<string, unknown> = {}) => ({ installationId: seeded.id, name, pseudo: name, language: 'en', distributionRuleIds: conv.distributionRules.map((r) => r.id), ...extra });
+    try {
+      const second = await api.postJson(`${base}/bots`, body('Second binding', { idBot: conv.idBot }), h);
+      if (second.json?.idOperator) created.push(second.json.idOperator);
+      expect(second.status, `POST /platform/bots naming scenario ${conv.idBot}, held by bot operator ${conv.operatorId}, is refused with a 4xx: ${second.text}`).toBeGreaterThanOrEqual(400);
+      expect(second.status).toBeLessThan(500);
+      expect(second.text, 'the refusal names the bot operator that holds the scenario').toContain(String(conv.operatorId));
+
+      const held = ((await api.request({ url: `${base}/bots`, headers: h })).json.data as Array<{ idOperator: string; installationId: number; idBot: string | null }>)
+        .filter((b) => appInstalls.has(b.installationId) && b.idBot).map((b) => b.idBot);
+      const free = await api.postJson(`${base}/bots`, body('Free scenario'), h);
+      if (free.json?.idOperator) created.push(free.json.idOperator);
+      expect(free.status, `POST /platform/bots without idBot takes a free scenario: ${free.text}`).toBe(201);
+      expect(held, `the creation flow picks a scenario no other bot operator of the app holds (held: ${held.join(', ')})`).not.toContain(free.json.idBot);
+
+      const rebind = await api.request({ method: 'PUT', url: `${base}/bots/${free.json.idOperator}`, headers: { ...h, 'content-type': 'application/json' }, body: JSON.stringify({ idBot: conv.idBot }) });
+      expect(rebind.status, `PUT /platform/bots/${free.json.idOperator} naming scenario ${conv.idBot} is refused with a 4xx: ${rebind.text}`).toBeGreaterThanOrEqual(400);
+      expect(rebind.status).toBeLessThan(500);
+      expect(rebind.text, 'the refusal names the bot operator that holds the scenario').toContain(String(conv.operatorId));
+      const after = await api.request({ url: `${base}/bots/${free.json.idOperator}`, headers: h });
+      expect(after.json?.idBot, 'a refused binding leaves the bot on its own scenario').toBe(free.json.idBot);
+    } finally {
       for (const id of created) await api.request({ method: 'DELETE', url: `${base}/bots/${id}`, headers: h });
     }
   });

@@ -43,7 +43,7 @@ for (const res of PEOPLE) {
   });
 }
 
-test('operator sub-resources have id and _link (live, statistic, profile)', clauses('REST-ENV-02'), async ({ api }) => {
+test('operator sub-resources have id and _link (live, statistic, profile)', clauses('REST-ENV-02'), async ({ api, target }) => {
   const op = await firstItem(api, '/operator');
   for (const sub of ['live', 'statistic', 'profile']) {
     const res = await api.rest({ path: `/operator/${op.id}/${sub}` });
@@ -51,7 +51,12 @@ test('operator sub-resources have id and _link (live, statistic, profile)', clau
     expect(res.json.data._link).toBe(`/operator/${op.id}/${sub}`);
   }
   const live = await api.rest({ path: '/operator/live?connected=0&limit=5' });
-  for (const item of live.json.data) expect(item._link).toBe(`/operator/${item.id}/live`);
+  const items: any[] = Array.isArray(live.json?.data) ? live.json.data : [];
+  // connected=0 lists the operators who logged in at least once: a service where none did has no live list item to judge,
+  // and an empty list must not pass for one whose items are right. The reference implementation seeds such operators.
+  notJudgedIf(!target.reference && items.length === 0, 'GET /operator/live?connected=0 listed no operator (none logged in yet): the _link of live list items could not be judged');
+  expect(items.length, 'GET /operator/live?connected=0 lists the operators who logged in at least once (the reference implementation seeds some)').toBeGreaterThan(0);
+  for (const item of items) expect(item._link, `live list item ${item.id} _link`).toBe(`/operator/${item.id}/live`);
 });
 
 test('a failure is meta.status fail or error with a message', clauses('REST-ENV-04'), async ({ api }) => {
@@ -128,7 +133,7 @@ test('page 2 holds the items that follow page 1', clauses('REST-PAGE-05'), async
   const six = await api.rest({ path: '/visitor?limit=6' });
   const p1 = await api.rest({ path: '/visitor?limit=3&page=1' });
   const p2 = await api.rest({ path: '/visitor?limit=3&page=2' });
-  expect(six.json.data.length, 'the target needs at least 6 visitors').toBe(6);
+  notJudgedIf(six.json?.data?.length !== 6, `the target lists ${six.json?.data?.length ?? 'no'} visitors for limit=6: two pages of 3 need 6`);
   expect([...p1.json.data, ...p2.json.data].map((v: any) => v.id)).toEqual(six.json.data.map((v: any) => v.id));
   expect(p2.json.pagination.page).toBe(2);
 });
@@ -171,7 +176,7 @@ for (const res of [...SUMMARY_RESOURCES, 'client'] as const) {
 test('* is a wildcard in string filters (contains, prefix, suffix)', clauses('REST-LIST-03'), async ({ api }) => {
   const visitor = await firstItem(api, '/visitor');
   const uid: string = visitor.unique_id;
-  expect(uid.length, 'a visitor unique_id long enough to cut').toBeGreaterThanOrEqual(6);
+  notJudgedIf(uid.length < 6, `visitor ${visitor.id}'s unique_id is too short to cut into patterns`);
   const mid = uid.slice(2, uid.length - 2);
   for (const [pattern, matches] of [[`*${mid}*`, (s: string) => s.includes(mid)], [`${uid.slice(0, 4)}*`, (s: string) => s.startsWith(uid.slice(0, 4))], [`*${uid.slice(-4)}`, (s: string) => s.endsWith(uid.slice(-4))]] as const) {
     const res = await api.rest({ path: `/visitor?limit=100&filters[unique_id]=${encodeURIComponent(pattern)}` });
