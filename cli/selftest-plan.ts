@@ -71,7 +71,7 @@ export function readSelftestResults(file: string): { byDeviation: Map<string, De
       if (harness) o.harnessErrors.push({ title, reason });
       byDeviation.set(id, o);
     }
-    for (const s of suite.suites ?? []) walk(s, [...titles, s.title && !s.title.endsWith('.ts') ? s.title : ''].filter(Boolean));
+    for (const s of suite.suites ?? []) walk(s, [...titles, s.title && !/\.[jt]s$/.test(s.title) ? s.title : ''].filter(Boolean));
   };
   for (const s of report.suites ?? []) walk(s, []);
   return { byDeviation, baselineFailed, baselineRan };

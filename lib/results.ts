@@ -61,7 +61,7 @@ export function readPlaywrightResults(file: string): CheckResult[] {
         });
       }
     }
-    for (const s of suite.suites ?? []) walk(s, [...titles, s.title && !s.title.endsWith('.ts') ? s.title : ''].filter(Boolean));
+    for (const s of suite.suites ?? []) walk(s, [...titles, s.title && !/\.[jt]s$/.test(s.title) ? s.title : ''].filter(Boolean));
   };
   for (const s of report.suites ?? []) walk(s, []);
   return out;

@@ -58,7 +58,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
   const sinkSecret = opts.sinkSecret ?? secret('sink-secret-' + seed);
   const simToken = opts.simToken ?? newControlToken();
   // The fake connector and the sink run in a worker thread of their own, off the service's event loop (as real partners would be).
-  const partners = await startInThread<PartnersReady>(new URL('./partners.ts', import.meta.url), 'startPartners', { tls: tls.server, host, connectorSecret, sinkSecret, controlToken: simToken } satisfies PartnersOptions);
+  const partners = await startInThread<PartnersReady>(new URL('./partners.js', import.meta.url), 'startPartners', { tls: tls.server, host, connectorSecret, sinkSecret, controlToken: simToken } satisfies PartnersOptions);
   const { connector, sink } = partners.ready;
   const app = await buildApp({
     ...opts,
