@@ -1,10 +1,13 @@
 // The `ces` command line (DESIGN.md "CLI", contract): exit 0 all MUST checks pass, 1 a MUST check failed, 2 usage or setup error.
+import fs from 'node:fs';
+import path from 'node:path';
 import yargs from 'yargs';
 import { hideBin } from 'yargs/helpers';
 import type { CommandModule } from 'yargs';
 import { UsageError } from './usage.js';
 import { MissingPartError } from '../lib/optional-parts.js';
 import { COMMANDS } from './command-list.js';
+import { ROOT } from '../lib/paths.js';
 
 /** Errors that are one line for the user (exit 2), not a fault of the harness. */
 const oneLine = (e: unknown): e is Error => e instanceof UsageError || e instanceof MissingPartError;
@@ -33,7 +36,8 @@ const cli = yargs(hideBin(process.argv))
     process.exit(2);
   })
   .help()
-  .version();
+  // Named, not left to yargs: installed as a dependency, yargs looks for package.json from the wrong folder (it said "unknown").
+  .version(JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')).version);
 
 try {
   await cli.parseAsync();

@@ -73,6 +73,22 @@ export const chromiumMissing = (f: FoundChromium): string =>
 /** CI systems set CI (GitHub Actions, GitLab CI, most others): there a missing Chromium or k6 fails the run instead of skipping. */
 export const inCi = (): boolean => !!process.env.CI && !['0', 'false'].includes(process.env.CI.toLowerCase());
 
+/** The folder of the project ces-harness is installed in (npm commands run there), or the checkout. */
+function projectDir(): string {
+  return path.basename(path.dirname(ROOT)) === 'node_modules' ? path.dirname(path.dirname(ROOT)) : ROOT;
+}
+
+/**
+ * The command that builds better-sqlite3. npm 11 records which dependencies may run install scripts (package.json "allowScripts",
+ * `npm install-scripts approve`) and, depending on its settings, skips or refuses the others: there the build needs the approval
+ * first. Older npm has no such setting and rebuilds on request. Asked only when the build is missing (npm takes ~0.3 s to answer).
+ */
+export function sqliteFix(): string {
+  const r = spawnSync('npm', ['config', 'get', 'allow-scripts'], { cwd: projectDir(), encoding: 'utf8', shell: process.platform === 'win32' });
+  const approvals = r.status === 0 && r.stdout.trim() !== 'undefined';
+  return approvals ? 'npm install-scripts approve better-sqlite3 && npm rebuild better-sqlite3' : 'npm rebuild better-sqlite3';
+}
+
 /**
  * better-sqlite3 loads its native module lazily, at the first database: opening one here turns "not built" into one line with
  * the command that builds it, before a stack starts (in a worker thread, where the error would be a stack trace).
@@ -85,9 +101,9 @@ export function requireSqlite(): void {
     new Database(':memory:').close();
     return;
   } catch (e) {
-    problem = (e as Error).message.split('\n')[0]!;
+    problem = (e as Error).message.split('\n')[0]!.replace(/[:.]\s*$/, '');
   }
   throw new MissingPartError(
-    `better-sqlite3, the SQLite of the reference implementation, is not built for Node ${process.version} (${problem}): npm runs its build only when allowed; run \`npm rebuild better-sqlite3 --allow-scripts=better-sqlite3\` in the folder where ces-harness is installed`,
+    `better-sqlite3, the SQLite of the reference implementation, is not built for Node ${process.version} (${problem}; npm skipped its install script): run \`${sqliteFix()}\` in ${projectDir()}`,
   );
 }
