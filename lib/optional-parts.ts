@@ -20,9 +20,9 @@ const exe = (name: string) => (process.platform === 'win32' ? `${name}.exe` : na
 
 export interface FoundK6 { path: string; version: string; pinned: boolean }
 
-/** k6: CES_K6, the one `ces setup` installed, the checkout's .cache/bin/k6 (older set-ups), or k6 on the PATH; undefined when none runs. */
+/** k6: CES_K6, the one `ces setup` installed, or k6 on the PATH; undefined when none runs. */
 export function findK6(): FoundK6 | undefined {
-  const candidates = [process.env.CES_K6, path.join(k6Home(), exe('k6')), path.join(ROOT, '.cache', 'bin', exe('k6')), 'k6'].filter((c): c is string => !!c);
+  const candidates = [process.env.CES_K6, path.join(k6Home(), exe('k6')), 'k6'].filter((c): c is string => !!c);
   for (const c of candidates) {
     const r = spawnSync(c, ['version'], { encoding: 'utf8' });
     if (r.status !== 0) continue;

@@ -6,7 +6,6 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-export const DIST = path.join(ROOT, 'dist');
 /** The folders compiled to dist/<folder>: every folder of TypeScript the tools run (tsconfig.json "include", but bin/ and reports/template/, which are JavaScript). */
 export const SOURCE_DIRS = ['check', 'cli', 'fake-connector', 'fuzz', 'lib', 'load', 'reference-impl', 'scripts', 'suites', 'test', 'transcripts', 'webhook-sink'];
 /**
@@ -15,26 +14,25 @@ export const SOURCE_DIRS = ['check', 'cli', 'fake-connector', 'fuzz', 'lib', 'lo
  * scripts/ (shell, run from the checkout).
  */
 const copied = (rel) => !rel.endsWith('.md') && !rel.startsWith(`load${path.sep}`) && !rel.startsWith(`scripts${path.sep}`);
-const MANIFEST = path.join(DIST, '.manifest.json');
 /** Bumped when the output of a same source changes (esbuild options below): every file is then rebuilt. */
 const FORMAT = 1;
 
-/** Every source file: `rel` (path under ROOT) → its mtime and size; .d.ts files produce nothing. */
-function sources() {
+/** Every source file: `rel` (path under root) → its mtime and size; .d.ts files produce nothing. */
+function sources(root) {
   const out = new Map();
   const walk = (rel) => {
-    for (const e of fs.readdirSync(path.join(ROOT, rel), { withFileTypes: true })) {
+    for (const e of fs.readdirSync(path.join(root, rel), { withFileTypes: true })) {
       if (e.name === 'node_modules' || e.name.startsWith('.')) continue;
       const r = path.join(rel, e.name);
       if (e.isDirectory()) walk(r);
       else if (e.isFile() && !r.endsWith('.d.ts') && (r.endsWith('.ts') || copied(r))) {
-        const s = fs.statSync(path.join(ROOT, r));
+        const s = fs.statSync(path.join(root, r));
         out.set(r, `${s.mtimeMs}:${s.size}`);
       }
     }
   };
-  for (const d of SOURCE_DIRS) if (fs.existsSync(path.join(ROOT, d))) walk(d);
-  const tsconfig = fs.statSync(path.join(ROOT, 'tsconfig.json'));
+  for (const d of SOURCE_DIRS) if (fs.existsSync(path.join(root, d))) walk(d);
+  const tsconfig = fs.statSync(path.join(root, 'tsconfig.json'));
   const self = fs.statSync(fileURLToPath(import.meta.url));
   return { files: out, stamp: `${FORMAT}:${tsconfig.mtimeMs}:${self.mtimeMs}` };
 }
@@ -49,16 +47,20 @@ function writeAtomic(file, data) {
   fs.renameSync(tmp, file);
 }
 
-function readManifest() {
-  try { return JSON.parse(fs.readFileSync(MANIFEST, 'utf8')); } catch { return { stamp: '', files: {} }; }
+const manifestFile = (root) => path.join(root, 'dist', '.manifest.json');
+function readManifest(root) {
+  try { return JSON.parse(fs.readFileSync(manifestFile(root), 'utf8')); } catch { return { stamp: '', files: {} }; }
 }
 
-/** The source files whose output is missing or older than they are (all when the build's settings changed), and outputs to delete. */
-export function staleness() {
-  const { files, stamp } = sources();
-  const manifest = readManifest();
+/**
+ * The source files of `root` (the checkout; tests pass a folder of their own) changed since their output was written, or without
+ * output (all of them when the build's settings changed), and the sources gone since (their outputs are deleted).
+ */
+export function staleness(root = ROOT) {
+  const { files, stamp } = sources(root);
+  const manifest = readManifest(root);
   const all = manifest.stamp !== stamp;
-  const stale = [...files.keys()].filter((rel) => all || manifest.files[rel] !== files.get(rel) || !fs.existsSync(path.join(DIST, outputsOf(rel)[0])));
+  const stale = [...files.keys()].filter((rel) => all || manifest.files[rel] !== files.get(rel) || !fs.existsSync(path.join(root, 'dist', outputsOf(rel)[0])));
   const removed = Object.keys(manifest.files).filter((rel) => !files.has(rel));
   return { files, stamp, stale, removed };
 }
@@ -67,11 +69,12 @@ export function staleness() {
  * Brings dist/ up to date and returns what it did. Each output is written atomically, so processes running meanwhile (another
  * `ces`, a Playwright worker) read whole files; several processes building at once write the same bytes.
  */
-export async function build({ clean = false, quiet = false } = {}) {
+export async function build({ clean = false, quiet = false, root = ROOT } = {}) {
   const t0 = performance.now();
-  if (clean) fs.rmSync(DIST, { recursive: true, force: true });
-  const { files, stamp, stale, removed } = staleness();
-  for (const rel of removed) for (const o of outputsOf(rel)) fs.rmSync(path.join(DIST, o), { force: true });
+  const dist = path.join(root, 'dist');
+  if (clean) fs.rmSync(dist, { recursive: true, force: true });
+  const { files, stamp, stale, removed } = staleness(root);
+  for (const rel of removed) for (const o of outputsOf(rel)) fs.rmSync(path.join(dist, o), { force: true });
   const ts = stale.filter((r) => r.endsWith('.ts'));
   if (ts.length) {
     let esbuild;
@@ -81,18 +84,18 @@ export async function build({ clean = false, quiet = false } = {}) {
     let result;
     try {
       result = await esbuild.build({
-        entryPoints: ts.map((r) => path.join(ROOT, r)), outdir: DIST, outbase: ROOT, write: false, bundle: false,
+        entryPoints: ts.map((r) => path.join(root, r)), outdir: dist, outbase: root, write: false, bundle: false,
         format: 'esm', platform: 'node', target: 'node20', sourcemap: 'linked', sourcesContent: false,
-        tsconfigRaw: fs.readFileSync(path.join(ROOT, 'tsconfig.json'), 'utf8'), logLevel: 'silent',
+        tsconfigRaw: fs.readFileSync(path.join(root, 'tsconfig.json'), 'utf8'), logLevel: 'silent',
       });
     } catch (e) {
       const first = e.errors?.[0];
-      throw new BuildError(first ? `${first.location ? `${first.location.file}:${first.location.line}:${first.location.column}: ` : ''}${first.text}${e.errors.length > 1 ? ` (and ${e.errors.length - 1} more)` : ''}` : e.message);
+      throw new BuildError(first ? `${first.location ? `${path.relative(root, path.resolve(root, first.location.file))}:${first.location.line}:${first.location.column}: ` : ''}${first.text}${e.errors.length > 1 ? ` (and ${e.errors.length - 1} more)` : ''}` : e.message);
     }
     for (const f of result.outputFiles) writeAtomic(f.path, f.contents);
   }
-  for (const rel of stale.filter((r) => !r.endsWith('.ts'))) writeAtomic(path.join(DIST, rel), fs.readFileSync(path.join(ROOT, rel)));
-  if (stale.length || removed.length) writeAtomic(MANIFEST, JSON.stringify({ stamp, files: Object.fromEntries(files) }));
+  for (const rel of stale.filter((r) => !r.endsWith('.ts'))) writeAtomic(path.join(dist, rel), fs.readFileSync(path.join(root, rel)));
+  if (stale.length || removed.length) writeAtomic(manifestFile(root), JSON.stringify({ stamp, files: Object.fromEntries(files) }));
   const ms = Math.round(performance.now() - t0);
   if (!quiet && (stale.length || removed.length)) console.error(`build: ${stale.length} file(s) compiled or copied to dist/, ${removed.length} removed (${ms} ms)`);
   return { compiled: ts.length, copied: stale.length - ts.length, removed: removed.length, ms };

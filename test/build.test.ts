@@ -1,0 +1,81 @@
+// The build of dist/ (scripts/build.mjs): file by file, only what changed, outputs of deleted sources removed, errors as one line naming the file; source maps point at the TypeScript.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { ROOT } from '../lib/paths.js';
+
+interface Build { build(o: { root: string; quiet: boolean; clean?: boolean }): Promise<{ compiled: number; copied: number; removed: number }>; staleness(root: string): { stale: string[]; removed: string[] }; BuildError: new (m: string) => Error }
+const load = async () => (await import(path.join(ROOT, 'scripts', 'build.mjs'))) as Build;
+
+/** A project of its own: tsconfig.json, two modules, a non-TypeScript file beside them. */
+function project(): string {
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'ces-build-test-'));
+  fs.copyFileSync(path.join(ROOT, 'tsconfig.json'), path.join(root, 'tsconfig.json'));
+  fs.mkdirSync(path.join(root, 'lib'));
+  fs.writeFileSync(path.join(root, 'lib', 'a.ts'), "import { b } from './b.js';\nexport const a = (n: number): number => b(n) + 1;\n");
+  fs.writeFileSync(path.join(root, 'lib', 'b.ts'), 'export function b(n: number): number {\n  if (n < 0) throw new Error(`negative: ${n}`);\n  return n * 2;\n}\n');
+  fs.writeFileSync(path.join(root, 'lib', 'schema.sql'), 'CREATE TABLE t (x INTEGER);\n');
+  fs.writeFileSync(path.join(root, 'lib', 'notes.md'), 'not copied\n');
+  return root;
+}
+/** Moves a file's mtime forward, as an edit does (a rewrite within the same millisecond could keep it). */
+const touch = (f: string, content?: string) => { if (content !== undefined) fs.writeFileSync(f, content); const t = new Date(Date.now() + 5_000); fs.utimesSync(f, t, t); };
+
+test('a first build compiles every TypeScript file and copies the other files (not documentation); a second does nothing', async () => {
+  const { build, staleness } = await load();
+  const root = project();
+  try {
+    const first = await build({ root, quiet: true });
+    assert.deepEqual([first.compiled, first.copied, first.removed], [2, 1, 0]);
+    for (const f of ['lib/a.js', 'lib/a.js.map', 'lib/b.js', 'lib/schema.sql']) assert.ok(fs.existsSync(path.join(root, 'dist', f)), f);
+    assert.ok(!fs.existsSync(path.join(root, 'dist', 'lib', 'notes.md')), 'documentation is not copied');
+    assert.match(fs.readFileSync(path.join(root, 'dist', 'lib', 'a.js'), 'utf8'), /from "\.\/b\.js"[\s\S]*sourceMappingURL=a\.js\.map/);
+    assert.deepEqual(staleness(root), { ...staleness(root), stale: [], removed: [] });
+    const second = await build({ root, quiet: true });
+    assert.deepEqual([second.compiled, second.copied, second.removed], [0, 0, 0]);
+  } finally { fs.rmSync(root, { recursive: true, force: true }); }
+});
+
+test('an edited file is recompiled alone; a deleted one loses its outputs; the compiled code runs the edit', async () => {
+  const { build, staleness } = await load();
+  const root = project();
+  try {
+    await build({ root, quiet: true });
+    touch(path.join(root, 'lib', 'b.ts'), 'export function b(n: number): number {\n  return n * 3;\n}\n');
+    assert.deepEqual(staleness(root).stale, ['lib/b.ts']);
+    const r = await build({ root, quiet: true });
+    assert.deepEqual([r.compiled, r.copied], [1, 0]);
+    const run = spawnSync(process.execPath, ['--input-type=module', '-e', `import { a } from ${JSON.stringify(path.join(root, 'dist', 'lib', 'a.js'))}; console.log(a(2));`], { encoding: 'utf8' });
+    assert.equal(run.stdout.trim(), '7', run.stderr);
+    fs.rmSync(path.join(root, 'lib', 'b.ts'));
+    assert.deepEqual(staleness(root).removed, ['lib/b.ts']);
+    assert.equal((await build({ root, quiet: true })).removed, 1);
+    assert.ok(!fs.existsSync(path.join(root, 'dist', 'lib', 'b.js')) && !fs.existsSync(path.join(root, 'dist', 'lib', 'b.js.map')));
+  } finally { fs.rmSync(root, { recursive: true, force: true }); }
+});
+
+test('a stack trace of the compiled code names the TypeScript file and line', async () => {
+  const { build } = await load();
+  const root = project();
+  try {
+    await build({ root, quiet: true });
+    const run = spawnSync(process.execPath, ['--enable-source-maps', '--input-type=module', '-e', `import { b } from ${JSON.stringify(path.join(root, 'dist', 'lib', 'b.js'))}; b(-1);`], { encoding: 'utf8' });
+    assert.match(run.stderr, /negative: -1/);
+    assert.match(run.stderr, new RegExp(`${path.join(root, 'lib', 'b.ts').replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:2:`), run.stderr);
+  } finally { fs.rmSync(root, { recursive: true, force: true }); }
+});
+
+test('a syntax error is one BuildError naming the file, line and column; the outputs of the last good build stay', async () => {
+  const { build, BuildError } = await load();
+  const root = project();
+  try {
+    await build({ root, quiet: true });
+    const before = fs.readFileSync(path.join(root, 'dist', 'lib', 'a.js'), 'utf8');
+    touch(path.join(root, 'lib', 'a.ts'), 'export const a = (n: number =>;\n');
+    await assert.rejects(build({ root, quiet: true }), (e: Error) => e instanceof BuildError && /^lib\/a\.ts:1:\d+: /.test(e.message));
+    assert.equal(fs.readFileSync(path.join(root, 'dist', 'lib', 'a.js'), 'utf8'), before);
+  } finally { fs.rmSync(root, { recursive: true, force: true }); }
+});
