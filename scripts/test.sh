@@ -17,9 +17,9 @@ step() {
   printf '=== %s: %ss (CPU %ss) ===\n' "$title" $((SECONDS - t0)) $((CPU - c0))
 }
 step "type-check" npx tsc --noEmit -p .
-# Unit-test files run several at a time, the longest first (their servers listen on port 0, their reports go to their own
+# Unit-test files run compiled (the code the package ships), several at a time, the longest first (their servers listen on port 0, their reports go to their own
 # folders): most of their time is waiting on child processes and real-time limits, not CPU. scripts/unit-tests.mjs says how.
-step "unit tests" node --import tsx scripts/unit-tests.mjs
+step "unit tests (compiled: dist/test)" node scripts/unit-tests.mjs
 step "conformance run against the reference implementation" node bin/ces.js test
 # The fuzzer runs beside the self-test: the self-test mostly waits for retries in real time (about 100 s of CPU in 120 s on 2
 # cores). Checked: with the fuzzer beside it, the self-test's matrix (`--matrix`: which checks catch which deviation) is the
@@ -35,6 +35,9 @@ step "fuzz: generated REST and GraphQL requests against the reference implementa
 # After the two above: run alongside the 9-lane self-test (which then used both cores) the polling smoke missed its 1 s ± 10 %
 # (LOAD-POLL-01). load/smoke.sh runs four scenarios at once, then the polling one alone.
 step "load smoke: every k6 scenario for a few seconds" bash load/smoke.sh
+# The package as a user gets it: packed, installed into an empty folder, `ces` run from there (version, a connector check, the REST
+# suite against its own `ces serve`, a failing check's re-run command, every `ces` command of docs/ci.md).
+step "package test: npm pack, install into an empty folder, ces from there" node scripts/package-test.mjs
 printf '\n'
 for f in "${failures[@]}"; do echo "FAILED: $f"; done
 echo "steps: $passed passed, $failed failed"
