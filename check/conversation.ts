@@ -120,10 +120,10 @@ export async function sharedConversation(dir: string, key: string, play: () => P
   }
   const until = Date.now() + deadlineMs;
   while (!fs.existsSync(result)) {
-    if (Date.now() > until) throw new HarnessError(`harness: the shared conversation was not ready within ${deadlineMs} ms (${result})`);
+    if (Date.now() > until) throw new HarnessError('set-up', `the shared conversation was not ready within ${deadlineMs} ms (${result})`);
     await new Promise((r) => setTimeout(r, 100));
   }
   const run = JSON.parse(fs.readFileSync(result, 'utf8'));
-  if (run.harnessError) throw new HarnessError(`harness: playing the conversation failed: ${run.harnessError}`);
+  if (run.harnessError) throw new HarnessError('set-up', `playing the conversation failed: ${run.harnessError}`);
   return run as ConversationRun;
 }

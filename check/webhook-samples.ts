@@ -38,7 +38,7 @@ export function samples(): Sample[] {
 /** A sample that breaks its own schema is a harness bug, never a receiver failure: it throws before anything is sent. */
 export function assertSampleShape(s: Sample): void {
   const errors = check(`webhooks/${s.kind}.json`, s.body);
-  if (errors) throw new HarnessError(`harness bug: sample ${s.title} does not match webhooks/${s.kind}.json: ${errors}`);
+  if (errors) throw new HarnessError('check-bug', `sample ${s.title} does not match webhooks/${s.kind}.json: ${errors}`);
 }
 
 export type SignatureMode = 'valid' | 'wrong' | 'missing';

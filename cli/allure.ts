@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { spawn } from 'node:child_process';
 import { packageDir } from '../lib/paths.js';
-import { checkVerdicts, readPlaywrightResults, scrubDir, type CheckResult } from '../lib/results.js';
+import { checkReasons, checkVerdicts, readPlaywrightResults, scrubDir, type CheckResult } from '../lib/results.js';
 import { LABEL, LEGEND, type Verdict } from '../lib/verdicts.js';
 
 /** Allure 3 configuration: the "awesome" report as a single HTML file (data inlined, so file:// works without a server). */
@@ -66,7 +66,7 @@ export function applyVerdicts(resultsDir: string, checks: CheckResult[], referen
     if (i < 0) { if (suiteOfFile) fs.writeFileSync(file, JSON.stringify(r)); continue; }
     const c = checks[i]!;
     const v = verdicts[i]!;
-    const reasons = c.outcome === 'passed' ? [...(c.warnings ?? []), ...(c.notes ?? [])] : [c.reason ?? ''];
+    const reasons = checkReasons(c);
     r.status = ALLURE_STATUS[v];
     r.statusDetails = { ...(r.statusDetails ?? {}), message: `${LABEL[v]}${reasons.filter(Boolean).length ? `: ${reasons.filter(Boolean).join('; ')}` : ''}` };
     r.parameters = [...(r.parameters ?? []).filter((p: { name?: string }) => p.name !== 'verdict'), { name: 'verdict', value: LABEL[v] }];

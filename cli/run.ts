@@ -3,8 +3,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { spawn } from 'node:child_process';
 import { ROOT, REPORTS, PLAYWRIGHT_CONFIG, playwrightCli } from '../lib/paths.js';
-import { readPlaywrightResults, clauseVerdicts, checkVerdicts, scrubDir, findLeaks, type CheckResult, type ClauseVerdict } from '../lib/results.js';
-import { COUNTED, LABEL, LEGEND, verdictFor, countsLine, runVerdict, wrapText, type Verdict } from '../lib/verdicts.js';
+import { readPlaywrightResults, clauseVerdicts, checkVerdicts, checkReasons, scrubDir, findLeaks, type CheckResult, type ClauseVerdict } from '../lib/results.js';
+import { COUNTED, LABEL, LEGEND, clauseReason, verdictFor, countsLine, runVerdict, wrapText, type Verdict } from '../lib/verdicts.js';
 import { junitXml } from '../lib/junit.js';
 import { addSecret, knownSecrets, mask } from '../lib/mask.js';
 import { targetSecrets, type Target } from '../lib/target.js';
@@ -136,11 +136,8 @@ export function reasonText(reason: string | undefined): string {
   return mask((cut >= 0 ? r.slice(0, cut) : r).trim());
 }
 
-/** Reasons of a check for its verdict: the failure or skip reason, else its WARN/NOTE reasons. */
-const reasonsOf = (c: CheckResult, v: Verdict): string[] => {
-  if (c.outcome !== 'passed') return [reasonText(c.reason)];
-  return v === 'warn' ? c.warnings ?? [] : v === 'note' ? c.notes ?? [] : [];
-};
+/** Reasons of a check for its verdict (lib/results.ts checkReasons), as a reader needs them. */
+const reasonsOf = (c: CheckResult, v: Verdict): string[] => (v === 'pass' ? [] : checkReasons(c).map(reasonText));
 
 /**
  * The terminal report: counts over the area checked, the table of an area's clauses (vendor checks) or the checks that did
@@ -160,8 +157,10 @@ export function terminalReport(checks: CheckResult[], perCheck: Verdict[], verdi
     const indent = ' '.repeat(row(['', '', '', '']).length);
     lines.push('', row([...head, 'reason']), row([...w.map((n) => '-'.repeat(n)), '------']));
     for (const v of inArea) {
-      const k = v.checks.find((c) => verdictFor(c, v.clause.severity, opts.reference === true) === v.verdict) ?? v.checks[0];
-      const reason = k && v.verdict !== 'pass' ? reasonsOf(k, v.verdict).join('; ') : '';
+      const k = v.checks.find((c) => verdictFor(c, v.clause.severity, opts.reference === true, v.clause.id) === v.verdict) ?? v.checks[0];
+      // The reason of this clause in that check: its own assertions' failures (G34), else the check's.
+      const own = k && v.verdict !== 'pass' ? clauseReason(k, v.clause.id) : undefined;
+      const reason = k && v.verdict !== 'pass' ? (own !== undefined ? reasonText(own) : reasonsOf(k, v.verdict).join('; ')) : '';
       // The reason wraps under its own column, at word boundaries, whole.
       lines.push(row([v.clause.id, v.clause.severity, LABEL[v.verdict], '']) + wrapText(reason, Math.max(40, WIDTH - indent.length), indent));
     }

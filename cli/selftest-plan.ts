@@ -1,8 +1,8 @@
 // The plan of one `ces selftest` run: deviations grouped into few Playwright projects, and the outcome of each deviation read back.
-import fs from 'node:fs';
 import type { Deviation } from '../lib/catalogue.js';
 import type { ListedCheck } from '../lib/list-checks.js';
-import { ANNOTATION, isHarnessError } from '../lib/verdicts.js';
+import { failedClauses } from '../lib/verdicts.js';
+import { readPlaywrightResults } from '../lib/results.js';
 
 /** One deviation of a project: its clauses (a check runs under it when it names one) and how many checks that makes. */
 export interface PlannedDeviation { id: string; clauses: string[]; checks: number }
@@ -38,41 +38,32 @@ export function planSelftest(devs: Deviation[], checks: ListedCheck[], baseline:
   return baseline ? [{ name: 'baseline', grep: clauseGrep(all), deviations: [], baseline: true }, ...projects] : projects;
 }
 
-/** `failed`: checks that failed under the deviation (they catch it); `harnessErrors`: checks that broke in the harness (they never do, lib/verdicts.ts). */
-export interface DeviationOutcome { deviation: string; ran: number; failed: Array<{ title: string; reason: string }>; harnessErrors: Array<{ title: string; reason: string }> }
+/** `failed`: checks whose own assertions of the deviation's clauses failed (they catch it); `harnessErrors`: checks that broke in the harness (they never do, lib/verdicts.ts). */
+export interface DeviationOutcome { deviation: string; ran: number; failed: Array<{ title: string; reason: string; clauses: string[] }>; harnessErrors: Array<{ title: string; reason: string }> }
 
 /**
- * Reads Playwright's results.json of a selftest run: per deviation (the `deviation` annotation its fixture adds), the checks that ran
- * and those that failed. A failed check under a deviation is marked "expected to fail" by the fixture (no worker restart), so the
- * actual status of its last result is what counts here.
+ * Reads the results of a selftest run (lib/results.ts, the same reading as every run): per deviation (the `deviation` annotation
+ * its fixture adds), the checks that ran and those that caught it. A check catches a deviation when an assertion of one of the
+ * deviation's clauses failed (lib/verdicts.ts failedClauses): a failure of another clause of the same check is no proof.
  */
-export function readSelftestResults(file: string): { byDeviation: Map<string, DeviationOutcome>; baselineFailed: Array<{ title: string; reason: string }>; baselineRan: number } {
-  const report = JSON.parse(fs.readFileSync(file, 'utf8'));
+export function readSelftestResults(file: string, devs: Array<{ id: string; clauses: string[] }> = []): { byDeviation: Map<string, DeviationOutcome>; baselineFailed: Array<{ title: string; reason: string }>; baselineRan: number } {
+  const clausesOf = new Map(devs.map((d) => [d.id, d.clauses]));
   const byDeviation = new Map<string, DeviationOutcome>();
   const baselineFailed: Array<{ title: string; reason: string }> = [];
   let baselineRan = 0;
-  const walk = (suite: any, titles: string[]) => {
-    for (const spec of suite.specs ?? []) for (const t of spec.tests ?? []) {
-      const last = t.results?.[t.results.length - 1];
-      if (!last || last.status === 'skipped') continue;
-      const annotations = [...(t.annotations ?? []), ...(last.annotations ?? [])];
-      const title = [...titles, spec.title].filter(Boolean).join(' › ');
-      const broke = last.status === 'failed' || last.status === 'timedOut' || last.status === 'interrupted';
-      const reason = String(last.error?.message ?? last.errors?.[0]?.message ?? last.status).replace(/\u001b\[[0-9;]*m/g, '');
-      const harness = broke && (isHarnessError(reason) || annotations.some((a: any) => a.type === ANNOTATION.harness));
-      const failed = broke && !harness;
-      // A harness error in the baseline is as bad as a failure: the checks do not run cleanly without deviations.
-      if (t.projectName === 'baseline') { baselineRan++; if (broke) baselineFailed.push({ title, reason }); continue; }
-      const id = annotations.find((a: any) => a.type === 'deviation')?.description;
-      if (!id) continue;
-      const o: DeviationOutcome = byDeviation.get(id) ?? { deviation: id, ran: 0, failed: [], harnessErrors: [] };
-      o.ran++;
-      if (failed) o.failed.push({ title, reason });
-      if (harness) o.harnessErrors.push({ title, reason });
-      byDeviation.set(id, o);
-    }
-    for (const s of suite.suites ?? []) walk(s, [...titles, s.title && !/\.[jt]s$/.test(s.title) ? s.title : ''].filter(Boolean));
-  };
-  for (const s of report.suites ?? []) walk(s, []);
+  for (const k of readPlaywrightResults(file)) {
+    if (k.outcome === 'skipped') continue;
+    const broke = k.outcome === 'failed' || k.outcome === 'harness-error';
+    const reason = k.reason ?? k.outcome;
+    // A harness error in the baseline is as bad as a failure: the checks do not run cleanly without deviations.
+    if (k.runProject === 'baseline') { baselineRan++; if (broke) baselineFailed.push({ title: k.title, reason }); continue; }
+    if (!k.deviation) continue;
+    const o: DeviationOutcome = byDeviation.get(k.deviation) ?? { deviation: k.deviation, ran: 0, failed: [], harnessErrors: [] };
+    o.ran++;
+    const own = failedClauses(k).filter((c) => (clausesOf.get(k.deviation!) ?? k.clauses).includes(c));
+    if (k.outcome === 'failed' && own.length) o.failed.push({ title: k.title, reason, clauses: own });
+    if (k.outcome === 'harness-error') o.harnessErrors.push({ title: k.title, reason });
+    byDeviation.set(k.deviation, o);
+  }
   return { byDeviation, baselineFailed, baselineRan };
 }

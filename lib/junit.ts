@@ -1,7 +1,7 @@
 // junit.xml of a run, written from the checks in the verdict vocabulary (lib/verdicts.ts): FAIL is <failure>, HARNESS ERROR is <error>, SKIP and NOT JUDGED are <skipped>, WARN and NOTE pass with a property.
 import type { CheckResult } from './results.js';
 import { LABEL, LEGEND, COUNTED, type Verdict } from './verdicts.js';
-import { maskAll } from './results.js';
+import { checkReasons, maskAll } from './results.js';
 
 const x = (s: unknown) => String(s ?? '').replace(/[<>&"']/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;', "'": '&apos;' })[c]!)
   // XML 1.0 has no place for most control characters.
@@ -16,11 +16,12 @@ export function junitXml(name: string, checks: CheckResult[], verdicts: Verdict[
     const cases = mine.map(({ c, v }) => {
       const props = [`<property name="verdict" value="${x(LABEL[v])}"/>`, ...c.clauses.map((id) => `<property name="clause" value="${x(id)}"/>`),
         ...(c.warnings ?? []).map((w) => `<property name="warn" value="${x(w)}"/>`), ...(c.notes ?? []).map((w) => `<property name="note" value="${x(w)}"/>`)];
-      const reason = c.reason ?? '';
+      const reasons = checkReasons(c);
+      const reason = reasons.join('\n');
       const body = v === 'fail' ? `<failure type="FAIL" message="${x(reason.split('\n')[0])}">${x(reason)}</failure>`
         : v === 'harness-error' ? `<error type="HARNESS ERROR" message="${x(reason.split('\n')[0])}">${x(reason)}</error>`
           : v === 'skipped' || v === 'not-judged' ? `<skipped message="${x(`${LABEL[v]}: ${reason}`)}"/>` : '';
-      const out = [...(c.warnings ?? []).map((w) => `WARN: ${w}`), ...(c.notes ?? []).map((w) => `NOTE: ${w}`), ...(['warn', 'note'].includes(v) && c.outcome === 'failed' ? [`${LABEL[v]}: ${reason}`] : []), ...(c.reproductions ?? []).map((r) => `reproduction:\n${r}`)];
+      const out = [...(['warn', 'note'].includes(v) ? reasons.map((r) => `${LABEL[v]}: ${r}`) : []), ...(c.reproductions ?? []).map((r) => `reproduction:\n${r}`)];
       return `<testcase name="${x(c.title)}" classname="${x(c.file)}" time="${(c.durationMs / 1000).toFixed(3)}"><properties>${props.join('')}</properties>${body}${out.length ? `<system-out>${x(out.join('\n'))}</system-out>` : ''}</testcase>`;
     });
     return `<testsuite name="${x(p)}" tests="${mine.length}" failures="${n((v) => v === 'fail')}" errors="${n((v) => v === 'harness-error')}" skipped="${n((v) => v === 'skipped' || v === 'not-judged')}">\n${cases.join('\n')}\n</testsuite>`;

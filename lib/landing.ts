@@ -7,8 +7,9 @@ import { checkAnchor, maskAll, readPlaywrightEvidence, type CheckEvidence, type 
 import { evidenceSvg } from './svg.js';
 import type { Coverage } from './coverage.js';
 import type { BaselineOutcome } from './baseline.js';
-import { LABEL, LEGEND, VERDICT_ORDER, checkVerdict, type Verdict } from './verdicts.js';
+import { LABEL, LEGEND, VERDICT_ORDER, checkVerdict, verdictFor, type Verdict } from './verdicts.js';
 import { writeFileAtomic } from './write-atomic.js';
+import { clauseProofs, isProven, loadProofRecord, type ClauseProof, type ProofRecord } from './proofs.js';
 
 export interface RunSummary {
   id: string;
@@ -31,11 +32,13 @@ export interface RunSummary {
   /** `ces test --baseline F`: known failures, new ones, fixed ones. */
   baseline?: BaselineOutcome;
   /** selftest only: deviation id → caught or not. */
-  mutations?: Array<{ deviation: string; clauses: string[]; caught: boolean; failedChecks: string[]; harnessErrors?: string[] }>;
+  mutations?: Array<{ deviation: string; clauses: string[]; caught: boolean; failedChecks: string[]; failedClauses?: string[]; harnessErrors?: string[] }>;
+  /** `ces selftest --wire`: each wire fault, its clauses, and the clauses whose own assertions failed under it. */
+  wireFaults?: Array<{ fault: string; clauses: string[]; caught: boolean; failedChecks?: string[]; failedClauses?: string[] }>;
 }
 
 /** The catalogue a page is built against (tests pass their own; the CLI uses fixtures/). */
-export interface BuildOptions { reportsDir?: string; clauses?: Clause[]; deviations?: Deviation[] }
+export interface BuildOptions { reportsDir?: string; clauses?: Clause[]; deviations?: Deviation[]; proofRecord?: ProofRecord }
 
 export function writeRunSummary(dir: string, s: RunSummary): void {
   writeFileAtomic(path.join(dir, 'summary.json'), maskAll(JSON.stringify(s, null, 2)));
@@ -86,23 +89,9 @@ export function matrixRun(runs: RunSummary[]): RunSummary | undefined {
   return runs.find((r) => r.kind === 'test') ?? runs.find((r) => r.kind === 'check') ?? runs.find((r) => r.verdicts?.length) ?? runs[0];
 }
 
-/** "Proven by mutation" of one clause from the latest selftest: yes when a deviation of that clause was caught. */
-export interface Proof { state: 'yes' | 'missed' | 'not-tested' | 'no-deviation'; deviations: string[] }
-export function proofs(runs: RunSummary[], deviations: Deviation[]): Map<string, Proof> {
-  const selftest = runs.find((r) => r.kind === 'selftest');
-  const byClause = new Map<string, Proof>();
-  for (const d of deviations) for (const c of d.clauses) {
-    const p = byClause.get(c) ?? { state: 'not-tested', deviations: [] };
-    p.deviations.push(d.id);
-    byClause.set(c, p);
-  }
-  for (const m of selftest?.mutations ?? []) for (const c of m.clauses) {
-    const p = byClause.get(c) ?? { state: 'not-tested', deviations: [m.deviation] };
-    if (m.caught) p.state = 'yes';
-    else if (p.state !== 'yes') p.state = 'missed';
-    byClause.set(c, p);
-  }
-  return byClause;
+/** The proofs of every clause (lib/proofs.ts) from the latest self-test run and the record of partner variants and project tests. */
+export function proofsOf(runs: RunSummary[], deviations: Deviation[], catalogue: Clause[], record: ProofRecord = loadProofRecord()): Map<string, ClauseProof> {
+  return clauseProofs(catalogue, deviations, runs.find((r) => r.kind === 'selftest'), record);
 }
 
 /** Links to a run's detailed reports that exist on disk (never a dead link). */
@@ -177,7 +166,7 @@ export function buildLanding(opts: BuildOptions = {}): string {
   const runs = readRuns(reportsDir);
   const latest = matrixRun(runs);
   const selftest = runs.find((r) => r.kind === 'selftest');
-  const proof = proofs(runs, opts.deviations ?? loadDeviations());
+  const proof = proofsOf(runs, opts.deviations ?? loadDeviations(), catalogue, opts.proofRecord);
   // A clause the matrix run did not reach (load thresholds, vendor checks) takes its verdict from the latest run that did.
   const verdictIn = (r: RunSummary | undefined, id: string) => r?.verdicts?.find((v) => v.id === id)?.verdict ?? 'not-run';
   const runOf = new Map<string, RunSummary | undefined>();
@@ -191,13 +180,24 @@ export function buildLanding(opts: BuildOptions = {}): string {
     : fs.existsSync(path.join(reportsDir, k.run.id, 'k6-dashboard.html')) ? href(k.run.id, 'k6-dashboard.html') : '';
   const areas = [...new Set(catalogue.map((c) => c.area))].sort();
 
+  // A clause is proven when an assertion of that clause itself failed under a deviation, a wire fault or a partner variant, or
+  // by a project test (lib/proofs.ts); an exception says why none can exist.
   const proofCell = (id: string) => {
     const p = proof.get(id);
     const mut = (d: string) => selftest && fs.existsSync(path.join(reportsDir, selftest.id, 'evidence.html')) ? `<a href="${href(selftest.id, 'evidence.html')}#mut-${encodeURIComponent(d)}">${esc(d)}</a>` : esc(d);
-    if (!p) return '<td data-label="proven by mutation" data-proof="no">no <span class="meta">(no deviation)</span></td>';
-    if (p.state === 'yes') return `<td data-label="proven by mutation" data-proof="yes" class="v-pass">yes <span class="meta">(${p.deviations.map(mut).join(', ')})</span></td>`;
-    if (p.state === 'missed') return `<td data-label="proven by mutation" data-proof="no" class="v-fail">no <span class="meta">(missed: ${p.deviations.map(mut).join(', ')})</span></td>`;
-    return `<td data-label="proven by mutation" data-proof="no">no <span class="meta">(selftest not run for ${p.deviations.map(esc).join(', ')})</span></td>`;
+    const cell = (proven: boolean, html: string) => `<td data-label="proven" data-proof="${proven ? 'yes' : 'no'}"${proven ? ' class="v-pass"' : ''}>${html}</td>`;
+    if (!p) return cell(false, 'no');
+    const parts = [
+      ...(p.deviations.length ? [`deviation ${p.deviations.map(mut).join(', ')}`] : []),
+      ...(p.wire.length ? [`wire ${p.wire.map(esc).join(', ')}`] : []),
+      ...(p.variants.length ? [`partner variant ${p.variants.map(esc).join(', ')}`] : []),
+      ...(p.projectTests.length ? [`project test ${[...new Set(p.projectTests)].map((t) => `<code>${esc(t)}</code>`).join(', ')}`] : []),
+    ];
+    if (isProven(p)) return cell(true, `yes <span class="meta">(${parts.join('; ')})</span>`);
+    if (p.exception) return cell(false, `no <span class="meta">(cannot be proven: ${esc(p.exception)})</span>`);
+    if (p.notByItself.length) return `<td data-label="proven" data-proof="no" class="v-fail">no <span class="meta">(no assertion of this clause failed under ${p.notByItself.map(mut).join(', ')})</span></td>`;
+    if (p.notRun.length) return cell(false, `no <span class="meta">(selftest not run for ${p.notRun.map(esc).join(', ')})</span>`);
+    return cell(false, 'no <span class="meta">(no deviation, wire fault or partner variant)</span>');
   };
   const rows = catalogue.map((c) => {
     const v = verdict(c.id);
@@ -254,9 +254,9 @@ ${countsTable(catalogue, verdict)}
 <button type="reset">Clear</button>
 <span id="shown" role="status" aria-live="polite">${catalogue.length} of ${catalogue.length} clauses shown</span>
 </form>
-<div class="scroll"><table id="matrix" class="cards" tabindex="-1"><caption class="meta">Verdicts of run ${latest ? `<code>${esc(latest.id)}</code>` : '(none)'}; “proven by mutation” from the latest selftest${selftest ? ` <code>${esc(selftest.id)}</code>` : ' (none yet)'}.</caption>
+<div class="scroll"><table id="matrix" class="cards" tabindex="-1"><caption class="meta">Verdicts of run ${latest ? `<code>${esc(latest.id)}</code>` : '(none)'}; “proven” from the latest selftest${selftest ? ` <code>${esc(selftest.id)}</code>` : ' (none yet)'}.</caption>
 <colgroup><col class="c-id"><col class="c-sev"><col class="c-text"><col class="c-src"><col class="c-verdict"><col class="c-checks"><col class="c-proof"></colgroup>
-<thead><tr><th>clause</th><th>severity</th><th>text</th><th>spec section</th><th>verdict</th><th>checks</th><th>proven by mutation</th></tr></thead><tbody>
+<thead><tr><th>clause</th><th>severity</th><th>text</th><th>spec section</th><th>verdict</th><th>checks</th><th>proven</th></tr></thead><tbody>
 ${rows}
 </tbody></table></div>
 ${benchSection(reportsDir)}
@@ -339,11 +339,19 @@ function checkHtml(k: CheckEvidence, anchor: string, runDir: string, byId: Map<s
   const rest = shown.filter((a) => !isData(a));
   // A failed check opens the calls that went wrong and its last call: usually the one the assertion was about.
   const lastCall = rest.map((a) => a.contentType.startsWith('application/json')).lastIndexOf(true);
-  const clauseLinks = k.clauses.map((id) => { const c = byId.get(id); return `<a href="${landing}#clause-${encodeURIComponent(id)}"><code>${esc(id)}</code></a>${c ? ` <span class="meta">${c.severity}</span>` : ' <span class="meta">(not in catalogue)</span>'}`; }).join(', ');
+  // Each clause with the verdict this check gives it (G34: a clause is judged by its own assertions).
+  const clauseLinks = k.clauses.map((id) => {
+    const c = byId.get(id);
+    const cv = verdictFor(k, c?.severity, reference, id);
+    return `<a href="${landing}#clause-${encodeURIComponent(id)}"><code>${esc(id)}</code></a>${c ? ` <span class="meta">${c.severity}</span>` : ' <span class="meta">(not in catalogue)</span>'}${k.clauses.length > 1 ? ` <span class="badge v-${cv}">${esc(LABEL[cv])}</span>` : ''}`;
+  }).join(', ');
+  const ownReasons = Object.entries(k.clauseResults ?? {}).filter(([, r]) => r.failed.length)
+    .map(([id, r]) => `<p><code>${esc(id)}</code>: <span class="badge v-${verdictFor(k, byId.get(id)?.severity, reference, id)}">${esc(LABEL[verdictFor(k, byId.get(id)?.severity, reference, id)])}</span></p><pre class="reason">${esc(r.failed.join('\n'))}</pre>`).join('');
+  const unattributed = k.outcome !== 'failed' || !k.failure || k.failure.unattributed > 0;
   return `<section class="check ${k.outcome}" id="${esc(anchor)}" data-outcome="${k.outcome}">
 <h3><span class="badge v-${v}" title="${esc(LEGEND[v])}">${esc(LABEL[v])}</span> ${esc(k.title)}</h3>
 <p class="meta">clauses: ${clauseLinks || '<strong>none</strong>'} · project <code>${esc(k.project)}</code> · <code>${esc(k.file)}</code> · ${Math.round(k.durationMs)} ms</p>
-${k.reason ? `<pre class="${failed ? 'reason' : ''}">${esc(k.reason)}</pre>` : ''}
+${ownReasons}${k.reason && unattributed ? `<pre class="${failed ? 'reason' : ''}">${esc(k.reason)}</pre>` : ''}
 ${qualifiers}${repro}
 ${pictures.map((a) => attachmentHtml(a, runDir, failed, failed ? CLIP_FAILED : CLIP_OTHER)).join('\n')}
 ${rest.length ? `<details class="atts"${failed ? ' open' : ''}><summary>${rest.length} attachment(s): requests and responses, in order</summary>${rest.map((a, i) => attachmentHtml(a, runDir, failed && (i === lastCall || isErrorCall(a)), failed ? CLIP_FAILED : CLIP_OTHER)).join('\n')}</details>` : ''}

@@ -5,7 +5,8 @@ import zlib from 'node:zlib';
 import crypto from 'node:crypto';
 import { loadClauses, type Clause, type Severity } from './catalogue.js';
 import { mask } from './mask.js';
-import { ANNOTATION, NOT_JUDGED_PREFIX, checkVerdict, failingSeverity, isHarnessError, runVerdict, strongest, verdictFor, type Outcome, type Verdict } from './verdicts.js';
+import { ANNOTATION, NOT_JUDGED_PREFIX, checkVerdict, classifyOutcome, failingSeverity, runVerdict, strongest, verdictFor, type ClauseResult, type Judged, type Outcome, type Verdict } from './verdicts.js';
+import { factKey, readFacts } from './run-facts.js';
 
 export { failingSeverity, type Outcome, type Verdict };
 export interface CheckResult {
@@ -25,11 +26,38 @@ export interface CheckResult {
   notes?: string[];
   /** Copy-paste reproductions of a failed or warned check (curl commands, `ces ... --only CLAUSE`). */
   reproductions?: string[];
+  /** Results recorded per clause (lib/verdicts.ts Judged). */
+  clauseResults?: Record<string, ClauseResult>;
+  /** How a failure relates to the clause results (lib/verdicts.ts Judged). */
+  failure?: Judged['failure'];
+  /** `ces selftest`: the deviation switched on for this check, and the Playwright project it ran in. */
+  deviation?: string;
+  runProject?: string;
+}
+
+/** The per-clause records of a check's annotations (suites/verdicts.ts `under`): passes counted, failure reasons kept. */
+export function clauseResultsOf(descriptions: string[]): Record<string, ClauseResult> | undefined {
+  if (!descriptions.length) return undefined;
+  const out: Record<string, ClauseResult> = {};
+  for (const d of descriptions) {
+    let r: { clause?: string; failed?: string };
+    try { r = JSON.parse(d); } catch { continue; }
+    if (!r.clause) continue;
+    const c = (out[r.clause] ??= { passed: 0, failed: [] });
+    if (r.failed !== undefined) c.failed.push(r.failed); else c.passed++;
+  }
+  return out;
 }
 export interface ClauseVerdict { clause: Clause; verdict: Verdict; checks: CheckResult[] }
 
+/**
+ * The checks of a Playwright JSON results file. How each ended is decided in one place (lib/verdicts.ts classifyOutcome) from
+ * structure: its status, the facts of its hooks (lib/run-facts.ts, beside the results), and what the harness recorded by type
+ * (a HarnessError raised, the check's end seen, results per clause); never from the text of a message.
+ */
 export function readPlaywrightResults(file: string): CheckResult[] {
   const report = JSON.parse(fs.readFileSync(file, 'utf8'));
+  const facts = readFacts(path.dirname(file));
   const out: CheckResult[] = [];
   const walk = (suite: any, titles: string[]) => {
     for (const spec of suite.specs ?? []) {
@@ -39,25 +67,38 @@ export function readPlaywrightResults(file: string): CheckResult[] {
         const clauses = [...new Set([...annotated, ...tags])];
         const last = t.results?.[t.results.length - 1];
         const annotations: Array<{ type: string; description?: string }> = [...(t.annotations ?? []), ...(last?.annotations ?? [])];
+        // Playwright versions differ in where run-time annotations land (the test's or its last result's): each counted once.
         const said = (type: string) => [...new Set(annotations.filter((a) => a.type === type).map((a) => String(a.description ?? '')))];
         const skip = annotations.find((a) => a.type === 'skip');
         const failure = String(last?.error?.message ?? last?.errors?.[0]?.message ?? 'failed').replace(/\u001b\[[0-9;]*m/g, '');
-        // The actual status of the last result decides: `ces selftest` marks a check that failed under its deviation as expected to
-        // fail (so Playwright keeps the worker), and it still failed.
-        const broke = last?.status === 'failed' || last?.status === 'timedOut' || last?.status === 'interrupted';
-        let outcome: Outcome = t.status === 'skipped' ? 'skipped' : broke ? 'failed' : t.status === 'expected' || t.status === 'flaky' ? 'passed' : 'failed';
-        if (outcome === 'failed' && (isHarnessError(failure) || said(ANNOTATION.harness).length)) outcome = 'harness-error';
-        if (outcome === 'skipped' && (said(ANNOTATION.notJudged).length || String(skip?.description ?? '').startsWith(NOT_JUDGED_PREFIX))) outcome = 'not-judged';
-        const reason = outcome === 'failed' || outcome === 'harness-error' ? failure
-          : outcome === 'skipped' || outcome === 'not-judged' ? (said(ANNOTATION.notJudged)[0] ?? String(skip?.description ?? '').replace(NOT_JUDGED_PREFIX, '')) || undefined : undefined;
         const title = [...titles, spec.title].filter(Boolean).join(' › ');
         const { project, file } = checkSource(spec.file ?? suite.file, t.projectName);
+        const ended = said(ANNOTATION.ended)[0];
+        // The actual status of the last result decides (`ces selftest` and a check failing only soft clauses mark it expected
+        // to fail, and it still failed).
+        const status = (last?.status ?? (t.status === 'skipped' ? 'skipped' : 'failed')) as 'passed' | 'failed' | 'timedOut' | 'skipped' | 'interrupted';
+        const outcome: Outcome = classifyOutcome({
+          status, ended: ended !== undefined, harness: said(ANNOTATION.harness).length > 0,
+          hookFailed: facts.get(factKey(t.projectName ?? '', spec.file ?? suite.file ?? '', title))?.hookFailed === true,
+          notJudged: said(ANNOTATION.notJudged).length > 0 || String(skip?.description ?? '').startsWith(NOT_JUDGED_PREFIX),
+        });
+        const harnessReason = said(ANNOTATION.harness)[0];
+        const reason = outcome === 'harness-error' ? (harnessReason ? `${harnessReason}${failure !== 'failed' && !failure.includes(harnessReason) ? `\n${failure}` : ''}` : !ended && status !== 'passed' ? `the check never ended in the harness's sight (its worker exited or the run was interrupted): ${failure}` : failure)
+          : outcome === 'failed' ? failure
+          : outcome === 'skipped' || outcome === 'not-judged' ? (said(ANNOTATION.notJudged)[0] ?? String(skip?.description ?? '').replace(NOT_JUDGED_PREFIX, '')) || undefined : undefined;
         const warnings = said(ANNOTATION.warn);
         const notes = said(ANNOTATION.note);
         const reproductions = said(ANNOTATION.reproduction);
+        // The records of one list only (a Playwright version may list run-time annotations on the test and on its result both).
+        const recordsIn = (list: any[] | undefined) => (list ?? []).filter((a) => a.type === ANNOTATION.clause).map((a) => String(a.description ?? ''));
+        const clauseResults = clauseResultsOf(recordsIn(last?.annotations).length ? recordsIn(last?.annotations) : recordsIn(t.annotations));
+        let failureFacts: CheckResult['failure'];
+        try { failureFacts = ended ? JSON.parse(ended) : undefined; } catch { failureFacts = undefined; }
         out.push({
           title, file, project, clauses, outcome, reason, durationMs: last?.duration ?? 0, anchor: checkAnchor({ project, file, title }),
           ...(warnings.length ? { warnings } : {}), ...(notes.length ? { notes } : {}), ...(reproductions.length ? { reproductions } : {}),
+          ...(clauseResults ? { clauseResults } : {}), ...(failureFacts ? { failure: failureFacts } : {}),
+          ...(said('deviation').length ? { deviation: said('deviation')[0] } : {}), runProject: t.projectName,
         });
       }
     }
@@ -67,11 +108,23 @@ export function readPlaywrightResults(file: string): CheckResult[] {
   return out;
 }
 
+/**
+ * The reasons behind a check's verdict, one per line of a report: each clause's own failures (`CLAUSE: reason`), the check's
+ * unattributed failure, or its skip, harness or WARN/NOTE reasons. The same lines in the terminal, JUnit, Allure and evidence.
+ */
+export function checkReasons(c: CheckResult): string[] {
+  const own = Object.entries(c.clauseResults ?? {}).filter(([, r]) => r.failed.length).map(([id, r]) => `${id}: ${r.failed.join('; ')}`);
+  const unattributed = c.outcome === 'failed' && (!c.failure || c.failure.unattributed > 0);
+  if (c.outcome === 'passed') return [...own, ...(c.warnings ?? []), ...(c.notes ?? [])];
+  if (c.outcome === 'failed') return [...own, ...(unattributed && c.reason ? [c.reason] : []), ...(c.warnings ?? []), ...(c.notes ?? [])];
+  return c.reason ? [c.reason] : [];
+}
+
 /** Per clause: the strongest verdict its checks give it (lib/verdicts.ts); `not-run` when no check of it ran. */
 export function clauseVerdicts(checks: CheckResult[], opts: { reference: boolean }, catalogue: Clause[] = loadClauses()): ClauseVerdict[] {
   return catalogue.filter((c) => !c.retired).map((clause) => {
     const mine = checks.filter((k) => k.clauses.includes(clause.id));
-    return { clause, verdict: strongest(mine.map((k) => verdictFor(k, clause.severity, opts.reference))), checks: mine };
+    return { clause, verdict: strongest(mine.map((k) => verdictFor(k, clause.severity, opts.reference, clause.id))), checks: mine };
   });
 }
 

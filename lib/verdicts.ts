@@ -32,57 +32,130 @@ export const COUNTED: readonly Verdict[] = VERDICT_ORDER.filter((v) => v !== 'no
 export type Outcome = 'passed' | 'failed' | 'skipped' | 'not-judged' | 'harness-error';
 
 /** Annotation types a check writes (suites/verdicts.ts) to qualify its outcome. */
-export const ANNOTATION = { warn: 'ces.warn', note: 'ces.note', notJudged: 'ces.not-judged', harness: 'ces.harness-error', reproduction: 'ces.reproduction', openapiJudged: 'ces.openapi-judged' } as const;
+export const ANNOTATION = {
+  warn: 'ces.warn', note: 'ces.note', notJudged: 'ces.not-judged', harness: 'ces.harness-error', reproduction: 'ces.reproduction', openapiJudged: 'ces.openapi-judged',
+  /** One assertion's result under its own clause: JSON `{ clause, failed?: reason }` (suites/verdicts.ts `under`). */
+  clause: 'ces.clause',
+  /** Written by the harness's auto fixture when a check ends: JSON `{ unattributed, stopped }` (absent: the check never ended). */
+  ended: 'ces.ended',
+} as const;
 /** Prefix of a skip reason that means "not judged" (the skip annotation carries it). */
 export const NOT_JUDGED_PREFIX = 'not judged: ';
 
+/** Why the harness broke (the code of a HarnessError): set-up, a call to its own partners or stack, a wait, a bug in a check. */
+export type HarnessCode = 'set-up' | 'partner-control' | 'deviation-switch' | 'clock' | 'undeclared-part' | 'check-bug' | 'playwright';
+
 /**
- * A failure of the harness itself (set-up, fixture, a bug in a check), never a verdict on the target.
- * Its message starts with "harness error:" so it survives any serialisation (Playwright keeps only text).
+ * A failure of the harness itself (set-up, a fixture, a control call to its own fake partners or stack, a wait of its own, a bug
+ * in a check), never a verdict on the target. Told apart from the target's failures by its type: the suites record every
+ * HarnessError raised inside a check (`HarnessError.onRaise`, set once by suites/verdicts.ts), and `classifyOutcome` reads that
+ * record. Its message also starts with "harness error:" for the reader, not for any decision.
  */
 export class HarnessError extends Error {
   override name = 'HarnessError';
-  constructor(message: string, options?: { cause?: unknown }) { super(message.startsWith('harness') ? message : `harness error: ${message}`, options); }
-}
-
-// ANSI colour codes Playwright puts in its messages.
-const plain = (s: string) => s.replace(/\u001b\[[0-9;]*m/g, '');
-
-/**
- * Whether a failed check's message is a harness error: a HarnessError, a JavaScript programming error (a bug in the check),
- * or a time-out while setting up or tearing down a fixture. Assertion failures and the target's transport errors are not.
- */
-export function isHarnessError(message: string | undefined): boolean {
-  const m = plain(message ?? '').trimStart();
-  // expect() refusing the *received* value's type (a header the target left out, so toMatch got undefined) judges the
-  // target's answer: a failure. A matcher refusing its *expected* argument is a bug of the check.
-  if (/^TypeError: expect\(received\)[\s\S]*Matcher error: received value must be/.test(m)) return false;
-  return /^(Error: )?(HarnessError|harness( error| bug)?:)/.test(m)
-    || /^(TypeError|ReferenceError|SyntaxError|RangeError)\b/.test(m)
-    || /Test timeout of \d+ms exceeded while (setting up|tearing down)/.test(m)
-    || /^Error: (Fixture|fixture) "[^"]+" /.test(m);
+  /** Set once per process by the suites: records a raised HarnessError against the running check. */
+  static onRaise: ((e: HarnessError) => void) | undefined;
+  constructor(readonly code: HarnessCode, message: string, options?: { cause?: unknown }) {
+    super(/^harness\b/.test(message) ? message : `harness error: ${message}`, options);
+    HarnessError.onRaise?.(this);
+  }
 }
 
 /** What a check can signal besides passing or failing (read from its annotations). */
-export interface Judged { clauses: string[]; outcome: Outcome; warnings?: string[]; notes?: string[] }
+export interface Judged {
+  clauses: string[];
+  outcome: Outcome;
+  warnings?: string[];
+  notes?: string[];
+  /**
+   * Results the check recorded per clause (suites/verdicts.ts `under`): each assertion judged under its own clause (GAPS G34).
+   * A clause with recorded results takes its verdict from them only; the others (the check's primary clauses) from the check.
+   */
+  clauseResults?: Record<string, ClauseResult>;
+  /**
+   * How the check's failure relates to its clause results: `unattributed` errors (assertions outside any `under`) fail its
+   * primary clauses; `stopped` means a MUST assertion under one clause ended the check before the rest ran. Undefined (a check
+   * read from an older results file, or built outside the suites): every failure is unattributed.
+   */
+  failure?: { unattributed: number; stopped: boolean };
+}
+
+/** The recorded results of one clause within one check: how many assertions passed and the reasons of those that failed. */
+export interface ClauseResult { passed: number; failed: string[] }
+
+/**
+ * The facts of how a check ended, from the test runner's structured report (never from message text):
+ * `hookFailed`: an error in Playwright's hooks (fixture set-up or tear-down, beforeEach/afterEach);
+ * `ended`: the harness's own auto fixture saw the check end (absent: the worker exited, or the run was interrupted);
+ * `harness`: a HarnessError was raised inside the check (recorded by its type).
+ */
+export interface RunFacts {
+  status: 'passed' | 'failed' | 'timedOut' | 'skipped' | 'interrupted';
+  hookFailed: boolean;
+  ended: boolean;
+  harness: boolean;
+  notJudged: boolean;
+}
+
+/** The one place that decides how a check ended: a harness error by type and structure, else the check's own outcome. */
+export function classifyOutcome(f: RunFacts): Outcome {
+  if (f.status === 'skipped') return f.notJudged ? 'not-judged' : 'skipped';
+  if (f.harness) return 'harness-error';
+  if (f.status === 'passed') return 'passed';
+  if (f.status === 'interrupted' || f.hookFailed || !f.ended) return 'harness-error';
+  return 'failed';
+}
 
 /** MUST fails a run; REF fails only against the reference implementation; SHOULD and MAY never do. */
 export function failingSeverity(s: Severity, reference: boolean): boolean {
   return s === 'MUST' || (s === 'REF' && reference);
 }
 
-/** The verdict one check gives one of its clauses (severity undefined: a clause not in the catalogue counts as MUST). */
-export function verdictFor(k: Judged, severity: Severity | undefined, reference: boolean): Verdict {
+/** The verdict of a failure under a clause of this severity (undefined: a clause not in the catalogue counts as MUST). */
+const failedVerdict = (severity: Severity | undefined, reference: boolean): Verdict =>
+  severity === undefined || failingSeverity(severity, reference) ? 'fail' : severity === 'MAY' ? 'note' : 'warn';
+
+/** A check that passed for a clause: PASS, or WARN/NOTE when it said so. */
+const passedVerdict = (k: Judged): Verdict => (k.warnings?.length ? 'warn' : k.notes?.length ? 'note' : 'pass');
+
+/**
+ * The verdict one check gives one of its clauses. With `clause`, each assertion counts under its own clause (G34): a clause
+ * with recorded results is judged by them; a primary clause (none recorded) fails only with an unattributed failure, and is
+ * NOT JUDGED when a MUST assertion of another clause stopped the check before its own assertions could finish.
+ */
+export function verdictFor(k: Judged, severity: Severity | undefined, reference: boolean, clause?: string): Verdict {
   switch (k.outcome) {
     case 'harness-error': return 'harness-error';
     case 'skipped': return 'skipped';
     case 'not-judged': return 'not-judged';
-    case 'failed':
-      if (severity === undefined || failingSeverity(severity, reference)) return 'fail';
-      return severity === 'MAY' ? 'note' : 'warn';
-    case 'passed':
-      return k.warnings?.length ? 'warn' : k.notes?.length ? 'note' : 'pass';
+    default: break;
   }
+  const own = clause === undefined ? undefined : k.clauseResults?.[clause];
+  if (own?.failed.length) return failedVerdict(severity, reference);
+  if (own) return passedVerdict(k);
+  if (k.outcome === 'passed') return passedVerdict(k);
+  if (!k.failure || k.failure.unattributed > 0) return failedVerdict(severity, reference);
+  return k.failure.stopped ? 'not-judged' : passedVerdict(k);
+}
+
+/** The reason behind one clause's verdict in a check: its own recorded failures, else the check's reason. */
+export function clauseReason(k: Judged & { reason?: string }, clause: string): string | undefined {
+  const own = k.clauseResults?.[clause];
+  if (own?.failed.length) return own.failed.join('; ');
+  if (k.outcome === 'failed' && k.failure && k.failure.unattributed === 0 && !own) {
+    return k.failure.stopped ? `not judged: the check stopped at another clause's failure (${Object.entries(k.clauseResults ?? {}).filter(([, r]) => r.failed.length).map(([id]) => id).join(', ')}) before judging this one` : undefined;
+  }
+  return own ? undefined : k.reason;
+}
+
+/** The clauses of a check whose own assertions failed (recorded, or primary clauses under an unattributed failure). */
+export function failedClauses(k: Judged): string[] {
+  if (k.outcome !== 'failed') return [];
+  return k.clauses.filter((id) => {
+    const own = k.clauseResults?.[id];
+    if (own) return own.failed.length > 0;
+    return !k.failure || k.failure.unattributed > 0;
+  });
 }
 
 /** The strongest of verdicts (VERDICT_ORDER); `not-run` for none. */
@@ -94,7 +167,7 @@ export function strongest(vs: Verdict[]): Verdict {
 /** The verdict of a check as a whole: the strongest over its clauses; a failed check naming no clause is a harness error. */
 export function checkVerdict(k: Judged, severityOf: (id: string) => Severity | undefined, reference: boolean): Verdict {
   if (k.clauses.length === 0) return k.outcome === 'failed' ? 'harness-error' : verdictFor(k, 'MUST', reference);
-  return strongest(k.clauses.map((id) => verdictFor(k, severityOf(id), reference)));
+  return strongest(k.clauses.map((id) => verdictFor(k, severityOf(id), reference, id)));
 }
 
 export interface RunVerdict { verdict: 'pass' | 'warn' | 'fail' | 'harness-error'; code: 0 | 1 | 2; sentence: string }

@@ -6,6 +6,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { Target } from '../lib/target.js';
+import { HarnessError, checkDeadline } from './verdicts.js';
 
 export type ClockLockMode = 'shared' | 'exclusive';
 
@@ -32,10 +33,12 @@ function markers(dir: string, kind: 'shared' | 'exclusive'): string[] {
   }).sort();
 }
 
+/** Waits for `cond`, at most WAIT_MS and never past the running check's own deadline (no wait of the harness outlives its check). */
 async function until(cond: () => boolean, what: string): Promise<void> {
-  const deadline = Date.now() + WAIT_MS;
+  const started = Date.now();
+  const deadline = Math.min(started + WAIT_MS, checkDeadline());
   while (!cond()) {
-    if (Date.now() > deadline) throw new Error(`harness: waited ${WAIT_MS / 1000} s for ${what}`);
+    if (Date.now() > deadline) throw new HarnessError('clock', `waited ${Math.round((Date.now() - started) / 1000)} s for ${what} (the clock lock of the suites, suites/clock-lock.ts)`);
     await new Promise((r) => setTimeout(r, 100));
   }
 }
@@ -53,7 +56,7 @@ export async function withClockLock<T>(target: Pick<Target, 'base_url'>, mode: C
   const key = target.base_url;
   const held = holding.get(key);
   if (held) {
-    if (mode === 'exclusive' && held.mode === 'shared') throw new Error('harness: a check holding the clock lock shared (real-time timers) cannot move the service clock');
+    if (mode === 'exclusive' && held.mode === 'shared') throw new HarnessError('check-bug', 'a check holding the clock lock shared (real-time timers) cannot move the service clock');
     held.depth++;
     try { return await fn(); } finally { held.depth--; }
   }

@@ -55,9 +55,12 @@ export default defineConfig({
   forbidOnly: true,
   retries: 0,
   workers: Number(process.env.CES_WORKERS ?? 2),
-  timeout: 120_000,
+  // One check's time-out (`ces test --timeout`); the harness's own waits end before it (suites/verdicts.ts checkDeadline).
+  timeout: Number(process.env.CES_CHECK_TIMEOUT_MS ?? 120_000),
   reporter: [
     selftestPlan ? [path.join(here, spec('selftest-reporter.ts'))] : [quiet ? 'dot' : 'list'],
+    // What only the structured report tells (a failure in Playwright's hooks is the harness's own): lib/run-facts.ts.
+    [path.join(here, spec('facts-reporter.ts')), { runDir }],
     ['json', { outputFile: path.join(runDir, 'results.json') }],
     ['junit', { outputFile: path.join(runDir, 'junit.xml'), stripANSIControlSequences: true }],
     ['html', { outputFolder: path.join(runDir, 'playwright'), open: 'never', title: `CES conformance — ${path.basename(runDir)}`, noCopyPrompt: true }],

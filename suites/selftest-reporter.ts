@@ -1,19 +1,22 @@
 // Progress of `ces selftest` in one Playwright run: a line per deviation as soon as all of its checks have ended.
 import fs from 'node:fs';
 import type { FullResult, Reporter, Suite, TestCase, TestResult } from '@playwright/test/reporter';
-import { ANNOTATION, isHarnessError } from '../lib/verdicts.js';
+import { ANNOTATION, classifyOutcome, failedClauses } from '../lib/verdicts.js';
+import { clauseResultsOf } from '../lib/results.js';
+import { hookFailed } from './facts-reporter.js';
 
 interface Tally { total: number; ended: number; failed: number; harness: number; done: boolean }
-interface PlanProject { name: string; baseline?: boolean; deviations: Array<{ id: string; checks: number }> }
+interface PlanProject { name: string; baseline?: boolean; deviations: Array<{ id: string; checks: number; clauses: string[] }> }
 
 export default class SelftestReporter implements Reporter {
   private tallies = new Map<string, Tally>();
   private baseline: Tally = { total: 0, ended: 0, failed: 0, harness: 0, done: false };
   private done = 0;
+  private readonly clausesOf = new Map<string, string[]>();
 
   onBegin(_config: unknown, root: Suite): void {
     const plan = JSON.parse(fs.readFileSync(process.env.CES_SELFTEST_PLAN!, 'utf8')) as PlanProject[];
-    for (const p of plan) for (const d of p.deviations) this.tallies.set(d.id, { total: d.checks, ended: 0, failed: 0, harness: 0, done: false });
+    for (const p of plan) for (const d of p.deviations) { this.tallies.set(d.id, { total: d.checks, ended: 0, failed: 0, harness: 0, done: false }); this.clausesOf.set(d.id, d.clauses); }
     this.baseline.total = root.suites.find((s) => s.title === 'baseline')?.allTests().length ?? 0;
     console.log(`selftest: ${this.tallies.size} deviation(s), ${root.allTests().length} check runs in ${root.suites.length} project(s)`);
     // A deviation none of whose clauses has a check is reported at once (MISSED).
@@ -21,22 +24,29 @@ export default class SelftestReporter implements Reporter {
   }
 
   onTestEnd(test: TestCase, result: TestResult): void {
-    const failed = result.status === 'failed' || result.status === 'timedOut' || result.status === 'interrupted';
+    const annotations = [...test.annotations, ...((result as { annotations?: TestCase['annotations'] }).annotations ?? [])];
+    const said = (type: string) => annotations.filter((a) => a.type === type).map((a) => String(a.description ?? ''));
+    // The same decision as every report (lib/verdicts.ts classifyOutcome), from the live result's structure.
+    const outcome = classifyOutcome({ status: result.status, hookFailed: hookFailed(result), ended: said(ANNOTATION.ended).length > 0, harness: said(ANNOTATION.harness).length > 0, notJudged: said(ANNOTATION.notJudged).length > 0 });
+    const failed = outcome === 'failed' || outcome === 'harness-error';
     if (test.parent.project()?.name === 'baseline') {
       this.baseline.ended++;
       if (failed) this.baseline.failed++;
       if (this.baseline.ended === this.baseline.total) console.log(`baseline (no deviation): ${this.baseline.total - this.baseline.failed} of ${this.baseline.total} check(s) passed`);
       return;
     }
-    const annotations = [...test.annotations, ...((result as { annotations?: TestCase['annotations'] }).annotations ?? [])];
     const id = annotations.find((a) => a.type === 'deviation')?.description;
     const t = id ? this.tallies.get(id) : undefined;
     if (!id || !t) return;
     t.ended++;
-    // A harness error never catches a deviation (lib/verdicts.ts).
-    const harness = failed && (isHarnessError(result.error?.message) || annotations.some((a) => a.type === ANNOTATION.harness));
-    if (harness) t.harness++;
-    else if (failed) t.failed++;
+    // A harness error never catches a deviation, nor does a failure of another clause than the deviation's (lib/verdicts.ts).
+    if (outcome === 'harness-error') t.harness++;
+    else if (outcome === 'failed') {
+      const ended = said(ANNOTATION.ended)[0];
+      const clauses = test.tags.map((x) => x.replace(/^@/, ''));
+      const own = failedClauses({ clauses, outcome, clauseResults: clauseResultsOf(said(ANNOTATION.clause)), failure: ended ? JSON.parse(ended) : undefined });
+      if (own.some((c) => this.clausesOf.get(id)?.includes(c) ?? true)) t.failed++;
+    }
     if (t.ended >= t.total) this.report(id, t);
   }
 

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { makeReports, allFiles, CLAUSES, DEVIATIONS, SECRETS, UNREGISTERED, FIXTURE_RESULTS } from './report-fixture.js';
 import { readPlaywrightResults, readPlaywrightEvidence, clauseVerdicts, exitCodeOf, scrubDir, findLeaks, readZip, writeZip, type CheckResult } from '../lib/results.js';
-import { buildAll, buildLanding, compareRuns, readRuns, proofs } from '../lib/landing.js';
+import { buildAll, buildLanding, compareRuns, readRuns, proofsOf } from '../lib/landing.js';
 import { loadClauses } from '../lib/catalogue.js';
 import { sequenceSvg, timelineSvg, expectedAttemptTimes } from '../lib/svg.js';
 import { ROOT } from '../lib/paths.js';
@@ -197,7 +197,9 @@ test('`ces report --compare A B` prints the table and exits 0; an unknown run is
 test('proofs: caught wins over missed for a clause with several deviations', () => {
   const runs = [{ id: 's', kind: 'selftest', date: '', target: '', reference: true, deviations: [], exitCode: 1, checks: [], verdicts: [],
     mutations: [{ deviation: 'a', clauses: ['X-1'], caught: false, failedChecks: [] }, { deviation: 'b', clauses: ['X-1'], caught: true, failedChecks: ['t'] }] }];
-  assert.equal(proofs(runs, [{ id: 'a', clauses: ['X-1'], description: '', area: 'x' }, { id: 'b', clauses: ['X-1'], description: '', area: 'x' }]).get('X-1')?.state, 'yes');
+  const p = proofsOf(runs, [{ id: 'a', clauses: ['X-1'], description: '', area: 'x' }, { id: 'b', clauses: ['X-1'], description: '', area: 'x' }], [{ id: 'X-1', severity: 'MUST', text: '', source: '', area: 'x' }], { partnerVariants: [], projectTests: [], exceptions: [] }).get('X-1');
+  assert.deepEqual(p?.deviations, ['b']);
+  assert.deepEqual(p?.notByItself, ['a']);
 });
 
 test('pictures: escaped text, measured times, expected webhook schedule (first, +10 s, +20 s after that)', () => {

@@ -4,7 +4,8 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { COUNTED, HarnessError, LABEL, LEGEND, VERDICT_ORDER, checkVerdict, countsLine, isHarnessError, runVerdict, strongest, verdictFor, wrapText, ANNOTATION, type Judged } from '../lib/verdicts.js';
+import { COUNTED, HarnessError, LABEL, LEGEND, VERDICT_ORDER, checkVerdict, classifyOutcome, clauseReason, countsLine, failedClauses, runVerdict, strongest, verdictFor, wrapText, ANNOTATION, type Judged, type RunFacts } from '../lib/verdicts.js';
+import { FACTS_FILE, factKey } from '../lib/run-facts.js';
 import { readPlaywrightResults, clauseVerdicts, exitCodeOf, type CheckResult } from '../lib/results.js';
 import { junitXml } from '../lib/junit.js';
 import type { Clause } from '../lib/catalogue.js';
@@ -69,18 +70,50 @@ test('exit code: 2 on a harness error, 1 on a FAIL or on a WARN with --strict, e
   }
 });
 
-test('harness errors are told apart from failures by their message', () => {
-  assert.ok(isHarnessError(new HarnessError('the fixture could not start').message));
-  assert.ok(isHarnessError('HarnessError: harness error: x'));
-  assert.ok(isHarnessError("TypeError: Cannot read properties of undefined (reading 'foo')"));
-  assert.ok(isHarnessError('\u001b[31mTest timeout of 3000ms exceeded while setting up "conversation".\u001b[39m'));
-  assert.ok(isHarnessError('Error: harness: the shared conversation was not ready'));
-  assert.ok(!isHarnessError('Error: custom reason\n\nexpect(received).toBe(expected)'));
-  assert.ok(!isHarnessError('Error: connect ECONNREFUSED 127.0.0.1:9'), "the target's transport errors are failures of the target");
-  assert.ok(!isHarnessError('Test timeout of 3000ms exceeded.'));
-  // What Playwright throws for expect(undefined).toMatch(/re/) when the target left a header out: the target's failure.
-  assert.ok(!isHarnessError('TypeError: expect(received).toMatch(expected)\n\nMatcher error: received value must be a string\n\nReceived has value: undefined'));
-  assert.ok(isHarnessError('TypeError: expect(received).toMatch(expected)\n\nMatcher error: expected value must be a string or regular expression'));
+test('how a check ended is decided from structure and types, never from message text', () => {
+  const f = (over: Partial<RunFacts>): RunFacts => ({ status: 'failed', hookFailed: false, ended: true, harness: false, notJudged: false, ...over });
+  assert.equal(classifyOutcome(f({})), 'failed', 'an assertion of the check failed');
+  assert.equal(classifyOutcome(f({ status: 'timedOut' })), 'failed', 'the check itself ran out of time waiting on the target');
+  assert.equal(classifyOutcome(f({ harness: true })), 'harness-error', 'a HarnessError was raised inside the check');
+  assert.equal(classifyOutcome(f({ hookFailed: true })), 'harness-error', 'a fixture or hook failed (set-up, tear-down, beforeEach)');
+  assert.equal(classifyOutcome(f({ status: 'timedOut', hookFailed: true })), 'harness-error', 'a fixture set-up or tear-down ran out of time');
+  assert.equal(classifyOutcome(f({ ended: false })), 'harness-error', 'the worker exited before the check ended');
+  assert.equal(classifyOutcome(f({ status: 'interrupted' })), 'harness-error');
+  assert.equal(classifyOutcome(f({ status: 'passed' })), 'passed');
+  assert.equal(classifyOutcome(f({ status: 'passed', harness: true })), 'harness-error', 'a harness error the check swallowed still counts');
+  assert.equal(classifyOutcome(f({ status: 'skipped', notJudged: true })), 'not-judged');
+  assert.equal(classifyOutcome(f({ status: 'skipped' })), 'skipped');
+  // The type decides, whatever the message says: a HarnessError carries its code; an error that merely mentions "harness" is not one.
+  const e = new HarnessError('partner-control', 'POST /_control/plan answered 500');
+  assert.equal(e.code, 'partner-control');
+  assert.match(e.message, /^harness error: /);
+});
+
+test('each assertion is judged under its own clause (G34): a REF decision taken otherwise never fails the MUST clause of the same check', () => {
+  // A wrong key answered 401 with the spec's Forbidden message: REST-AUTH-04 (MUST) passed, REST-AUTH-05 (REF, 403) failed.
+  const mixed = k('failed', ['V-MUST', 'V-REF'], { clauseResults: { 'V-MUST': { passed: 1, failed: [] }, 'V-REF': { passed: 0, failed: ['expected 403, got 401'] } }, failure: { unattributed: 0, stopped: false } });
+  assert.equal(verdictFor(mixed, 'MUST', false, 'V-MUST'), 'pass');
+  assert.equal(verdictFor(mixed, 'REF', false, 'V-REF'), 'warn', 'another implementation: WARN');
+  assert.equal(verdictFor(mixed, 'REF', true, 'V-REF'), 'fail', 'the reference implementation: FAIL');
+  assert.equal(verdictFor(mixed, 'MUST', true, 'V-MUST'), 'pass', 'even against the reference, the MUST clause keeps its own verdict');
+  assert.equal(checkVerdict(mixed, (id) => CATALOGUE.find((c) => c.id === id)?.severity, false), 'warn');
+  assert.deepEqual(failedClauses(mixed), ['V-REF']);
+  assert.equal(clauseReason(mixed, 'V-REF'), 'expected 403, got 401');
+  const cv = new Map(clauseVerdicts([mixed], { reference: false }, CATALOGUE).map((x) => [x.clause.id, x.verdict]));
+  assert.equal(cv.get('V-MUST'), 'pass');
+  assert.equal(cv.get('V-REF'), 'warn');
+  // Assertions outside any `under` belong to the primary clauses (those with no record): an unattributed failure fails them only.
+  const primary = k('failed', ['V-MUST', 'V-REF'], { clauseResults: { 'V-REF': { passed: 1, failed: [] } }, failure: { unattributed: 1, stopped: false } });
+  assert.equal(verdictFor(primary, 'MUST', false, 'V-MUST'), 'fail');
+  assert.equal(verdictFor(primary, 'REF', false, 'V-REF'), 'pass');
+  assert.deepEqual(failedClauses(primary), ['V-MUST']);
+  // A MUST assertion under one clause stopped the check before the primary clause's own assertions ended: NOT JUDGED, never a pass.
+  const stopped = k('failed', ['V-MUST', 'V-SHOULD'], { clauseResults: { 'V-MUST': { passed: 0, failed: ['no'] } }, failure: { unattributed: 0, stopped: true } });
+  assert.equal(verdictFor(stopped, 'SHOULD', false, 'V-SHOULD'), 'not-judged');
+  assert.match(clauseReason(stopped, 'V-SHOULD')!, /stopped at another clause's failure \(V-MUST\)/);
+  // A check read from an older results file (no record of how it ended): every failure fails every clause, as before.
+  assert.equal(verdictFor(k('failed', ['V-MUST', 'V-REF']), 'MUST', false, 'V-MUST'), 'fail');
+  assert.deepEqual(failedClauses(k('failed', ['V-MUST', 'V-REF'])), ['V-MUST', 'V-REF']);
 });
 
 test('counts are over the area checked: not-run is never counted', () => {
@@ -98,10 +131,14 @@ test('reasons wrap at word boundaries and are never cut', () => {
 });
 
 test('Playwright results are read into the vocabulary: harness errors, not judged, WARN/NOTE annotations, reproductions', () => {
-  const spec = (title: string, status: string, result: object, annotations: object[] = []) => ({ title, file: 'x.spec.ts', tags: ['@V-MUST'], tests: [{ projectName: 'p', status, annotations, results: [{ duration: 5, ...result }] }] });
+  const ended = { type: ANNOTATION.ended, description: JSON.stringify({ unattributed: 1, stopped: false }) };
+  const spec = (title: string, status: string, result: object, annotations: object[] = []) => ({ title, file: 'x.spec.ts', tags: ['@V-MUST'], tests: [{ projectName: 'p', status, annotations, results: [{ duration: 5, status: status === 'skipped' ? 'skipped' : status === 'expected' ? 'passed' : 'failed', ...result }] }] });
   const report = { suites: [{ title: 'x.spec.ts', file: 'x.spec.ts', specs: [
-    spec('fails', 'unexpected', { error: { message: 'Error: wrong\n\nexpect(received).toBe(expected)' } }),
-    spec('crashes', 'unexpected', { error: { message: "TypeError: Cannot read properties of undefined (reading 'x')" } }),
+    spec('fails', 'unexpected', { error: { message: 'Error: wrong\n\nexpect(received).toBe(expected)' } }, [ended]),
+    spec('malformed answer', 'unexpected', { error: { message: "TypeError: Cannot read properties of undefined (reading 'x')" } }, [ended]),
+    spec('partner down', 'unexpected', { error: { message: 'Error: wrong\n\nexpect(received).toBe(expected)' } }, [ended, { type: ANNOTATION.harness, description: 'partner-control: POST /_control/plan answered 500' }]),
+    spec('worker exited', 'unexpected', { error: { message: 'Error: wrong' } }),
+    spec('teardown broke', 'unexpected', { error: { message: 'Error: teardown' } }, [ended]),
     spec('cannot judge', 'skipped', {}, [{ type: 'skip', description: 'not judged: no answer' }, { type: ANNOTATION.notJudged, description: 'no answer' }]),
     spec('lacks', 'skipped', {}, [{ type: 'skip', description: 'target lacks clock' }]),
     spec('variant', 'expected', {}, [{ type: ANNOTATION.warn, description: 'Java zoned date' }, { type: ANNOTATION.reproduction, description: 'curl -sS https://x' }]),
@@ -109,10 +146,15 @@ test('Playwright results are read into the vocabulary: harness errors, not judge
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ces-verdicts-'));
   const file = path.join(dir, 'results.json');
   fs.writeFileSync(file, JSON.stringify(report));
+  fs.writeFileSync(path.join(dir, FACTS_FILE), JSON.stringify({ [factKey('p', 'x.spec.ts', 'teardown broke')]: { hookFailed: true } }));
   const checks = readPlaywrightResults(file);
   const by = new Map(checks.map((c) => [c.title, c]));
   assert.equal(by.get('fails')?.outcome, 'failed');
-  assert.equal(by.get('crashes')?.outcome, 'harness-error');
+  assert.equal(by.get('malformed answer')?.outcome, 'failed', "a TypeError on the target's malformed answer is the target's failure");
+  assert.equal(by.get('partner down')?.outcome, 'harness-error');
+  assert.match(by.get('partner down')?.reason ?? '', /^partner-control: /);
+  assert.equal(by.get('worker exited')?.outcome, 'harness-error');
+  assert.equal(by.get('teardown broke')?.outcome, 'harness-error');
   assert.equal(by.get('cannot judge')?.outcome, 'not-judged');
   assert.equal(by.get('cannot judge')?.reason, 'no answer');
   assert.equal(by.get('lacks')?.outcome, 'skipped');
@@ -126,6 +168,6 @@ test('Playwright results are read into the vocabulary: harness errors, not judge
   assert.match(xml, /<skipped message="NOT JUDGED: no answer"\/>/);
   assert.match(xml, /<skipped message="SKIP: target lacks clock"\/>/);
   assert.match(xml, /<property name="verdict" value="WARN"\/>/);
-  assert.match(xml, /failures="1" errors="1" skipped="2"/);
+  assert.match(xml, /failures="2" errors="3" skipped="2"/);
   fs.rmSync(dir, { recursive: true, force: true });
 });

@@ -2,15 +2,16 @@
 import type { CommandModule } from 'yargs';
 import fs from 'node:fs';
 import path from 'node:path';
-import { loadDeviations, type Deviation } from '../../lib/catalogue.js';
+import { loadClauses, loadDeviations, type Deviation } from '../../lib/catalogue.js';
+import { clauseProofs, loadProofRecord, proofLine, unprovenMust } from '../../lib/proofs.js';
 import { listChecks } from '../../lib/list-checks.js';
 import { planSelftest, readSelftestResults } from '../selftest-plan.js';
 import { newRunDir, runPlaywright, finishRun } from '../run.js';
 import { resolveTarget } from '../embedded.js';
 import { UsageError } from '../usage.js';
-import type { RunSummary } from '../../lib/landing.js';
+import { readRuns, type RunSummary } from '../../lib/landing.js';
 
-interface Args { list: boolean; only?: string; area?: string; baseline: boolean; parallel: number; matrix?: string }
+interface Args { list: boolean; only?: string; area?: string; baseline: boolean; parallel: number; matrix?: string; 'require-proofs': boolean }
 
 /** `rest.policy pageMax=100000` or `rest.response [tag] data.*.amount as string`: the seam of a deviation and what it changes. */
 const seamOf = (d: Deviation): string => {
@@ -31,12 +32,23 @@ export const selftestCommand: CommandModule<{}, Args> = {
     .option('area', { type: 'string', describe: 'Only deviations of this area (file name in fixtures/deviations/)' })
     .option('baseline', { type: 'boolean', default: true, describe: 'First check that the same checks pass with no deviation' })
     .option('parallel', { type: 'number', default: 1, describe: 'Lanes: Playwright workers, each with its own embedded stack whose deviation it switches between checks' })
-    .option('matrix', { type: 'string', describe: 'Also write FILE: {deviation: [titles of the checks that caught it]} (compare two with scripts/compare-selftest-matrix.ts)' }),
+    .option('matrix', { type: 'string', describe: 'Also write FILE: {deviation: {checks: [titles of the checks that caught it], clauses: [clauses whose own assertions failed]}} (compare two with scripts/compare-selftest-matrix.ts)' })
+    .option('require-proofs', { type: 'boolean', default: false, describe: 'Fail (exit 1) when a MUST clause has no proof: no assertion of its own failed under a deviation, and no partner variant, project test or listed exception proves it (a whole run only)' }),
   handler: async (a) => {
     let devs: Deviation[] = loadDeviations();
     if (a.list) {
       // Where each deviation acts (the recipe of docs/ARCHITECTURE.md): its seam and what it changes there.
+      console.log('deviations: id, clauses, seam and what it changes, description');
       for (const d of devs) console.log(`${d.id.padEnd(36)} ${d.clauses.join(',').padEnd(40)} ${seamOf(d).padEnd(48)} ${d.description}`);
+      // Per clause: its checks and its proofs (the latest self-test run in the reports folder, and fixtures/proofs.json).
+      const catalogue = loadClauses().filter((c) => !c.retired);
+      const checks = listChecks();
+      const latest = readRuns().find((r) => r.kind === 'selftest');
+      const proofs = clauseProofs(catalogue, devs, latest, loadProofRecord());
+      console.log(`\nclauses: id, severity, checks, proofs (${latest ? `self-test run ${latest.id}` : 'no self-test run in the reports folder yet: deviations show as not run'}; fixtures/proofs.json)`);
+      for (const c of catalogue) console.log(`${c.id.padEnd(22)} ${c.severity.padEnd(6)} ${String(checks.filter((k) => k.clauses.includes(c.id)).length).padStart(3)} check(s)  ${proofLine(proofs.get(c.id))}`);
+      const unproven = unprovenMust(catalogue, proofs);
+      console.log(`\n${unproven.length} MUST clause(s) without a proof${unproven.length ? `: ${unproven.map((c) => c.id).join(', ')}` : ''}`);
       return;
     }
     if (a.only) {
@@ -64,7 +76,7 @@ export const selftestCommand: CommandModule<{}, Args> = {
       console.log(`selftest: ${devs.length} deviations in ${plan.filter((p) => !p.baseline).length} project(s) on ${lanes} lane(s)${a.baseline ? ', with a baseline (no deviation) first' : ''}`);
       await runPlaywright({ targetFile: resolved.file, targetFiles: resolved.files, runDir: run.dir, quiet: true, progress: true, workers: lanes, extraEnv: { CES_SELFTEST_PLAN: planFile } });
       const resultsFile = path.join(run.dir, 'results.json');
-      const out = fs.existsSync(resultsFile) ? readSelftestResults(resultsFile) : { byDeviation: new Map(), baselineFailed: [], baselineRan: 0 };
+      const out: ReturnType<typeof readSelftestResults> = fs.existsSync(resultsFile) ? readSelftestResults(resultsFile, devs) : { byDeviation: new Map(), baselineFailed: [], baselineRan: 0 };
       if (a.baseline) {
         baselineOk = out.baselineFailed.length === 0 && out.baselineRan > 0;
         for (const f of out.baselineFailed) console.log(`  baseline FAIL ${f.title}: ${f.reason.split('\n')[0]}`);
@@ -72,10 +84,11 @@ export const selftestCommand: CommandModule<{}, Args> = {
       for (const d of devs) {
         const o = out.byDeviation.get(d.id);
         // Only a check's own failure catches a deviation; a harness error says nothing about it (lib/verdicts.ts).
-        const failedChecks = (o?.failed ?? []).map((c: { title: string }) => c.title);
-        const harnessErrors = (o?.harnessErrors ?? []).map((c: { title: string }) => c.title);
-        mutations.push({ deviation: d.id, clauses: d.clauses, caught: failedChecks.length > 0, failedChecks, ...(harnessErrors.length ? { harnessErrors } : {}) });
-        if (harnessErrors.length) console.log(`  ${d.id}: ${harnessErrors.length} HARNESS ERROR, not counted: ${harnessErrors.join('; ')}`);
+        const failedChecks = (o?.failed ?? []).map((c) => c.title);
+        const failedClauses = [...new Set((o?.failed ?? []).flatMap((c) => c.clauses))].sort();
+        const harnessErrors = (o?.harnessErrors ?? []).map((c) => `${c.title}: ${c.reason.split('\n')[0]}`);
+        mutations.push({ deviation: d.id, clauses: d.clauses, caught: failedChecks.length > 0, failedChecks, failedClauses, ...(harnessErrors.length ? { harnessErrors } : {}) });
+        if (harnessErrors.length) console.log(`  ${d.id}: ${harnessErrors.length} HARNESS ERROR (the harness broke; not counted): ${harnessErrors.join('; ')}`);
       }
     } finally {
       await resolved.close();
@@ -83,9 +96,19 @@ export const selftestCommand: CommandModule<{}, Args> = {
     const order = new Map(devs.map((d, i) => [d.id, i]));
     mutations.sort((x, y) => order.get(x.deviation)! - order.get(y.deviation)!);
     const missed = mutations.filter((m) => !m.caught);
-    if (a.matrix) fs.writeFileSync(a.matrix, JSON.stringify(Object.fromEntries(mutations.map((m) => [m.deviation, [...m.failedChecks].sort()])), null, 1) + '\n');
-    finishRun(run, 'selftest', resolved.target, [], { mutations, exitCode: missed.length || !baselineOk ? 1 : 0 });
+    // The proof of each deviation: the checks that caught it and the clauses whose own assertions failed (lib/verdicts.ts).
+    if (a.matrix) fs.writeFileSync(a.matrix, JSON.stringify(Object.fromEntries(mutations.map((m) => [m.deviation, { checks: [...m.failedChecks].sort(), clauses: m.failedClauses ?? [] }])), null, 1) + '\n');
+    // Proofs per clause (a whole run only: a partial run leaves most deviations out).
+    const whole = !a.only && !a.area;
+    const catalogue = loadClauses().filter((c) => !c.retired);
+    const unproven = whole ? unprovenMust(catalogue, clauseProofs(catalogue, devs, { mutations }, loadProofRecord())) : [];
+    // A harness error anywhere makes the self-test untrustworthy: exit 2, naming it (it never counts as catching a deviation).
+    const broken = mutations.filter((m) => m.harnessErrors?.length);
+    const code = broken.length ? 2 : missed.length || !baselineOk || (a['require-proofs'] && unproven.length) ? 1 : 0;
+    finishRun(run, 'selftest', resolved.target, [], { mutations, exitCode: code });
     console.log(`\nselftest: ${mutations.length - missed.length} passed, ${missed.length} failed${baselineOk ? '' : ' (baseline failed: the checks do not pass without deviations)'}`);
-    process.exitCode = missed.length || !baselineOk ? 1 : 0;
+    if (whole) console.log(`selftest: ${unproven.length} MUST clause(s) without a proof${unproven.length ? ` (no assertion of their own failed under any deviation; no partner variant or project test in fixtures/proofs.json): ${unproven.map((c) => c.id).join(', ')}` : ''}${a['require-proofs'] && unproven.length ? ' — --require-proofs: failed' : ''}`);
+    if (broken.length) console.log(`selftest: HARNESS ERROR in the checks of ${broken.length} deviation(s): ${broken.map((m) => m.deviation).join(', ')} (exit 2: the harness broke, the self-test proves nothing there)`);
+    process.exitCode = code;
   },
 };

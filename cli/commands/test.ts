@@ -37,7 +37,7 @@ function targetLost(runDir: string, checks: CheckResult[]): (TargetLost & { notJ
   return { ...lost, notJudged: checks.filter((c) => c.outcome === 'not-judged' && c.reason?.startsWith(lostSentence(lost))).length };
 }
 
-interface Args { target?: string; suite?: string; grep?: string; deviate: string[]; workers?: number; allure: boolean; preflight: boolean; strict: boolean; baseline?: string; 'write-baseline'?: string }
+interface Args { target?: string; suite?: string; grep?: string; deviate: string[]; workers?: number; allure: boolean; preflight: boolean; strict: boolean; baseline?: string; 'write-baseline'?: string; timeout?: number }
 
 export const testCommand: CommandModule<{}, Args> = {
   command: 'test',
@@ -52,7 +52,8 @@ export const testCommand: CommandModule<{}, Args> = {
     .option('baseline', { type: 'string', describe: 'Baseline of known failures (written by --write-baseline): clauses failing in it are reported but do not fail the run; new failures do; fixed ones are listed' })
     .option('write-baseline', { type: 'string', describe: 'Write the clauses failing in this run to this file, as a baseline for --baseline' })
     .option('allure', { type: 'boolean', default: true, describe: 'Generate the Allure HTML report' })
-    .option('strict', { type: 'boolean', default: false, describe: 'WARN fails the run (exit 1), as FAIL does' }),
+    .option('strict', { type: 'boolean', default: false, describe: 'WARN fails the run (exit 1), as FAIL does' })
+    .option('timeout', { type: 'number', describe: 'Time-out of one check, in seconds (default 120); the harness\'s own waits give up before it (a HARNESS ERROR, never a FAIL)' }),
   handler: async (a) => {
     const suites = a.suite ? a.suite.split(',').map((s) => s.trim()).filter(Boolean) : [];
     const unknown = suites.filter((s) => !SUITES.includes(s));
@@ -77,7 +78,7 @@ export const testCommand: CommandModule<{}, Args> = {
       const run = newRunDir('test');
       console.log(`ces test: target ${resolved.target.base_url}${resolved.stack ? ` (embedded reference implementation, ${resolved.stacks.length} stack(s), one per worker)` : ''}; reports in ${run.dir}`);
       const t1 = performance.now();
-      const { checks } = await runPlaywright({ targetFile: resolved.file, targetFiles: resolved.files, runDir: run.dir, projects: suites, grep: a.grep, workers: a.workers, extraEnv: tokens ? { CES_TOKENS: tokens.file } : {} });
+      const { checks } = await runPlaywright({ targetFile: resolved.file, targetFiles: resolved.files, runDir: run.dir, projects: suites, grep: a.grep, workers: a.workers, extraEnv: { ...(tokens ? { CES_TOKENS: tokens.file } : {}), ...(a.timeout ? { CES_CHECK_TIMEOUT_MS: String(Math.round(a.timeout * 1000)) } : {}) } });
       if (checks.length === 0) throw new UsageError('no check ran: look at the Playwright output above (a suite failed to load, or --grep matched nothing)');
       const t2 = performance.now();
       // Issue 14 item 8: on a reference target every REST answer is also judged by fixtures/openapi.json; say how many were.

@@ -1,0 +1,88 @@
+// Faults of the harness itself are HARNESS ERROR, never a verdict on the target: a fixture that throws (set-up or tear-down), a clock-lock wait that would outlive its check, a fake partner gone; in `ces test` and in `ces selftest` (exit 2, never "caught").
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { ROOT } from '../lib/paths.js';
+import type { RunSummary } from '../lib/landing.js';
+
+const CES = path.join(ROOT, 'bin', 'ces.js');
+const work = fs.mkdtempSync(path.join(os.tmpdir(), 'ces-harness-faults-'));
+let serve: ChildProcess | undefined;
+let target = '';
+let ready: Record<string, any> = {};
+
+before(async () => {
+  const file = path.join(work, 'ready.json');
+  serve = spawn(process.execPath, [CES, 'serve', '--ready-file', file], { cwd: ROOT, stdio: 'ignore' });
+  const deadline = Date.now() + 60_000;
+  while (!fs.existsSync(file) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+  ready = JSON.parse(fs.readFileSync(file, 'utf8'));
+  target = file;
+});
+after(() => { serve?.kill('SIGKILL'); fs.rmSync(work, { recursive: true, force: true }); });
+
+/** Runs `ces <args>` with its reports in a folder of its own; its exit code, output and summary. */
+async function ces(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; out: string; summary: RunSummary }> {
+  const reports = fs.mkdtempSync(path.join(work, 'reports-'));
+  const child = spawn(process.execPath, [CES, ...args], { cwd: ROOT, env: { ...process.env, CES_REPORTS_DIR: reports, ...env } });
+  let out = '';
+  child.stdout.on('data', (d) => (out += d));
+  child.stderr.on('data', (d) => (out += d));
+  const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+  const run = fs.readdirSync(reports).find((d) => fs.existsSync(path.join(reports, d, 'summary.json')));
+  assert.ok(run, `a run folder with summary.json:\n${out.slice(-2000)}`);
+  return { code, out, summary: JSON.parse(fs.readFileSync(path.join(reports, run!, 'summary.json'), 'utf8')) };
+}
+
+/** Every check of the run broke in the harness: HARNESS ERROR, no FAIL, exit 2, said so. */
+function allHarness(r: { code: number | null; out: string; summary: RunSummary }, what: string): void {
+  const checks = r.summary.checks;
+  assert.ok(checks.length > 0, `${what}: checks ran\n${r.out.slice(-2000)}`);
+  assert.deepEqual(checks.map((c) => c.outcome).filter((o) => o !== 'harness-error'), [], `${what}: every check is a harness error\n${r.out.slice(-2000)}`);
+  assert.deepEqual(r.summary.verdicts.filter((v) => v.verdict === 'fail').map((v) => v.id), [], `${what}: no clause FAILs`);
+  assert.equal(r.code, 2, `${what}: exit 2\n${r.out.slice(-2000)}`);
+  assert.match(r.out, /HARNESS ERROR/);
+}
+
+for (const fault of ['fixture-throws', 'teardown-throws']) {
+  test(`a fixture that throws (${fault}) is HARNESS ERROR in ces test, exit 2`, { timeout: 120_000 }, async () => {
+    const r = await ces(['test', '--target', target, '--no-preflight', '--suite', 'rest', '--grep', '@REST-AUTH-0[13]\\b', '--no-allure'], { CES_HARNESS_FAULT: fault });
+    allHarness(r, fault);
+  });
+}
+
+test('a fixture that throws is HARNESS ERROR in ces selftest: exit 2, the deviation never counted as caught', { timeout: 180_000 }, async () => {
+  const r = await ces(['selftest', '--only', 'rest-forbidden-text', '--no-baseline'], { CES_HARNESS_FAULT: 'fixture-throws' });
+  assert.equal(r.code, 2, r.out.slice(-2000));
+  const m = r.summary.mutations?.find((x) => x.deviation === 'rest-forbidden-text');
+  assert.equal(m?.caught, false, 'a harness error never catches a deviation');
+  assert.ok(m?.harnessErrors?.length, 'the harness errors are named');
+  assert.match(r.out, /HARNESS ERROR/);
+});
+
+test('a clock-lock wait that would outlive its check gives up before the check\'s time-out: HARNESS ERROR, not FAIL', { timeout: 120_000 }, async () => {
+  // Another process holds the suites' clock lock alone (as a check moving the service clock would) for longer than the check may last.
+  const dir = path.join(os.tmpdir(), 'ces-clock-lock-' + crypto.createHash('sha256').update(ready.base_url).digest('hex').slice(0, 12));
+  fs.mkdirSync(dir, { recursive: true });
+  const marker = path.join(dir, `exclusive-${String(Date.now()).padStart(15, '0')}-${process.pid}-${crypto.randomUUID()}`);
+  fs.writeFileSync(marker, '');
+  try {
+    const started = Date.now();
+    const r = await ces(['test', '--target', target, '--no-preflight', '--suite', 'webhooks', '--grep', '@WH-RETRY-04\\b', '--timeout', '15', '--no-allure']);
+    allHarness(r, 'clock lock held');
+    assert.match(r.summary.checks[0]!.reason ?? '', /^clock: /, 'the reason is the harness\'s wait for the clock lock');
+    assert.ok(Date.now() - started < 90_000);
+  } finally { fs.rmSync(marker, { force: true }); }
+});
+
+test('a fake partner gone mid-run (its control API unreachable) is HARNESS ERROR, not FAIL', { timeout: 120_000 }, async () => {
+  // The sink of the target stopped: its address refuses connections (pre-flight skipped, as if it died after it).
+  const dead = path.join(work, 'dead-sink.json');
+  fs.writeFileSync(dead, JSON.stringify({ ...ready, sink_url: 'https://127.0.0.1:9' }), { mode: 0o600 });
+  const r = await ces(['test', '--target', dead, '--no-preflight', '--suite', 'webhooks', '--grep', '@WH-SUB-01\\b', '--no-allure']);
+  allHarness(r, 'sink gone');
+});
