@@ -49,6 +49,9 @@ function selftestProjects(plan: SelftestProject[]) {
 }
 
 export default defineConfig({
+  // Compiled (dist/suites) the files load as they are, as in the installed package under node_modules, which Playwright never
+  // transpiles: no second compilation, and check locations and files read the same in a checkout and in the package.
+  ...(EXT === '.js' ? { build: { external: [`${path.dirname(here)}/**`] } } : {}),
   testDir: here,
   outputDir: path.join(runDir, 'test-output'),
   fullyParallel: true,
