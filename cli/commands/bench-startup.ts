@@ -74,7 +74,8 @@ interface Case { id: string; title: string; args: (work: string) => string[]; re
 
 /** The three start-ups of the issue: the command list, one stack ready, one `ces check connector` on the fake connector. */
 function cases(t: StartupTarget, quick: boolean): Case[] {
-  const faster = (what: string) => (value: number, baseline: number) => ({ text: `${what} faster than through tsx`, met: Number.isFinite(baseline) && value < baseline });
+  // Without the baseline (the package has neither the sources nor tsx) there is nothing to be faster than: not met, and said so.
+  const faster = (what: string) => (value: number, baseline: number) => ({ text: `${what} faster than through tsx${Number.isFinite(baseline) ? '' : ' (no baseline here: needs a checkout)'}`, met: Number.isFinite(baseline) && value < baseline });
   return [
     {
       id: 'startup-help', title: '`ces --help` (process start to exit)', args: () => ['--help'], rounds: quick ? 1 : 5, expect: 0,

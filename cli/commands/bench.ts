@@ -467,7 +467,7 @@ export const benchCommand: CommandModule<{}, Args> = {
         for (const f of [await fn()].flat()) {
           figures.push(f);
           save();
-          console.log(`${f.title}: ${f.value} ${f.unit} (baseline ${f.baseline.value} ${f.baseline.unit}${f.ratio !== null ? `, ratio ${f.ratio}` : ''}) — target ${f.target.text}: ${f.target.met ? 'met' : 'NOT met'} [${Math.round((performance.now() - t0) / 1000)} s]`);
+          console.log(`${f.title}: ${f.value} ${f.unit} (baseline ${Number.isFinite(f.baseline.value) ? `${f.baseline.value} ${f.baseline.unit}` : 'not measured'}${f.ratio !== null ? `, ratio ${f.ratio}` : ''}) — target ${f.target.text}: ${f.target.met ? 'met' : 'NOT met'} [${Math.round((performance.now() - t0) / 1000)} s]`);
           for (const s of f.saturated) console.log(`  saturated a core: ${s}`);
         }
       }
