@@ -144,22 +144,24 @@ try {
   ready = a.ready;
   try {
     const caFile = a.ready.ca_file;
-    const checkRun = async () => {
-      await step('npx ces check connector against the fake connector: exit 0, reports in ./reports', async () => {
-        const r = await sh(`npx ces check connector ${a.ready.connector_url} --secret "$CES_SECRET" --ca-file ${caFile}`, { env: { CES_SECRET: a.secret } });
-        check(r.code === 0, `exit ${r.code}: ${tail(r.out)}`);
-        const run = latestRun(project, 'check');
-        check(run && fs.existsSync(path.join(project, 'reports', run, 'summary.json')) && fs.existsSync(path.join(project, 'reports', 'index.html')), 'no run folder or landing page under ./reports');
-        return `reports/${run}`;
-      });
-      await step('npx ces test --target on the REST suite against its own ces serve: exit 0, JUnit in ./reports', async () => {
-        const r = await sh(`npx ces test --target ${a.readyFile} --suite rest`, { timeoutS: 600 });
-        check(r.code === 0, `exit ${r.code}: ${tail(r.out)}`);
-        const run = latestRun(project, 'test');
-        check(run && fs.existsSync(path.join(project, 'reports', run, 'junit.xml')), 'no junit.xml under ./reports/<run>');
-        return /clauses checked \(\d+\)[^\n]*/.exec(r.out)?.[0];
-      });
-    };
+    const targetRun = () => step('npx ces test --target on the REST suite against its own ces serve: exit 0, JUnit in ./reports', async () => {
+      const r = await sh(`npx ces test --target ${a.readyFile} --suite rest`, { timeoutS: 600 });
+      check(r.code === 0, `exit ${r.code}: ${tail(r.out)}`);
+      const run = latestRun(project, 'test');
+      check(run && fs.existsSync(path.join(project, 'reports', run, 'junit.xml')) && fs.existsSync(path.join(project, 'reports', 'index.html')), 'no junit.xml under ./reports/<run>, or no landing page');
+      return /clauses checked \(\d+\)[^\n]*/.exec(r.out)?.[0];
+    });
+    // The embedded reference implementation from the package: its stacks in worker threads, the self-test's reporter, the pages.
+    const embedded = () => step('embedded runs from the package: ces test (one check), ces selftest (one deviation), ces report', async () => {
+      const dir = path.join(project, 'embedded');
+      fs.mkdirSync(dir);
+      const t = await sh('npx ces test --suite rest --grep @REST-PAGE-01 --workers 1 --no-allure', { cwd: dir });
+      check(t.code === 0 && /clauses checked \(1\): 1 PASS/.test(t.out), `ces test exited ${t.code}: ${tail(t.out)}`);
+      const s = await sh('npx ces selftest --only rest-limit-not-clamped --no-baseline', { cwd: dir });
+      check(s.code === 0 && /caught\s+rest-limit-not-clamped/.test(s.out), `ces selftest exited ${s.code}: ${tail(s.out)}`);
+      const rep = await sh('npx ces report', { cwd: dir });
+      check(rep.code === 0 && fs.existsSync(path.join(dir, 'reports', 'index.html')), `ces report exited ${rep.code}: ${tail(rep.out)}`);
+    });
     const rerun = () => step('a failing connector check prints a re-run command that works from this folder', async () => {
       // The fake connector of the second `ces serve` answers first messages late: CONN-EP5-01 (2 s) fails, a timing clause whose
       // reproduction is the command that re-runs it.
@@ -176,9 +178,10 @@ try {
       check(again.code === 1 && /CONN-EP5-01\s+MUST\s+FAIL/.test(again.out), `the re-run exited ${again.code} without judging CONN-EP5-01 again: ${tail(again.out)}`);
       return command;
     });
-    const ci = () => step('every ces command of docs/ci.md, run from the installation against the ces serve', async () => runRecipes(a));
-    // Independent: three lines of work at once (most of it waits on the network and on real-time limits).
-    await Promise.all([checkRun(), rerun(), ci()]);
+    // The connector vendor's job of docs/ci.md is `npx ces check connector` against the fake connector: exit 0, reports in ./reports.
+    const ci = () => step('every ces command of docs/ci.md (a check connector, target init, test --target, setup, load), run from the installation against the ces serve', async () => runRecipes(a));
+    // Independent: four lines of work at once (most of it waits on the network and on real-time limits).
+    await Promise.all([targetRun(), rerun(), ci(), embedded()]);
   } finally {
     await Promise.all([a.stop(), b.stop()]);
   }
@@ -231,7 +234,8 @@ async function runRecipes(svc) {
         const res = await sh(c.text, { cwd: dir, env: { ...c.env, ...deployment }, timeoutS: 600 });
         check(res.code === 0, `${recipe.heading}: \`${c.text}\` exited ${res.code}: ${tail(res.out)}`);
       }
-      check(fs.existsSync(path.join(dir, 'reports', 'index.html')) || job.commands.every((c) => / (setup|target) /.test(c.text)), `${recipe.heading}: no reports/ in the job's folder`);
+      const runs = fs.existsSync(path.join(dir, 'reports')) ? fs.readdirSync(path.join(dir, 'reports')).filter((d) => fs.existsSync(path.join(dir, 'reports', d, 'summary.json'))) : [];
+      check(runs.length === job.commands.filter((c) => / (test|check|load) /.test(c.text)).length && fs.existsSync(path.join(dir, 'reports', 'index.html')), `${recipe.heading}: not every run left its reports in ./reports of the job's folder`);
       lines.push(`${recipe.heading}: ${job.commands.length} command(s) passed`);
     }
   }
