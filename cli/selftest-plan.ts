@@ -1,28 +1,82 @@
 // The plan of one `ces selftest` run: deviations grouped into few Playwright projects, and the outcome of each deviation read back.
 import type { Deviation } from '../lib/catalogue.js';
+import { isAlternative } from '../lib/catalogue.js';
 import type { ListedCheck } from '../lib/list-checks.js';
-import { failedClauses } from '../lib/verdicts.js';
+import { clauseReason, failedClauses, reportedClauses } from '../lib/verdicts.js';
 import { readPlaywrightResults } from '../lib/results.js';
 
 /** One deviation of a project: its clauses (a check runs under it when it names one) and how many checks that makes. */
 export interface PlannedDeviation { id: string; clauses: string[]; checks: number }
 /**
- * A Playwright project of the run. Every check of a project belongs to exactly one of its deviations, so one worker runs the
- * project's checks one after the other, switching its stack to each check's deviation (suites/fixtures.ts); a project per deviation
- * would start a worker process per deviation (185 of them, the bulk of the run's CPU). `baseline`: the checks with no deviation.
+ * A Playwright project of the run. In a project of faults every check belongs to exactly one of its deviations, so one worker
+ * runs the project's checks one after the other, switching its stack to each check's deviation (suites/fixtures/target.ts); a
+ * project per deviation would start a worker process per deviation (185 of them, the bulk of the run's CPU). In a project of
+ * alternatives (`together`) every check of its suites runs with all of its deviations on at once. `baseline`: no deviation.
  */
-export interface PlannedProject { name: string; grep: string; deviations: PlannedDeviation[]; baseline?: boolean }
+export interface PlannedProject {
+  name: string;
+  /** Clause-tag filter of its checks (absent: every check of its suites). */
+  grep?: string;
+  /** Suites it runs (absent: every suite). */
+  suites?: string[];
+  /** Suites it leaves out. */
+  skipSuites?: string[];
+  deviations: PlannedDeviation[];
+  baseline?: boolean;
+  together?: boolean;
+}
 
 /** A grep matching the clause tags exactly (REST-PAGE-01 must not match REST-PAGE-010). */
 export const clauseGrep = (ids: string[]) => `(${ids.map((id) => '@' + id.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|')})(?![\\w-])`;
 
 const key = (c: ListedCheck) => `${c.project}\u0000${c.file}\u0000${c.title}`;
 
-/** Greedy colouring, largest first: a deviation joins the first project none of whose checks it shares. */
+/** The suites (first folder of the spec files) whose checks name one of these clauses. */
+const suitesOf = (clauses: string[], checks: ListedCheck[]) => [...new Set(checks.filter((c) => c.clauses.some((id) => clauses.includes(id))).map((c) => c.project))].sort();
+
+/** What an alternative changes, so that two sharing a run never act on the same thing: the policy fields it sets, the paths its edits change, per seam. */
+function changes(d: Deviation): string[] {
+  const e = d as Deviation & { seam?: string; set?: Record<string, unknown>; edits?: Array<{ at: string }> };
+  return [...Object.keys(e.set ?? {}).map((f) => `${e.seam} ${f}`), ...(e.edits ?? []).map((x) => `${e.seam} ${x.at}`)];
+}
+
+/** The clauses of `d` that no other of `group` names: those that show it by itself when they report. */
+export const ownClauses = (d: { id: string; clauses: string[] }, group: Array<{ id: string; clauses: string[] }>): string[] =>
+  d.clauses.filter((c) => !group.some((o) => o.id !== d.id && o.clauses.includes(c)));
+
+/**
+ * Alternatives grouped so that as few runs as possible cover every check of their suites: greedily, largest first, an alternative
+ * joins the first group where it changes nothing another changes and where it and every member keep a clause of their own (a
+ * clause several name, such as the status rule REST-ENV-05, says nothing of which one reported it). Each group runs every check
+ * of the suites of its members with all of them on; a MUST or SHOULD failure in a group is laid to all of its members.
+ */
+function planAlternatives(alts: Deviation[], checks: ListedCheck[]): PlannedProject[] {
+  const size = (suites: string[]) => checks.filter((c) => suites.includes(c.project)).length;
+  const groups: Array<{ changed: Set<string>; devs: Deviation[] }> = [];
+  const fits = (d: Deviation, g: { changed: Set<string>; devs: Deviation[] }) => {
+    if (changes(d).some((x) => g.changed.has(x))) return false;
+    const after = [...g.devs, d];
+    return after.every((m) => ownClauses(m, after).length > 0);
+  };
+  for (const d of [...alts].sort((x, y) => size(suitesOf(y.clauses, checks)) - size(suitesOf(x.clauses, checks)) || x.id.localeCompare(y.id))) {
+    let g = groups.find((x) => fits(d, x));
+    if (!g) groups.push((g = { changed: new Set(), devs: [] }));
+    for (const x of changes(d)) g.changed.add(x);
+    g.devs.push(d);
+  }
+  return groups.map((g, i) => {
+    const suites = suitesOf(g.devs.flatMap((d) => d.clauses), checks);
+    return { name: `alternatives-${i + 1}`, suites, together: true, deviations: g.devs.map((d) => ({ id: d.id, clauses: d.clauses, checks: size(suites) })) };
+  });
+}
+
+/** Greedy colouring, largest first: a deviation joins the first project none of whose checks it shares. Alternatives: planAlternatives. */
 export function planSelftest(devs: Deviation[], checks: ListedCheck[], baseline: boolean): PlannedProject[] {
-  const checksOf = new Map(devs.map((d) => [d.id, new Set(checks.filter((c) => c.clauses.some((id) => d.clauses.includes(id))).map(key))]));
+  const faults = devs.filter((d) => !isAlternative(d));
+  const alts = devs.filter(isAlternative);
+  const checksOf = new Map(faults.map((d) => [d.id, new Set(checks.filter((c) => c.clauses.some((id) => d.clauses.includes(id))).map(key))]));
   const groups: Array<{ taken: Set<string>; devs: Deviation[] }> = [];
-  for (const d of [...devs].sort((x, y) => checksOf.get(y.id)!.size - checksOf.get(x.id)!.size)) {
+  for (const d of [...faults].sort((x, y) => checksOf.get(y.id)!.size - checksOf.get(x.id)!.size)) {
     const mine = checksOf.get(d.id)!;
     let g = groups.find((x) => ![...mine].some((k) => x.taken.has(k)));
     if (!g) groups.push((g = { taken: new Set(), devs: [] }));
@@ -34,21 +88,38 @@ export function planSelftest(devs: Deviation[], checks: ListedCheck[], baseline:
     grep: clauseGrep([...new Set(g.devs.flatMap((d) => d.clauses))]),
     deviations: g.devs.map((d) => ({ id: d.id, clauses: d.clauses, checks: checksOf.get(d.id)!.size })),
   }));
-  const all = [...new Set(devs.flatMap((d) => d.clauses))];
-  return baseline ? [{ name: 'baseline', grep: clauseGrep(all), deviations: [], baseline: true }, ...projects] : projects;
+  const alternatives = planAlternatives(alts, checks);
+  if (!baseline) return [...projects, ...alternatives];
+  // The baseline runs, with no deviation, every check the deviations run: the whole suites of the alternatives, and elsewhere
+  // the checks of the faults' clauses.
+  const whole = [...new Set(alternatives.flatMap((p) => p.suites ?? []))].sort();
+  const clauses = [...new Set(faults.flatMap((d) => d.clauses))];
+  return [
+    ...(clauses.length ? [{ name: 'baseline', grep: clauseGrep(clauses), ...(whole.length ? { skipSuites: whole } : {}), deviations: [], baseline: true }] : []),
+    ...(whole.length ? [{ name: 'baseline-suites', suites: whole, deviations: [], baseline: true }] : []),
+    ...projects, ...alternatives,
+  ];
 }
 
 /** `failed`: checks whose own assertions of the deviation's clauses failed (they catch it); `harnessErrors`: checks that broke in the harness (they never do, lib/verdicts.ts). */
 export interface DeviationOutcome { deviation: string; ran: number; failed: Array<{ title: string; reason: string; clauses: string[] }>; harnessErrors: Array<{ title: string; reason: string }> }
+/**
+ * An alternative's outcome: `failed` are the checks that reported its own clauses (as it must); `outside` the clauses reported
+ * by a check of its run that are no clause of any alternative of that run (a MUST or SHOULD failure above all: it must have none).
+ */
+export interface AlternativeOutcome extends DeviationOutcome { outside: Array<{ title: string; clause: string; reason: string }> }
 
 /**
  * Reads the results of a selftest run (lib/results.ts, the same reading as every run): per deviation (the `deviation` annotation
  * its fixture adds), the checks that ran and those that caught it. A check catches a deviation when an assertion of one of the
  * deviation's clauses failed (lib/verdicts.ts failedClauses): a failure of another clause of the same check is no proof.
+ * Alternatives (the `alternatives` annotation: all of a project's, on together): per alternative, the checks that reported a
+ * clause of its own (named by no other alternative of the run), and every clause reported outside the clauses of the run's alternatives.
  */
-export function readSelftestResults(file: string, devs: Array<{ id: string; clauses: string[] }> = []): { byDeviation: Map<string, DeviationOutcome>; baselineFailed: Array<{ title: string; reason: string }>; baselineRan: number } {
+export function readSelftestResults(file: string, devs: Array<{ id: string; clauses: string[] }> = []): { byDeviation: Map<string, DeviationOutcome>; byAlternative: Map<string, AlternativeOutcome>; baselineFailed: Array<{ title: string; reason: string }>; baselineRan: number } {
   const clausesOf = new Map(devs.map((d) => [d.id, d.clauses]));
   const byDeviation = new Map<string, DeviationOutcome>();
+  const byAlternative = new Map<string, AlternativeOutcome>();
   const baselineFailed: Array<{ title: string; reason: string }> = [];
   let baselineRan = 0;
   for (const k of readPlaywrightResults(file)) {
@@ -56,7 +127,24 @@ export function readSelftestResults(file: string, devs: Array<{ id: string; clau
     const broke = k.outcome === 'failed' || k.outcome === 'harness-error';
     const reason = k.reason ?? k.outcome;
     // A harness error in the baseline is as bad as a failure: the checks do not run cleanly without deviations.
-    if (k.runProject === 'baseline') { baselineRan++; if (broke) baselineFailed.push({ title: k.title, reason }); continue; }
+    if (k.runProject?.startsWith('baseline')) { baselineRan++; if (broke) baselineFailed.push({ title: k.title, reason }); continue; }
+    if (k.alternatives) {
+      const mine = new Set(k.alternatives.flatMap((a) => clausesOf.get(a) ?? []));
+      const reported = reportedClauses(k);
+      const outside = reported.filter((c) => !mine.has(c)).map((c) => ({ title: k.title, clause: c, reason: clauseReason(k, c) ?? reason }));
+      const group = k.alternatives.map((a) => ({ id: a, clauses: clausesOf.get(a) ?? [] }));
+      for (const a of group) {
+        const o: AlternativeOutcome = byAlternative.get(a.id) ?? { deviation: a.id, ran: 0, failed: [], harnessErrors: [], outside: [] };
+        o.ran++;
+        // Only a clause no other alternative of the run names shows this one (lib/selftest-plan.ts ownClauses).
+        const own = reported.filter((c) => ownClauses(a, group).includes(c));
+        if (own.length) o.failed.push({ title: k.title, reason, clauses: own });
+        if (k.outcome === 'harness-error') o.harnessErrors.push({ title: k.title, reason });
+        o.outside.push(...outside);
+        byAlternative.set(a.id, o);
+      }
+      continue;
+    }
     if (!k.deviation) continue;
     const o: DeviationOutcome = byDeviation.get(k.deviation) ?? { deviation: k.deviation, ran: 0, failed: [], harnessErrors: [] };
     o.ran++;
@@ -65,5 +153,5 @@ export function readSelftestResults(file: string, devs: Array<{ id: string; clau
     if (k.outcome === 'harness-error') o.harnessErrors.push({ title: k.title, reason });
     byDeviation.set(k.deviation, o);
   }
-  return { byDeviation, baselineFailed, baselineRan };
+  return { byDeviation, byAlternative, baselineFailed, baselineRan };
 }

@@ -5,7 +5,12 @@ import { FIXTURES } from './paths.js';
 
 export type Severity = 'MUST' | 'SHOULD' | 'MAY' | 'REF';
 export interface Clause { id: string; severity: Severity; text: string; source: string; area: string; retired?: boolean }
-export interface Deviation { id: string; clauses: string[]; description: string; area: string }
+/**
+ * `alternative`: another decision a conforming service may take where the spec is silent (GAPS G34); it must make its REF
+ * clauses report and fail no MUST or SHOULD clause of its suites (`ces selftest`). Absent: a fault the checks must catch.
+ */
+export type DeviationKind = 'alternative';
+export interface Deviation { id: string; clauses: string[]; description: string; area: string; kind?: DeviationKind }
 
 function readArea<T>(dir: string): T[] {
   const full = path.join(FIXTURES, dir);
@@ -24,3 +29,5 @@ export function loadClauses(): Clause[] { return (clauses ??= readArea<Clause>('
 export function loadDeviations(): Deviation[] { return (deviations ??= readArea<Deviation>('deviations')); }
 export function clauseById(): Map<string, Clause> { return new Map(loadClauses().map((c) => [c.id, c])); }
 export function deviationIds(): Set<string> { return new Set(loadDeviations().map((d) => d.id)); }
+/** Whether a deviation is another conforming decision rather than a fault. */
+export const isAlternative = (d: { kind?: string }): boolean => d.kind === 'alternative';

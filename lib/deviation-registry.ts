@@ -1,6 +1,6 @@
 // The typed registry of deviations over fixtures/deviations/*.json (the data stays the single source): each deviation's clauses, its
 // description, the seam it acts at, and what it changes there (policy values, or JSON edits of a response/request hook).
-import { loadDeviations } from './catalogue.js';
+import { loadDeviations, type DeviationKind } from './catalogue.js';
 import { editError, type JsonEdit } from './json-edit.js';
 
 /**
@@ -31,6 +31,8 @@ export interface DeviationEntry {
   description: string;
   /** File of fixtures/deviations/ it is listed in. */
   area: string;
+  /** `alternative`: another decision a conforming service may take (lib/catalogue.ts); absent: a fault. */
+  kind?: DeviationKind;
   seam: Seam;
   /** Policy fields it overrides (`<area>.policy` seams): a value, or the name of a variant where the field is a function. */
   set?: Record<string, unknown>;
@@ -43,6 +45,7 @@ export interface DeviationEntry {
 /** Problems of one entry (unknown seam, malformed edits, nothing to do); empty when well-formed. */
 export function entryProblems(d: Partial<DeviationEntry>): string[] {
   const out: string[] = [];
+  if (d.kind !== undefined && d.kind !== 'alternative') out.push(`kind ${JSON.stringify(d.kind)} is not "alternative" (omit it for a fault)`);
   if (!d.seam || !(d.seam in SEAMS)) out.push(`seam ${JSON.stringify(d.seam)} is not one of ${Object.keys(SEAMS).join(', ')}`);
   const isPolicy = typeof d.seam === 'string' && d.seam.endsWith('.policy');
   if (isPolicy && (!d.set || typeof d.set !== 'object' || !Object.keys(d.set).length)) out.push('a policy seam needs "set" with at least one field');

@@ -32,7 +32,11 @@ export interface RunSummary {
   /** `ces test --baseline F`: known failures, new ones, fixed ones. */
   baseline?: BaselineOutcome;
   /** selftest only: deviation id → caught or not. */
-  mutations?: Array<{ deviation: string; clauses: string[]; caught: boolean; failedChecks: string[]; failedClauses?: string[]; harnessErrors?: string[] }>;
+  /**
+   * `ces selftest`: each deviation, whether it was caught, the checks and clauses that caught it. An alternative (`kind`) ran
+   * every check of its suites (`checksRun`); it passes (`caught`) when its own clauses reported and nothing `outside` them did.
+   */
+  mutations?: Array<{ deviation: string; clauses: string[]; caught: boolean; failedChecks: string[]; failedClauses?: string[]; harnessErrors?: string[]; kind?: 'alternative'; checksRun?: number; outside?: string[] }>;
   /** `ces selftest --wire`: each wire fault, its clauses, and the clauses whose own assertions failed under it. */
   wireFaults?: Array<{ fault: string; clauses: string[]; caught: boolean; failedChecks?: string[]; failedClauses?: string[] }>;
 }
@@ -402,7 +406,7 @@ export function buildEvidence(runDir: string, opts: BuildOptions = {}): string {
   const mutations = summary?.mutations?.length ? `<h2 id="mutations">Mutations (selftest)</h2><div class="scroll"><table class="cards"><thead><tr><th>deviation</th><th>clauses</th><th>caught</th><th>failed checks</th></tr></thead><tbody>${summary.mutations.map((m) => {
     // Sub-runs per deviation (older selftests), or the one run of all deviations (cli/selftest-plan.ts).
     const titles = subAnchors.get(m.deviation) ?? subAnchors.get('');
-    return `<tr id="mut-${esc(m.deviation)}"><td data-label="deviation"><code>${esc(m.deviation)}</code></td><td data-label="clauses">${m.clauses.map((c) => `<a href="${landing}#clause-${encodeURIComponent(c)}"><code>${esc(c)}</code></a>`).join(', ')}</td><td data-label="caught" class="${m.caught ? 'v-pass' : 'v-fail'}">${m.caught ? 'yes' : 'no — missed'}${m.harnessErrors?.length ? ` <span class="badge v-harness-error">${m.harnessErrors.length} HARNESS ERROR (not counted)</span>` : ''}</td><td data-label="failed checks">${m.failedChecks.map((t) => titles?.get(t) ? `<a href="#${esc(titles.get(t)!)}">${esc(t)}</a>` : esc(t)).join('<br>')}</td></tr>`;
+    return `<tr id="mut-${esc(m.deviation)}"><td data-label="deviation"><code>${esc(m.deviation)}</code></td><td data-label="clauses">${m.clauses.map((c) => `<a href="${landing}#clause-${encodeURIComponent(c)}"><code>${esc(c)}</code></a>`).join(', ')}</td><td data-label="caught" class="${m.caught ? 'v-pass' : 'v-fail'}">${m.kind === 'alternative' ? (m.caught ? `yes — an alternative: its clauses reported, nothing else in ${m.checksRun ?? 0} checks` : `no — an alternative ${m.failedChecks.length ? '' : 'whose clauses did not report'}${m.outside?.length ? `that made other clauses report: ${esc(m.outside.join('; '))}` : ''}`) : m.caught ? 'yes' : 'no — missed'}${m.harnessErrors?.length ? ` <span class="badge v-harness-error">${m.harnessErrors.length} HARNESS ERROR (not counted)</span>` : ''}</td><td data-label="failed checks">${m.failedChecks.map((t) => titles?.get(t) ? `<a href="#${esc(titles.get(t)!)}">${esc(t)}</a>` : esc(t)).join('<br>')}</td></tr>`;
   }).join('')}</tbody></table></div>` : '';
   const links = summary ? runLinks(summary, path.dirname(runDir), '..').filter((l) => l.label !== 'Evidence') : [];
   const body = `<a class="skip" href="#main">Skip to the evidence</a>

@@ -32,6 +32,8 @@ export interface CheckResult {
   failure?: Judged['failure'];
   /** `ces selftest`: the deviation switched on for this check, and the Playwright project it ran in. */
   deviation?: string;
+  /** `ces selftest`: the alternatives switched on together for this check (a project of alternatives, cli/selftest-plan.ts). */
+  alternatives?: string[];
   runProject?: string;
 }
 
@@ -98,7 +100,8 @@ export function readPlaywrightResults(file: string): CheckResult[] {
           title, file, project, clauses, outcome, reason, durationMs: last?.duration ?? 0, anchor: checkAnchor({ project, file, title }),
           ...(warnings.length ? { warnings } : {}), ...(notes.length ? { notes } : {}), ...(reproductions.length ? { reproductions } : {}),
           ...(clauseResults ? { clauseResults } : {}), ...(failureFacts ? { failure: failureFacts } : {}),
-          ...(said('deviation').length ? { deviation: said('deviation')[0] } : {}), runProject: t.projectName,
+          ...(said('deviation').length ? { deviation: said('deviation')[0] } : {}),
+          ...(said('alternatives').length ? { alternatives: said('alternatives')[0]!.split(',') } : {}), runProject: t.projectName,
         });
       }
     }

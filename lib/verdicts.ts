@@ -158,6 +158,20 @@ export function failedClauses(k: Judged): string[] {
   });
 }
 
+/**
+ * The clauses a check reported against the target, whatever the check's own outcome: those with a failed assertion of their own
+ * (a SHOULD or MAY failure leaves the check passing), and its primary clauses under an unattributed failure. What an alternative
+ * of `ces selftest` may make report: its own REF clauses, nothing else.
+ */
+export function reportedClauses(k: Judged): string[] {
+  if (k.outcome !== 'failed' && k.outcome !== 'passed') return [];
+  return k.clauses.filter((id) => {
+    const own = k.clauseResults?.[id];
+    if (own) return own.failed.length > 0;
+    return k.outcome === 'failed' && (!k.failure || k.failure.unattributed > 0);
+  });
+}
+
 /** The strongest of verdicts (VERDICT_ORDER); `not-run` for none. */
 export function strongest(vs: Verdict[]): Verdict {
   for (const v of VERDICT_ORDER) if (vs.includes(v)) return v;

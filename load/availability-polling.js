@@ -17,6 +17,8 @@ const FIRST_SEGMENT = !__ENV.CES_SEGMENT || __ENV.CES_SEGMENT.startsWith('0:');
 const SERVICE_SIDE = FIRST_SEGMENT && __ENV.CES_SERVICE_SIDE !== '0' && (target.capabilities || []).includes('platform') && !!target.connector_url;
 const CONNECTOR_SIDE = __ENV.CES_CONNECTOR_SIDE !== '0' && !!target.connector_url;
 const SECRET = __ENV.CES_CONNECTOR_SECRET || target.connector_secret || '';
+/** Set (a fault of the fake connector's control API, JSON) to make endpoint 4 misbehave: a run that must cross LOAD-POLL-02. */
+const CONNECTOR_FAULT = __ENV.CES_CONNECTOR_FAULT ? JSON.parse(__ENV.CES_CONNECTOR_FAULT) : undefined;
 
 const intervalMs = new Trend('poll_interval_ms', true);
 const intervalErrorMs = new Trend('poll_interval_error_ms', true);
@@ -91,6 +93,10 @@ export function setup() {
     const log = control(`/requests?endpoint=availability&since=${since}`);
     for (const r of log.requests) if (botIds.includes(r.idOperator)) lastPoll[r.idOperator] = r.at;
     since = log.lastSeq;
+  }
+  if (CONNECTOR_FAULT) {
+    const r = http.post(`${target.connector_url}/_control/faults`, JSON.stringify(CONNECTOR_FAULT), { headers: { 'Content-Type': 'application/json', ...simAuth() }, tags: tags('connector-control', 'setup') });
+    if (r.status !== 200) throw new Error(`could not set the fake connector's fault (${r.status}): CES_CONNECTOR_FAULT needs the fake connector's control API`);
   }
   const k6Bots = (__ENV.CES_BOT_IDS ? __ENV.CES_BOT_IDS.split(',') : Array.from({ length: BOTS }, (_, k) => `k6-load-${k + 1}`));
   return { idConnectorVersion, idWebsite, botIds, k6Bots, since, lastPoll };

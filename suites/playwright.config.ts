@@ -23,10 +23,11 @@ const retryFiles = longest.includes(RETRIES) ? [RETRIES] : [];
 /** Every spec file of the suites present. */
 const allSpecs = present.map((s) => `${s}/**/*${spec('.spec.ts')}`);
 /**
- * `ces selftest` writes its plan here (cli/selftest-plan.ts): a few projects, each with the deviations whose checks it runs; the
- * fixture of suites/fixtures.ts switches each check's deviation on in the worker's own stack. The baseline project has none.
+ * `ces selftest` writes its plan here (cli/selftest-plan.ts): a few projects, each with the deviations whose checks it runs (or, for
+ * alternatives, every check of its suites with all of its deviations on); the fixture of suites/fixtures/target.ts switches each
+ * check's deviations on in the worker's own stack. The baseline projects have none.
  */
-interface SelftestProject { name: string; grep: string; deviations: Array<{ id: string; clauses: string[] }>; baseline?: boolean }
+interface SelftestProject { name: string; grep?: string; suites?: string[]; skipSuites?: string[]; deviations: Array<{ id: string; clauses: string[] }>; baseline?: boolean; together?: boolean }
 const selftestPlan: SelftestProject[] | undefined = process.env.CES_SELFTEST_PLAN ? JSON.parse(fs.readFileSync(process.env.CES_SELFTEST_PLAN, 'utf8')) : undefined;
 
 /**
@@ -36,15 +37,18 @@ const selftestPlan: SelftestProject[] | undefined = process.env.CES_SELFTEST_PLA
  * turn comes (the last ones began 70 s into a 103 s run). The split keeps a project's checks within one of its deviations each.
  */
 function selftestProjects(plan: SelftestProject[]) {
+  const specsOf = (p: SelftestProject) => (p.suites ? present.filter((s) => p.suites!.includes(s)).map((s) => `${s}/**/*.spec.ts`) : allSpecs);
+  const skipped = (p: SelftestProject) => present.filter((s) => p.skipSuites?.includes(s)).map((s) => `${s}/**/*.spec.ts`);
   const project = (p: SelftestProject, name: string, files: { testMatch: string[]; testIgnore?: string[] }) => ({
-    name, testDir: here, ...files, grep: new RegExp(p.grep),
-    metadata: { selftest: { baseline: p.baseline === true, deviations: p.deviations.map((d) => ({ id: d.id, clauses: d.clauses })) } },
+    name, testDir: here, ...files, ...(p.grep ? { grep: new RegExp(p.grep) } : {}),
+    metadata: { selftest: { baseline: p.baseline === true, together: p.together === true, deviations: p.deviations.map((d) => ({ id: d.id, clauses: d.clauses })) } },
   });
   const split = plan.filter((p) => !p.baseline);
+  const hasRetries = (p: SelftestProject) => retryFiles.length > 0 && (!p.suites || p.suites.includes('webhooks')) && !p.skipSuites?.includes('webhooks');
   return [
-    ...plan.filter((p) => p.baseline).map((p) => project(p, p.name, { testMatch: allSpecs })),
-    ...(retryFiles.length ? split.map((p) => project(p, `${p.name}-retries`, { testMatch: retryFiles })) : []),
-    ...split.map((p) => project(p, p.name, { testMatch: allSpecs, testIgnore: retryFiles })),
+    ...plan.filter((p) => p.baseline).map((p) => project(p, p.name, { testMatch: specsOf(p), testIgnore: skipped(p) })),
+    ...split.filter(hasRetries).map((p) => project(p, `${p.name}-retries`, { testMatch: retryFiles })),
+    ...split.map((p) => project(p, p.name, { testMatch: specsOf(p), testIgnore: [...retryFiles, ...skipped(p)] })),
   ];
 }
 

@@ -1,12 +1,14 @@
-// Progress of `ces selftest` in one Playwright run: a line per deviation as soon as all of its checks have ended.
+// Progress of `ces selftest` in one Playwright run: a line per deviation (and per alternative) as soon as all of its checks have ended.
 import fs from 'node:fs';
 import type { FullResult, Reporter, Suite, TestCase, TestResult } from '@playwright/test/reporter';
-import { ANNOTATION, classifyOutcome, failedClauses } from '../lib/verdicts.js';
+import { ANNOTATION, classifyOutcome, failedClauses, reportedClauses } from '../lib/verdicts.js';
 import { clauseResultsOf } from '../lib/results.js';
 import { hookFailed } from './facts-reporter.js';
+import { ownClauses } from '../cli/selftest-plan.js';
 
-interface Tally { total: number; ended: number; failed: number; harness: number; done: boolean }
-interface PlanProject { name: string; baseline?: boolean; deviations: Array<{ id: string; checks: number; clauses: string[] }> }
+/** Per deviation: its checks ended, those that caught it, harness errors; for an alternative, clauses reported outside its run's. */
+interface Tally { total: number; ended: number; failed: number; harness: number; done: boolean; alternative?: boolean; outside?: Set<string> }
+interface PlanProject { name: string; baseline?: boolean; together?: boolean; deviations: Array<{ id: string; checks: number; clauses: string[] }> }
 
 export default class SelftestReporter implements Reporter {
   private tallies = new Map<string, Tally>();
@@ -16,8 +18,11 @@ export default class SelftestReporter implements Reporter {
 
   onBegin(_config: unknown, root: Suite): void {
     const plan = JSON.parse(fs.readFileSync(process.env.CES_SELFTEST_PLAN!, 'utf8')) as PlanProject[];
-    for (const p of plan) for (const d of p.deviations) { this.tallies.set(d.id, { total: d.checks, ended: 0, failed: 0, harness: 0, done: false }); this.clausesOf.set(d.id, d.clauses); }
-    this.baseline.total = root.suites.find((s) => s.title === 'baseline')?.allTests().length ?? 0;
+    for (const p of plan) for (const d of p.deviations) {
+      this.tallies.set(d.id, { total: d.checks, ended: 0, failed: 0, harness: 0, done: false, ...(p.together ? { alternative: true, outside: new Set<string>() } : {}) });
+      this.clausesOf.set(d.id, d.clauses);
+    }
+    this.baseline.total = root.suites.filter((s) => s.title.startsWith('baseline')).reduce((n, s) => n + s.allTests().length, 0);
     console.log(`selftest: ${this.tallies.size} deviation(s), ${root.allTests().length} check runs in ${root.suites.length} project(s)`);
     // A deviation none of whose clauses has a check is reported at once (MISSED).
     for (const [id, t] of this.tallies) if (t.total === 0) this.report(id, t);
@@ -29,10 +34,30 @@ export default class SelftestReporter implements Reporter {
     // The same decision as every report (lib/verdicts.ts classifyOutcome), from the live result's structure.
     const outcome = classifyOutcome({ status: result.status, hookFailed: hookFailed(result), ended: said(ANNOTATION.ended).length > 0, harness: said(ANNOTATION.harness).length > 0, notJudged: said(ANNOTATION.notJudged).length > 0 });
     const failed = outcome === 'failed' || outcome === 'harness-error';
-    if (test.parent.project()?.name === 'baseline') {
+    if ((test.parent.project()?.metadata as { selftest?: { baseline?: boolean } } | undefined)?.selftest?.baseline) {
       this.baseline.ended++;
       if (failed) this.baseline.failed++;
       if (this.baseline.ended === this.baseline.total) console.log(`baseline (no deviation): ${this.baseline.total - this.baseline.failed} of ${this.baseline.total} check(s) passed`);
+      return;
+    }
+    const clauses = test.tags.map((x) => x.replace(/^@/, ''));
+    const ended = said(ANNOTATION.ended)[0];
+    const judged = { clauses, outcome, clauseResults: clauseResultsOf(said(ANNOTATION.clause)), failure: ended ? JSON.parse(ended) : undefined };
+    // Alternatives, all of a project's on together: each must make its own clauses report, and no check anything else.
+    const together = said('alternatives')[0]?.split(',') ?? [];
+    if (together.length) {
+      const reported = outcome === 'failed' || outcome === 'passed' ? reportedClauses(judged) : [];
+      const mine = new Set(together.flatMap((a) => this.clausesOf.get(a) ?? []));
+      for (const a of together) {
+        const t = this.tallies.get(a);
+        if (!t) continue;
+        t.ended++;
+        if (outcome === 'harness-error') t.harness++;
+        const group = together.map((id) => ({ id, clauses: this.clausesOf.get(id) ?? [] }));
+        if (reported.some((c) => ownClauses({ id: a, clauses: this.clausesOf.get(a) ?? [] }, group).includes(c))) t.failed++;
+        for (const c of reported) if (!mine.has(c)) t.outside!.add(c);
+        if (t.ended >= t.total) this.report(a, t);
+      }
       return;
     }
     const id = annotations.find((a) => a.type === 'deviation')?.description;
@@ -42,9 +67,7 @@ export default class SelftestReporter implements Reporter {
     // A harness error never catches a deviation, nor does a failure of another clause than the deviation's (lib/verdicts.ts).
     if (outcome === 'harness-error') t.harness++;
     else if (outcome === 'failed') {
-      const ended = said(ANNOTATION.ended)[0];
-      const clauses = test.tags.map((x) => x.replace(/^@/, ''));
-      const own = failedClauses({ clauses, outcome, clauseResults: clauseResultsOf(said(ANNOTATION.clause)), failure: ended ? JSON.parse(ended) : undefined });
+      const own = failedClauses(judged);
       if (own.some((c) => this.clausesOf.get(id)?.includes(c) ?? true)) t.failed++;
     }
     if (t.ended >= t.total) this.report(id, t);
@@ -53,8 +76,14 @@ export default class SelftestReporter implements Reporter {
   private report(id: string, t: Tally): void {
     if (t.done) return;
     t.done = true;
-    const caught = t.failed > 0;
     const errs = t.harness ? ` (${t.harness} HARNESS ERROR, not counted)` : '';
+    if (t.alternative) {
+      const outside = t.outside!.size ? `; reported outside its run's clauses: ${[...t.outside!].sort().join(', ')}` : '';
+      const ok = t.failed > 0 && !outside;
+      console.log(`[${++this.done}/${this.tallies.size}] ${ok ? 'reports' : 'WRONG  '} ${id} (alternative)${t.failed ? ` reported by ${t.failed} check(s)` : `: ${t.ended} check(s) ran, none reported its clauses`}${outside}${errs}`);
+      return;
+    }
+    const caught = t.failed > 0;
     console.log(`[${++this.done}/${this.tallies.size}] ${caught ? 'caught ' : 'MISSED '} ${id}${caught ? ` by ${t.failed} check(s)` : `: ${t.ended} check(s) ran, none failed`}${errs}`);
   }
 

@@ -73,3 +73,29 @@ test('ces load availability-polling exits 1 against the deviation that polls eve
   assert.equal(r.status, 1, `exit ${r.status}\n${r.stdout.slice(-3000)}\n${r.stderr.slice(-2000)}`);
   assert.match(r.stdout, /FAIL poll_interval_ms\{clause:LOAD-POLL-01\} avg<1100/);
 });
+
+/** `ces load <args>` against the embedded reference implementation, its reports in a fresh folder. */
+function cesLoad(args: string[], env: Record<string, string> = {}) {
+  const reports = fs.mkdtempSync(path.join(os.tmpdir(), 'ces-load-proof-'));
+  return spawnSync(process.execPath, [path.join(ROOT, 'bin', 'ces.js'), 'load', ...args, '--no-dashboard'], { cwd: ROOT, encoding: 'utf8', env: { ...process.env, CES_REPORTS_DIR: reports, ...env } });
+}
+const shown = (r: ReturnType<typeof spawnSync>) => `exit ${r.status}\n${String(r.stdout).slice(-3000)}\n${String(r.stderr).slice(-2000)}`;
+
+// The proofs of the LOAD clauses (fixtures/proofs.json): each scenario crosses its clause's threshold under a deviation or a connector fault.
+test('ces load message-path exits 1 against the deviation whose visitor messages never reach endpoint 7 (LOAD-MSG-01)', { skip: k6Missing || false, timeout: 120_000 }, () => {
+  const r = cesLoad(['message-path', '--duration', '2s', '--vus', '2', '--deviate', 'bots-visitor-not-posted'], { CES_MESSAGES: '1' });
+  assert.equal(r.status, 1, shown(r));
+  assert.match(r.stdout, /FAIL message_answered\{clause:LOAD-MSG-01\} rate==1/);
+});
+
+test('ces load availability-polling exits 1 when the connector answers endpoint 4 with malformed JSON (LOAD-POLL-02)', { skip: k6Missing || false, timeout: 120_000 }, () => {
+  const r = cesLoad(['availability-polling', '--duration', '3s', '--vus', '2'], { CES_SERVICE_SIDE: '0', CES_CONNECTOR_FAULT: JSON.stringify({ endpoint: 'availability', malformed: true }) });
+  assert.equal(r.status, 1, shown(r));
+  assert.match(r.stdout, /FAIL checks\{endpoint:availability-strategies,clause:LOAD-POLL-02\} rate==1/);
+});
+
+test('ces load webhook-fanout exits 1 against the deviation that never retries (LOAD-WH-01: events answered 503 first are lost)', { skip: k6Missing || false, timeout: 150_000 }, () => {
+  const r = cesLoad(['webhook-fanout', '--duration', '3s', '--rate', '4', '--deviate', 'load-webhook-no-retry']);
+  assert.equal(r.status, 1, shown(r));
+  assert.match(r.stdout, /FAIL webhook_lost\{clause:LOAD-WH-01\} count==0/);
+});

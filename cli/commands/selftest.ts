@@ -1,8 +1,8 @@
-// `ces selftest`: proves every check can fail, by running the checks of each deviation's clauses against a deviant reference implementation.
+// `ces selftest`: proves every check can fail, by running the checks of each deviation's clauses against a deviant reference implementation; and that another conforming decision (an alternative) reports its REF clauses and nothing else.
 import type { CommandModule } from 'yargs';
 import fs from 'node:fs';
 import path from 'node:path';
-import { loadClauses, loadDeviations, type Deviation } from '../../lib/catalogue.js';
+import { clauseById, isAlternative, loadClauses, loadDeviations, type Deviation } from '../../lib/catalogue.js';
 import { clauseProofs, loadProofRecord, proofLine, unprovenMust } from '../../lib/proofs.js';
 import { listChecks } from '../../lib/list-checks.js';
 import { planSelftest, readSelftestResults } from '../selftest-plan.js';
@@ -25,7 +25,7 @@ export { clauseGrep } from '../selftest-plan.js';
 
 export const selftestCommand: CommandModule<{}, Args> = {
   command: 'selftest',
-  describe: 'Run each deviation against the checks of its clauses and fail unless every deviation is caught',
+  describe: 'Run each deviation against the checks of its clauses and fail unless every deviation is caught; run each alternative (another conforming decision) against every check of its suites and fail unless it makes its REF clauses report and nothing else',
   builder: (y) => y
     .option('list', { type: 'boolean', default: false, describe: 'List the deviations and their clauses, then exit' })
     .option('only', { type: 'string', describe: 'Comma list of deviation ids to run' })
@@ -38,8 +38,8 @@ export const selftestCommand: CommandModule<{}, Args> = {
     let devs: Deviation[] = loadDeviations();
     if (a.list) {
       // Where each deviation acts (the recipe of docs/ARCHITECTURE.md): its seam and what it changes there.
-      console.log('deviations: id, clauses, seam and what it changes, description');
-      for (const d of devs) console.log(`${d.id.padEnd(36)} ${d.clauses.join(',').padEnd(40)} ${seamOf(d).padEnd(48)} ${d.description}`);
+      console.log('deviations: id, clauses, seam and what it changes, description (alternative: another decision a conforming service may take; it must report its REF clauses and nothing else)');
+      for (const d of devs) console.log(`${d.id.padEnd(36)} ${d.clauses.join(',').padEnd(40)} ${seamOf(d).padEnd(48)} ${isAlternative(d) ? '[alternative] ' : ''}${d.description}`);
       // Per clause: its checks and its proofs (the latest self-test run in the reports folder, and fixtures/proofs.json).
       const catalogue = loadClauses().filter((c) => !c.retired);
       const checks = listChecks();
@@ -73,22 +73,36 @@ export const selftestCommand: CommandModule<{}, Args> = {
     const mutations: NonNullable<RunSummary['mutations']> = [];
     let baselineOk = true;
     try {
-      console.log(`selftest: ${devs.length} deviations in ${plan.filter((p) => !p.baseline).length} project(s) on ${lanes} lane(s)${a.baseline ? ', with a baseline (no deviation) first' : ''}`);
+      const alts = devs.filter(isAlternative).length;
+      console.log(`selftest: ${devs.length - alts} deviations in ${plan.filter((p) => !p.baseline && !p.together).length} project(s), ${alts} alternative(s) in ${plan.filter((p) => p.together).length} (every check of their suites, all of a project's on at once), on ${lanes} lane(s)${a.baseline ? ', with a baseline (no deviation) first' : ''}`);
       await runPlaywright({ targetFile: resolved.file, targetFiles: resolved.files, runDir: run.dir, quiet: true, progress: true, workers: lanes, extraEnv: { CES_SELFTEST_PLAN: planFile } });
       const resultsFile = path.join(run.dir, 'results.json');
-      const out: ReturnType<typeof readSelftestResults> = fs.existsSync(resultsFile) ? readSelftestResults(resultsFile, devs) : { byDeviation: new Map(), baselineFailed: [], baselineRan: 0 };
+      const out: ReturnType<typeof readSelftestResults> = fs.existsSync(resultsFile) ? readSelftestResults(resultsFile, devs) : { byDeviation: new Map(), byAlternative: new Map(), baselineFailed: [], baselineRan: 0 };
+      const severity = clauseById();
       if (a.baseline) {
         baselineOk = out.baselineFailed.length === 0 && out.baselineRan > 0;
         for (const f of out.baselineFailed) console.log(`  baseline FAIL ${f.title}: ${f.reason.split('\n')[0]}`);
       }
       for (const d of devs) {
-        const o = out.byDeviation.get(d.id);
+        const alt = isAlternative(d) ? out.byAlternative.get(d.id) : undefined;
+        const o = isAlternative(d) ? alt : out.byDeviation.get(d.id);
         // Only a check's own failure catches a deviation; a harness error says nothing about it (lib/verdicts.ts).
         const failedChecks = (o?.failed ?? []).map((c) => c.title);
         const failedClauses = [...new Set((o?.failed ?? []).flatMap((c) => c.clauses))].sort();
         const harnessErrors = (o?.harnessErrors ?? []).map((c) => `${c.title}: ${c.reason.split('\n')[0]}`);
-        mutations.push({ deviation: d.id, clauses: d.clauses, caught: failedChecks.length > 0, failedChecks, failedClauses, ...(harnessErrors.length ? { harnessErrors } : {}) });
+        // An alternative passes when it made its own clauses report and no check of its run reported any other clause.
+        const outside = [...new Map((alt?.outside ?? []).map((x) => [`${x.clause}\u0000${x.title}`, `${x.clause} (${severity.get(x.clause)?.severity ?? 'unknown'}) in "${x.title}": ${x.reason.split('\n')[0]}`])).values()];
+        const caught = failedChecks.length > 0 && outside.length === 0;
+        mutations.push({ deviation: d.id, clauses: d.clauses, caught, failedChecks, failedClauses, ...(harnessErrors.length ? { harnessErrors } : {}), ...(isAlternative(d) ? { kind: 'alternative' as const, checksRun: o?.ran ?? 0, outside } : {}) });
         if (harnessErrors.length) console.log(`  ${d.id}: ${harnessErrors.length} HARNESS ERROR (the harness broke; not counted): ${harnessErrors.join('; ')}`);
+        if (isAlternative(d) && !failedChecks.length) console.log(`  alternative ${d.id}: NOT REPORTED: none of ${o?.ran ?? 0} check(s) reported a clause of its own (${d.clauses.join(', ')})`);
+      }
+      // What a run of alternatives reported outside their clauses, once per run (it is laid to every alternative of the run).
+      for (const p of plan.filter((x) => x.together)) {
+        const outside = mutations.find((m) => m.deviation === p.deviations[0]?.id)?.outside ?? [];
+        if (!outside.length) continue;
+        console.log(`  ${p.name} (${p.deviations.map((d) => d.id).join(', ')} on together): ${outside.length} report(s) outside their clauses, none allowed:`);
+        for (const x of outside) console.log(`    ${x}`);
       }
     } finally {
       await resolved.close();
@@ -106,7 +120,7 @@ export const selftestCommand: CommandModule<{}, Args> = {
     const broken = mutations.filter((m) => m.harnessErrors?.length);
     const code = broken.length ? 2 : missed.length || !baselineOk || (a['require-proofs'] && unproven.length) ? 1 : 0;
     finishRun(run, 'selftest', resolved.target, [], { mutations, exitCode: code });
-    console.log(`\nselftest: ${mutations.length - missed.length} passed, ${missed.length} failed${baselineOk ? '' : ' (baseline failed: the checks do not pass without deviations)'}`);
+    console.log(`\nselftest: ${mutations.length - missed.length} passed, ${missed.length} failed${missed.length ? ` (${missed.map((m) => m.deviation).join(', ')})` : ''}${baselineOk ? '' : ' (baseline failed: the checks do not pass without deviations)'}`);
     if (whole) console.log(`selftest: ${unproven.length} MUST clause(s) without a proof${unproven.length ? ` (no assertion of their own failed under any deviation; no partner variant or project test in fixtures/proofs.json): ${unproven.map((c) => c.id).join(', ')}` : ''}${a['require-proofs'] && unproven.length ? ' — --require-proofs: failed' : ''}`);
     if (broken.length) console.log(`selftest: HARNESS ERROR in the checks of ${broken.length} deviation(s): ${broken.map((m) => m.deviation).join(', ')} (exit 2: the harness broke, the self-test proves nothing there)`);
     process.exitCode = code;

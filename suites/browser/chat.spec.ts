@@ -1,12 +1,15 @@
 // The visitor chat window in Chromium: payload types, markdown, quick replies, scheduled messages, transfer and close lines, phone size and keyboard.
-import { test, expect, clauses, uniq, text, shot, realTime, PROMPT_MS } from './helpers.js';
+import { test, expect, clauses, uniq, text, shot, realTime, noPageErrors, PROMPT_MS } from './helpers.js';
+import { under } from '../verdicts.js';
 import { LIMITS } from '../../lib/limits.js';
 
 
 test('every payload type is rendered: card, product offer, file (image preview and download link), carousel, slider; images at 240x120',
-  clauses('CONSOLE-PAY-01', 'CONSOLE-PAY-02', 'CONSOLE-PAGE-01').needs('console', 'connector_url', 'sim'), async ({ chat, bot, page, target }) => {
-    expect(target.chat_url, 'the ready info names the chat window').toMatch(/\/console\/chat$/);
-    expect(target.inspector_url, 'the ready info names the inspector').toMatch(/\/console\/inspector$/);
+  clauses('CONSOLE-PAY-01', 'CONSOLE-PAY-02', 'CONSOLE-PAGE-01').needs('console', 'connector_url', 'sim'), async ({ chat, bot, page, target, pageErrors }) => {
+    under('CONSOLE-PAGE-01', () => {
+      expect(target.chat_url, 'the ready info names the chat window').toMatch(/\/console\/chat$/);
+      expect(target.inspector_url, 'the ready info names the inspector').toMatch(/\/console\/inspector$/);
+    });
     // Page assets come from the service only (no CDN, nothing fetched at run time elsewhere).
     const foreign: string[] = [];
     const origin = new URL(target.chat_url!).origin;
@@ -49,17 +52,19 @@ test('every payload type is rendered: card, product offer, file (image preview a
     await slider.getByRole('button', { name: 'Next offer' }).click();
     await expect(slider.locator('.position'), 'the slider moves to the next offer').toHaveText('2 / 2');
 
-    // Every Image object: 240x120 on the page, alt text from its description, and the picture really loaded.
+    // Every Image object: 240x120 on the page, alt text from its description, and the picture really loaded (CONSOLE-PAY-02).
     const imgs = page.locator('#transcript img.media');
     expect(await imgs.count(), 'images of the card, offer, file, carousel and slider').toBeGreaterThanOrEqual(7);
-    for (const img of await imgs.all()) {
-      await img.scrollIntoViewIfNeeded();
-      const box = await img.evaluate((i: HTMLImageElement) => ({ w: i.getBoundingClientRect().width, h: i.getBoundingClientRect().height, nw: i.naturalWidth, alt: i.alt, done: i.complete }));
-      expect(box.w, 'image width (spec: 240x120)').toBe(LIMITS.imageWidth);
-      expect(box.h, 'image height (spec: 240x120)').toBe(LIMITS.imageHeight);
-      expect(box.alt, 'alt text from Image.description').not.toBe('');
-      await expect.poll(() => img.evaluate((i: HTMLImageElement) => i.complete && i.naturalWidth), { message: 'the picture loads', timeout: PROMPT_MS }).toBe(LIMITS.imageWidth);
-    }
+    await under('CONSOLE-PAY-02', async () => {
+      for (const img of await imgs.all()) {
+        await img.scrollIntoViewIfNeeded();
+        const box = await img.evaluate((i: HTMLImageElement) => ({ w: i.getBoundingClientRect().width, h: i.getBoundingClientRect().height, alt: i.alt }));
+        expect(box.w, 'image width (spec: 240x120)').toBe(LIMITS.imageWidth);
+        expect(box.h, 'image height (spec: 240x120)').toBe(LIMITS.imageHeight);
+        expect(box.alt, 'alt text from Image.description').not.toBe('');
+        await expect.poll(() => img.evaluate((i: HTMLImageElement) => i.complete && i.naturalWidth), { message: 'the picture loads', timeout: PROMPT_MS }).toBe(LIMITS.imageWidth);
+      }
+    });
     await shot(page, 'chat: every payload type');
 
     // A file that is not an image: a download link only.
@@ -67,11 +72,12 @@ test('every payload type is rendered: card, product offer, file (image preview a
     const pdfFile = chat.payload('file').filter({ hasText: 'terms.pdf' });
     await expect(pdfFile.getByRole('link', { name: /Download terms\.pdf/ }), 'a non-image file is a download link').toHaveAttribute('href', 'https://shop.example/terms.pdf', { timeout: PROMPT_MS });
     await expect(pdfFile.locator('img'), 'and has no preview').toHaveCount(0);
-    expect(foreign, 'page documents, scripts, styles and fonts come from the service').toEqual([]);
+    under('CONSOLE-PAGE-01', () => expect(foreign, 'page documents, scripts, styles and fonts come from the service').toEqual([]));
+    noPageErrors(pageErrors);
   });
 
 test('markdown in text values follows the spec table (Supported, Partial, Not supported as plain text)',
-  clauses('CONSOLE-MD-01').needs('console', 'connector_url', 'sim'), async ({ chat, bot, page }) => {
+  clauses('CONSOLE-MD-01').needs('console', 'connector_url', 'sim'), async ({ chat, bot, page, pageErrors }) => {
     const first = uniq('markdown');
     const texts = [
       '**bold** *italic* ***both*** ~~struck~~ `code` \\*not italic\\*\nsecond line',
@@ -128,9 +134,10 @@ test('markdown in text values follows the spec table (Supported, Partial, Not su
     await expect(m4, 'a definition list is not supported: plain text').toContainText(': definition');
     await expect(m4.locator('dl, dt, dd'), 'no definition list is made').toHaveCount(0);
     await shot(page, 'chat: markdown');
+    noPageErrors(pageErrors);
   });
 
-test('bot text is never injected as HTML: markup is shown as text and runs nothing', clauses('CONSOLE-MD-02').needs('console', 'connector_url', 'sim'), async ({ chat, bot, page }) => {
+test('bot text is never injected as HTML: markup is shown as text and runs nothing', clauses('CONSOLE-MD-02').needs('console', 'connector_url', 'sim'), async ({ chat, bot, page, pageErrors }) => {
   const first = uniq('markup');
   const markup = '<img src="data:," onerror="window.__xss=1"><script>window.__xss=2</script><b>not bold</b> [js](javascript:window.__xss=3)';
   await bot.script(first, [text(markup)]);
@@ -142,9 +149,10 @@ test('bot text is never injected as HTML: markup is shown as text and runs nothi
   await expect(m.getByRole('link'), 'a javascript: URL is not a link').toHaveCount(0);
   expect(await page.evaluate(() => (window as unknown as { __xss?: number }).__xss), 'bot text runs no script').toBeUndefined();
   await shot(page, 'chat: markup shown as text');
+  noPageErrors(pageErrors);
 });
 
-test('quick replies are buttons; a click (or Enter) sends their text and the bot answers it', clauses('CONSOLE-QR-01').needs('console', 'connector_url', 'sim'), async ({ chat, bot, page }) => {
+test('quick replies are buttons; a click (or Enter) sends their text and the bot answers it', clauses('CONSOLE-QR-01').needs('console', 'connector_url', 'sim'), async ({ chat, bot, page, pageErrors }) => {
   const first = uniq('quick replies');
   await bot.script(first, [text('Which colour?', ['Red', 'Blue'])], { then: { Blue: [text('You chose blue.')], Red: [text('You chose red.')] } });
   await chat.open();
@@ -160,10 +168,11 @@ test('quick replies are buttons; a click (or Enter) sends their text and the bot
   expect(sent.requests.map((r) => r.text), 'the connector received the quick reply as text').toContain('Blue');
   await expect(question.getByRole('button', { name: 'Red' }), 'answered quick replies are no longer offered').toBeDisabled();
   await shot(page, 'chat: quick reply answered');
+  noPageErrors(pageErrors);
 });
 
 test('a scheduled (await) message is announced then appears on time; when the visitor speaks first it disappears and never appears',
-  clauses('CONSOLE-AWAIT-01').needs('console', 'connector_url', 'sim'), async ({ chat, bot, page, api, target }) => {
+  clauses('CONSOLE-AWAIT-01').needs('console', 'connector_url', 'sim'), async ({ chat, bot, page, api, target, pageErrors }) => {
     await realTime(target.base_url, async () => {
       const AWAIT_MS = 1_500;
       const onTime = uniq('await on time');
@@ -199,9 +208,10 @@ test('a scheduled (await) message is announced then appears on time; when the vi
       await expect(chat.scheduled, 'nothing is announced any more').toBeHidden();
       await shot(page, 'chat: scheduled message dropped');
     });
+    noPageErrors(pageErrors);
   });
 
-test('transfers and closing are system lines; a closed conversation takes no more messages', clauses('CONSOLE-SYS-01').needs('console', 'connector_url', 'sim'), async ({ chat, page, target }) => {
+test('transfers and closing are system lines; a closed conversation takes no more messages', clauses('CONSOLE-SYS-01').needs('console', 'connector_url', 'sim'), async ({ chat, page, target, pageErrors }) => {
   await realTime(target.base_url, async () => {
     await chat.open();
     // The demo scenario: a transfer to a rule nobody serves, its 5 s timeout, the failure message, then close.
@@ -223,9 +233,10 @@ test('transfers and closing are system lines; a closed conversation takes no mor
     await expect(chat.bot('Sorry, the transfer failed.'), 'the failure message after a performed transfer is not published').toHaveCount(0);
     await shot(page, 'chat: transferred');
   });
+  noPageErrors(pageErrors);
 });
 
-test('phone-sized window and keyboard only: start, write, read; nothing scrolls sideways', clauses('CONSOLE-PAGE-02').needs('console', 'connector_url', 'sim'), async ({ chat, page, target }) => {
+test('phone-sized window and keyboard only: start, write, read; nothing scrolls sideways', clauses('CONSOLE-PAGE-02').needs('console', 'connector_url', 'sim'), async ({ chat, page, target, pageErrors }) => {
   await page.setViewportSize({ width: 375, height: 740 });
   await chat.open();
   const fits = () => page.evaluate(() => document.documentElement.scrollWidth <= document.documentElement.clientWidth);
@@ -254,4 +265,5 @@ test('phone-sized window and keyboard only: start, write, read; nothing scrolls 
   const tag = await page.locator('#conversations button').first().evaluate((e) => e.tagName);
   expect(tag, 'conversations are selected with buttons').toBe('BUTTON');
   await shot(page, 'inspector on a phone-sized window');
+  noPageErrors(pageErrors);
 });

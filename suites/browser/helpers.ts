@@ -5,6 +5,7 @@ import { test as simTest } from '../fixtures/sim.js';
 import { test as partnersTest } from '../fixtures/partners.js';
 import { withClockLock } from '../fixtures/clock.js';
 import { clauses } from '../fixtures/evidence.js';
+import { HarnessError, notJudged } from '../verdicts.js';
 import { BotDriver, uniq, text, type Reply } from '../bot-runtime/helpers.js';
 import { Hooks } from '../webhooks/helpers.js';
 import { findChromium, chromiumMissing } from '../../lib/optional-parts.js';
@@ -48,6 +49,11 @@ export class ChatWindow {
   get scheduled(): Locator { return this.page.locator('#scheduled'); }
 }
 
+/** The end of every browser check: the pages ran without script errors (a page that throws is broken even when the asserted element shows). */
+export function noPageErrors(errors: string[]): void {
+  expect(errors, 'the console pages run without script errors').toEqual([]);
+}
+
 /** Runs a check that relies on real-time timers (awaits, transfer timeouts, webhook retries) while no other check moves the service clock. */
 export async function realTime<T>(baseUrl: string, fn: () => Promise<T>): Promise<T> { return withClockLock({ base_url: baseUrl }, 'shared', fn); }
 
@@ -67,13 +73,13 @@ export const test = mergeTests(targetTest, simTest, partnersTest).extend<{ chrom
     test.skip(!found.path, chromiumMissing(found));
     await use();
   }, { auto: true }],
-  // Script errors of the pages fail the check: a page that throws is broken even when the asserted element shows.
+  // Script errors of the pages, collected for the check to judge at its end (noPageErrors): a broken page is the target's failure,
+  // so it is never asserted in this fixture's tear-down, where it would be a harness error.
   pageErrors: [async ({ page }, use) => {
     const errors: string[] = [];
     page.on('pageerror', (e) => errors.push(e.message));
     page.on('console', (m) => { if (m.type() === 'error') errors.push(`console: ${m.text()}`); });
     await use(errors);
-    expect(errors, 'the console pages run without script errors').toEqual([]);
   }, { auto: true }],
   bot: async ({ sim, connector, target }, use) => {
     // Shared clock lock: checks of other suites that move the service clock wait, so scheduled messages fire on time here.
@@ -82,7 +88,11 @@ export const test = mergeTests(targetTest, simTest, partnersTest).extend<{ chrom
   chat: async ({ page, target, bot }, use) => {
     requirePart('the chat window', 'console');
     // The chat page's default website routes to the first seeded bot: wait until its creation flow is done and its polls say available.
-    await bot.seededBots('conv');
+    // That depends on the target: a bot that never becomes ready leaves the check NOT JUDGED, never a harness error of this fixture.
+    try { await bot.seededBots('conv'); } catch (e) {
+      if (e instanceof HarnessError) throw e;
+      notJudged(`the seeded bot of the chat window never became ready and available: ${String((e as Error)?.message ?? e).split('\n')[0]}`);
+    }
     await use(new ChatWindow(page, target.chat_url!));
   },
   hooks: async ({ api, target }, use) => {

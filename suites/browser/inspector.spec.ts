@@ -2,13 +2,13 @@
 import fs from 'node:fs';
 import { agentFor } from '../../lib/http.js';
 import { request } from 'undici';
-import { test, expect, clauses, uniq, text, shot, realTime, PROMPT_MS } from './helpers.js';
+import { test, expect, clauses, uniq, text, shot, realTime, noPageErrors, PROMPT_MS } from './helpers.js';
 import { LIMITS } from '../../lib/limits.js';
 import { targetSecrets } from '../../lib/target.js';
 
 
 test('conversations appear live; the selected one shows each connector request, reply, timing and failures (timeout, 451 characters)',
-  clauses('CONSOLE-INS-01').needs('console', 'connector_url', 'sim'), async ({ chat, bot, page, target }) => {
+  clauses('CONSOLE-INS-01').needs('console', 'connector_url', 'sim'), async ({ chat, bot, page, target, pageErrors }) => {
     const slow = uniq('slow connector');
     // Endpoint 7 answers after its 10 s limit: the service gives up (timeout) and shows no bot answer.
     await bot.script(slow, [text('Too late.')], { faults: { messages: { delayMs: LIMITS.messageTimeoutMs + 3_000 } } });
@@ -50,9 +50,10 @@ test('conversations appear live; the selected one shows each connector request, 
     await expect(page.locator('#detail-failures li[data-kind="timeout"]'), 'and a timeout failure').toBeVisible();
     await expect(page.locator('#detail-transcript li[data-role="bot"]').filter({ hasText: 'Too late.' }), 'the late bot answer is not shown').toHaveCount(0);
     await shot(page, 'inspector: endpoint 7 timeout');
+    noPageErrors(pageErrors);
   });
 
-test('bot availability is shown per bot operator as polled (endpoint 4), live', clauses('CONSOLE-INS-02').needs('console', 'connector_url', 'sim'), async ({ bot, page, target }) => {
+test('bot availability is shown per bot operator as polled (endpoint 4), live', clauses('CONSOLE-INS-02').needs('console', 'connector_url', 'sim'), async ({ bot, page, target, pageErrors }) => {
   const { conv } = await bot.seededBots('conv');
   await page.goto(target.inspector_url!);
   const row = page.locator(`#bots tbody tr[data-operator-id="${conv.operatorId}"]`);
@@ -62,9 +63,10 @@ test('bot availability is shown per bot operator as polled (endpoint 4), live', 
   await expect.poll(async () => Number(await row.locator('td.polls').textContent()), { message: 'the poll count rises without reloading (about one poll per second)', timeout: PROMPT_MS }).toBeGreaterThan(polls);
   await expect(row.locator('ul li').first(), 'the last polls with status and timing').toContainText(/200 · \d+ ms/);
   await shot(page, 'inspector: bot availability');
+  noPageErrors(pageErrors);
 });
 
-test('a retried webhook delivery shows its failed attempt and the retry', clauses('CONSOLE-INS-03').needs('platform', 'sink_url', 'console', 'connector_url', 'sim'), async ({ chat, bot, hooks, page, target }) => {
+test('a retried webhook delivery shows its failed attempt and the retry', clauses('CONSOLE-INS-03').needs('platform', 'sink_url', 'console', 'connector_url', 'sim'), async ({ chat, bot, hooks, page, target, pageErrors }) => {
   await bot.seededBots('conv');
   const sub = await hooks.subscribe({ events: ['v2.conversation.pushed'] });
   await realTime(target.base_url, async () => {
@@ -81,9 +83,10 @@ test('a retried webhook delivery shows its failed attempt and the retry', clause
     await expect(row, 'the callback URL is shown').toContainText(sub.path);
     await shot(inspector, 'inspector: retried webhook');
   });
+  noPageErrors(pageErrors);
 });
 
-test('no secret in the pages: HTML, scripts, JSON views and live-feed payloads', clauses('CONSOLE-SEC-01').needs('platform', 'sink_url', 'console', 'connector_url', 'sim'), async ({ chat, bot, hooks, page, target }) => {
+test('no secret in the pages: HTML, scripts, JSON views and live-feed payloads', clauses('CONSOLE-SEC-01').needs('platform', 'sink_url', 'console', 'connector_url', 'sim'), async ({ chat, bot, hooks, page, target, pageErrors }) => {
   const sub = await hooks.subscribe({ events: ['v2.conversation.pushed'] });
   await chat.open();
   const id = await chat.start('rich content');
@@ -118,4 +121,5 @@ test('no secret in the pages: HTML, scripts, JSON views and live-feed payloads',
     expect(found.length, `${where} contains ${found.length} secret(s)`).toBe(0);
   }
   await test.info().attach('checked pages and views', { body: Object.keys(bodies).join('\n'), contentType: 'text/plain' });
+  noPageErrors(pageErrors);
 });

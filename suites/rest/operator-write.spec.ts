@@ -1,6 +1,7 @@
 // Operator create, update and delete: answers, JSON and form bodies, validation of every field kind with fails naming the field.
 import { test, expect, expectSchema, type Api } from '../fixtures/target.js';
 import { clauses } from '../fixtures/evidence.js';
+import { expectPayload } from '../verdicts.js';
 import { ABSENT_ID, allItems, createOperator, expectFail, probeFields } from './people-helpers.js';
 
 test('POST /operator creates an operator that GET then answers', clauses('REST-OP-05'), async ({ api }) => {
@@ -8,7 +9,7 @@ test('POST /operator creates an operator that GET then answers', clauses('REST-O
   const res = await api.rest({ method: 'POST', path: '/operator', json: fields });
   expect(res.json?.meta?.status, res.text).toBe('success');
   const got = await api.rest({ path: `/operator/${res.json.data.id}` });
-  expectSchema('rest/operator.json', got.json.data);
+  expectPayload('rest/operator.json', got.json.data, `operator ${res.json.data.id}`);
   for (const [k, v] of Object.entries(fields)) expect(got.json.data[k], k).toEqual(v);
   expect((await allItems(api, `/operator?filters[id]=${res.json.data.id}`)).length).toBe(1);
 });
@@ -45,7 +46,7 @@ test('DELETE /operator/{id} deletes the operator', clauses('REST-OP-09'), async 
   const res = await api.rest({ method: 'DELETE', path: `/operator/${op.id}` });
   expect(res.json?.meta?.status).toBe('success');
   const got = await api.rest({ path: `/operator/${op.id}` });
-  expect(got.json?.meta).toEqual({ status: 'fail', message: `Unknown 'operator' with 'id' ${op.id}.` });
+  expect(got.json?.meta).toMatchObject({ status: 'fail', message: `Unknown 'operator' with 'id' ${op.id}.` });
   expect(await allItems(api, `/operator?filters[id]=${op.id}`)).toEqual([]);
   const again = await api.rest({ method: 'DELETE', path: `/operator/${op.id}` });
   expect(again.json?.meta?.message).toBe(`Unknown 'operator' with 'id' ${op.id}.`);
@@ -88,21 +89,26 @@ test('form bodies with indexed lists (PHP http_build_query: language_list[0]=fr)
   expect(upd.json.data.language_list).toEqual(['de', 'it']);
 });
 
-/** An invalid body is refused with a fail and stores nothing (create: no operator with that e-mail; update: unchanged). */
-async function expectRefused(api: Api, body: Record<string, unknown>, what: string) {
+/**
+ * An invalid body is refused (a fail or error envelope) and stores nothing (create: no operator with that e-mail; update:
+ * unchanged). The 400 and the fail status are G10 decisions: in a check of a spec clause they are judged under REST-OP-16 (G34),
+ * in REST-OP-16's own check with its other assertions (`g10Clause` null).
+ */
+async function expectRefused(api: Api, body: Record<string, unknown>, what: string, g10Clause: string | null = 'REST-OP-16') {
   const fields = probeFields(body);
   const created = await api.rest({ method: 'POST', path: '/operator', json: fields });
-  expectFail(created, 400);
+  expectFail(created, 400, g10Clause ?? undefined);
   expect(await allItems(api, `/operator?filters[external_id]=${fields.external_id}`), `${what}: nothing created`).toEqual([]);
   const op = await createOperator(api);
   const updated = await api.rest({ method: 'PUT', path: `/operator/${op.id}`, json: body });
-  expectFail(updated, 400);
+  expectFail(updated, 400, g10Clause ?? undefined);
   expect((await api.rest({ path: `/operator/${op.id}` })).json.data, `${what}: operator unchanged`).toEqual(op);
   return created.json.meta.message as string;
 }
 
-for (const email of ['not-an-email', 'a@b', 'two words@x.example', '@x.example', 'x@']) {
-  test(`an invalid e-mail ${JSON.stringify(email)} is refused`, clauses('REST-OP-12'), async ({ api }) => {
+// Titles describe the address: Playwright reads "@word" in a title as a tag.
+for (const [email, what] of [['not-an-email', 'without an at sign'], ['a@b', 'with a domain without a dot'], ['two words@x.example', 'with a space'], ['@x.example', 'with nothing before the at sign'], ['x@', 'with nothing after the at sign']] as const) {
+  test(`an invalid e-mail (${what}) is refused`, clauses('REST-OP-12', 'REST-OP-16'), async ({ api }) => {
     await expectRefused(api, { email }, `email ${email}`);
   });
 }
@@ -112,13 +118,13 @@ const ENUMS: Array<[string, unknown]> = [
   ['chat_priority', 5], ['call_priority', 1], ['video_priority', '3'], ['chat_priority', -10],
 ];
 for (const [field, value] of ENUMS) {
-  test(`${field} = ${JSON.stringify(value)} is refused`, clauses('REST-OP-13'), async ({ api }) => {
+  test(`${field} = ${JSON.stringify(value)} is refused`, clauses('REST-OP-13', 'REST-OP-16'), async ({ api }) => {
     await expectRefused(api, { [field]: value }, field);
   });
 }
 
 for (const [field, value] of [['chat_enabled', 'yes'], ['call_enabled', 2], ['chat_and_call', 'maybe'], ['chat_max_number', 'three'], ['chat_max_number', 1.5], ['chat_max_number', -1]] as const) {
-  test(`${field} = ${JSON.stringify(value)} is refused`, clauses('REST-OP-14'), async ({ api }) => {
+  test(`${field} = ${JSON.stringify(value)} is refused`, clauses('REST-OP-14', 'REST-OP-16'), async ({ api }) => {
     await expectRefused(api, { [field]: value }, field);
   });
 }
@@ -128,13 +134,13 @@ const LISTS: Array<[string, unknown]> = [
   ['skill_list', [ABSENT_ID]], ['group_id', ABSENT_ID],
 ];
 for (const [field, value] of LISTS) {
-  test(`${field} = ${JSON.stringify(value)} is refused`, clauses('REST-OP-15'), async ({ api }) => {
+  test(`${field} = ${JSON.stringify(value)} is refused`, clauses('REST-OP-15', 'REST-OP-16'), async ({ api }) => {
     await expectRefused(api, { [field]: value }, field);
   });
 }
 
 test('a refused body names every invalid field', clauses('REST-OP-16'), async ({ api }) => {
-  const message = await expectRefused(api, { email: 'nope', chat_priority: 7, language_list: ['zz'] }, 'three fields');
+  const message = await expectRefused(api, { email: 'nope', chat_priority: 7, language_list: ['zz'] }, 'three fields', null);
   for (const f of ['email', 'chat_priority', 'language_list']) expect(message, `the fail names ${f}`).toContain(f);
   const missing = await api.rest({ method: 'POST', path: '/operator', json: { pseudo: 'x' } });
   expectFail(missing, 400);

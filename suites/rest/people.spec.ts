@@ -1,5 +1,6 @@
 // The people resources read side: client, website, operator (list, filters, by id, role, statistic, profile), group, skill, visitor.
-import { test, expect, expectSchema } from '../fixtures/target.js';
+import { test, expect } from '../fixtures/target.js';
+import { expectPayload } from '../verdicts.js';
 import { clauses } from '../fixtures/evidence.js';
 import { allItems, createOperator, firstItem, ownClientId, unique, withoutOperatorList } from './people-helpers.js';
 
@@ -9,7 +10,7 @@ test('GET /client lists the key\'s own client only', clauses('REST-CLIENT-01'), 
   expect(res.json.data.length, 'a key sees exactly one client: its own').toBe(1);
   expect(res.json.pagination.count).toBe(1);
   const client = res.json.data[0];
-  expectSchema('rest/client.json', client);
+  expectPayload('rest/client.json', client);
   const own = ownClientId(target);
   if (own !== undefined) expect(client.id).toBe(own);
 });
@@ -17,7 +18,7 @@ test('GET /client lists the key\'s own client only', clauses('REST-CLIENT-01'), 
 test('GET /client/{id} answers the client', clauses('REST-CLIENT-02'), async ({ api }) => {
   const listed = await firstItem(api, '/client');
   const res = await api.rest({ path: `/client/${listed.id}` });
-  expectSchema('rest/client.json', res.json.data);
+  expectPayload('rest/client.json', res.json.data);
   expect(res.json.data).toEqual(listed);
 });
 
@@ -26,7 +27,7 @@ test('GET /website lists the websites of the key\'s client', clauses('REST-WEBSI
   const sites = await allItems(api, '/website?full=1');
   expect(sites.length).toBeGreaterThan(0);
   for (const w of sites) {
-    expectSchema('rest/website.json', w);
+    expectPayload('rest/website.json', w);
     expect(w.client_id, `website ${w.id} belongs to the key's client`).toBe(client.id);
   }
 });
@@ -34,14 +35,14 @@ test('GET /website lists the websites of the key\'s client', clauses('REST-WEBSI
 test('GET /website/{id} answers the website', clauses('REST-WEBSITE-02'), async ({ api }) => {
   const listed = await firstItem(api, '/website');
   const res = await api.rest({ path: `/website/${listed.id}` });
-  expectSchema('rest/website.json', res.json.data);
+  expectPayload('rest/website.json', res.json.data);
   expect(res.json.data).toEqual(listed);
 });
 
 test('GET /operator with full=1 gives every Operator field', clauses('REST-OP-01'), async ({ api }) => {
   const res = await api.rest({ path: '/operator?full=1&limit=100' });
   expect(res.json.data.length).toBeGreaterThan(0);
-  for (const op of res.json.data) expectSchema('rest/operator.json', op);
+  for (const op of res.json.data) expectPayload('rest/operator.json', op);
 });
 
 test('GET /operator applies every operator filter', clauses('REST-OP-02'), async ({ api }) => {
@@ -77,7 +78,7 @@ test('GET /operator applies every operator filter', clauses('REST-OP-02'), async
 test('GET /operator/{id} answers the operator with every field', clauses('REST-OP-03'), async ({ api }) => {
   const listed = await firstItem(api, '/operator');
   const res = await api.rest({ path: `/operator/${listed.id}` });
-  expectSchema('rest/operator.json', res.json.data);
+  expectPayload('rest/operator.json', res.json.data);
   expect(res.json.data).toEqual(listed);
 });
 
@@ -94,7 +95,7 @@ for (const [roles, role] of [[['expert'], 'operator'], [['operator'], 'operator'
 test('GET /operator/{id}/statistic answers the statistic fields', clauses('REST-OPSTAT-01'), async ({ api }) => {
   const op = await firstItem(api, '/operator');
   const res = await api.rest({ path: `/operator/${op.id}/statistic` });
-  expectSchema('rest/operator-statistic.json', res.json.data);
+  expectPayload('rest/operator-statistic.json', res.json.data);
   expect(res.json.data.id).toBe(op.id);
 });
 
@@ -114,18 +115,18 @@ test('a new operator has conversation_number 0, experience 0 and no satisfaction
 test('GET /operator/{id}/profile answers the profile fields', clauses('REST-PROFILE-01'), async ({ api }) => {
   const op = await firstItem(api, '/operator');
   const res = await api.rest({ path: `/operator/${op.id}/profile` });
-  expectSchema('rest/operator-profile.json', res.json.data);
+  expectPayload('rest/operator-profile.json', res.json.data);
   expect(res.json.data.user_id).toBe(op.id);
   const created = await createOperator(api);
   const fresh = await api.rest({ path: `/operator/${created.id}/profile` });
-  expectSchema('rest/operator-profile.json', fresh.json.data);
+  expectPayload('rest/operator-profile.json', fresh.json.data);
   expect(fresh.json.data.user_id).toBe(created.id);
 });
 
 test('GET /group and /group/{id} answer the Group fields', clauses('REST-GROUP-01'), async ({ api }) => {
   const groups = await allItems(api, '/group?full=1');
   expect(groups.length).toBeGreaterThan(0);
-  for (const g of groups) expectSchema('rest/group.json', g);
+  for (const g of groups) expectPayload('rest/group.json', g);
   const one = await api.rest({ path: `/group/${groups[0].id}` });
   expect(withoutOperatorList(one.json.data)).toEqual(withoutOperatorList(groups[0]));
 });
@@ -160,7 +161,7 @@ test('group parent_list is the parent chain and operator_list follows group_id',
 test('GET /skill and /skill/{id} answer the Skill fields; operator_list follows skill_list', clauses('REST-SKILL-01'), async ({ api }) => {
   const skills = await allItems(api, '/skill?full=1');
   expect(skills.length).toBeGreaterThan(0);
-  for (const s of skills) expectSchema('rest/skill.json', s);
+  for (const s of skills) expectPayload('rest/skill.json', s);
   const one = await api.rest({ path: `/skill/${skills[0].id}` });
   expect(withoutOperatorList(one.json.data)).toEqual(withoutOperatorList(skills[0]));
   const op = await createOperator(api, { skill_list: [skills[0].id] });
@@ -186,7 +187,7 @@ test('GET /skill applies filters[operator_id] and filters[parent_id]', clauses('
 test('GET /visitor and /visitor/{id} answer the Visitor fields', clauses('REST-VISITOR-01'), async ({ api }) => {
   const res = await api.rest({ path: '/visitor?full=1&limit=50' });
   expect(res.json.data.length).toBeGreaterThan(0);
-  for (const v of res.json.data) expectSchema('rest/visitor.json', v);
+  for (const v of res.json.data) expectPayload('rest/visitor.json', v);
   const one = await api.rest({ path: `/visitor/${res.json.data[0].id}` });
   expect(one.json.data).toEqual(res.json.data[0]);
 });

@@ -1,0 +1,105 @@
+// Alternatives (issue 23 item 3): other decisions a conforming service may take, as deviations of kind "alternative"; the self-test runs each against every check of its suites and fails it unless it reports its REF clauses and nothing else.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { clauseById, isAlternative, loadDeviations, type Deviation } from '../lib/catalogue.js';
+import { deviationRegistry, entryProblems } from '../lib/deviation-registry.js';
+import type { ListedCheck } from '../lib/list-checks.js';
+import { planSelftest, readSelftestResults } from '../cli/selftest-plan.js';
+
+const clauses = clauseById();
+const deviations = loadDeviations();
+
+test('an alternative names REF clauses only: a MUST or SHOULD clause it broke would make it a fault', () => {
+  const wrong = deviations.filter(isAlternative).flatMap((d) => d.clauses.filter((c) => clauses.get(c)?.severity !== 'REF').map((c) => `${d.id}: ${c} is ${clauses.get(c)?.severity ?? 'not in the catalogue'}`));
+  assert.deepEqual(wrong, []);
+  assert.deepEqual(entryProblems({ id: 'x', clauses: ['REST-OP-06'], description: 'x', seam: 'rest.policy', set: { createdStatus: 200 }, kind: 'variant' as never }), ['kind "variant" is not "alternative" (omit it for a fault)']);
+  assert.ok([...deviationRegistry().values()].every((d) => d.kind === undefined || d.kind === 'alternative'));
+});
+
+const dev = (id: string, cl: string[], extra: Record<string, unknown> = {}): Deviation => ({ id, clauses: cl, description: id, area: 'x', ...extra });
+const check = (project: string, title: string, cl: string[]): ListedCheck => ({ project, file: `${project}.spec.ts`, title, clauses: cl, needs: [] });
+
+test('the plan: faults run the checks of their clauses one deviation each; alternatives every check of their suites, together where they hold nothing in common', () => {
+  const checks = [
+    check('rest', 'r1', ['R-MUST-01']), check('rest', 'r2', ['R-REF-01']), check('rest', 'r3', ['R-REF-02']),
+    check('auth', 'a1', ['A-REF-01']), check('webhooks', 'w1', ['W-MUST-01']), check('rest', 'r4', ['R-REF-03', 'R-REF-04', 'R-REF-UMBRELLA']),
+  ];
+  const devs = [
+    dev('fault-r', ['R-MUST-01']),
+    dev('alt-r1', ['R-REF-01'], { kind: 'alternative', seam: 'rest.policy', set: { pageMax: 1 } }),
+    dev('alt-r1-other', ['R-REF-01'], { kind: 'alternative', seam: 'rest.response', edits: [{ at: 'meta.message', set: 'x' }] }),
+    dev('alt-r2', ['R-REF-02'], { kind: 'alternative', seam: 'rest.policy', set: { pageMax: 2 } }),
+    dev('alt-a1', ['A-REF-01'], { kind: 'alternative', seam: 'auth.policy', set: { x: 1 } }),
+    // Two that name a shared clause (as REST-ENV-05, the status rule) besides one of their own: they may share a run.
+    dev('alt-s1', ['R-REF-03', 'R-REF-UMBRELLA'], { kind: 'alternative', seam: 'rest.policy', set: { s1: 1 } }),
+    dev('alt-s2', ['R-REF-04', 'R-REF-UMBRELLA'], { kind: 'alternative', seam: 'rest.policy', set: { s2: 1 } }),
+  ];
+  const plan = planSelftest(devs, checks, true);
+  const byName = new Map(plan.map((p) => [p.name, p]));
+  // Baselines: the alternatives' suites whole, the faults' clauses elsewhere.
+  assert.deepEqual(byName.get('baseline-suites')?.suites, ['auth', 'rest']);
+  assert.deepEqual(byName.get('baseline')?.skipSuites, ['auth', 'rest']);
+  assert.deepEqual(byName.get('deviations-1')?.deviations.map((d) => d.id), ['fault-r']);
+  const groups = plan.filter((p) => p.together);
+  // alt-r1 and alt-r1-other share a clause, alt-r1 and alt-r2 a policy field: three groups at least, each alternative once.
+  assert.deepEqual(groups.flatMap((g) => g.deviations.map((d) => d.id)).sort(), ['alt-a1', 'alt-r1', 'alt-r1-other', 'alt-r2', 'alt-s1', 'alt-s2']);
+  assert.ok(groups.some((g) => ['alt-s1', 'alt-s2'].every((id) => g.deviations.some((d) => d.id === id))), 'a shared clause beside clauses of their own does not keep two apart');
+  for (const g of groups) {
+    const ids = g.deviations.map((d) => d.id);
+    assert.ok(!(ids.includes('alt-r1') && ids.includes('alt-r1-other')) && !(ids.includes('alt-r1') && ids.includes('alt-r2')), `${ids} share a clause or a field`);
+    // Every check of the group's suites, counted for each member.
+    const n = checks.filter((c) => g.suites!.includes(c.project)).length;
+    assert.ok(g.deviations.every((d) => d.checks === n) && !g.grep);
+  }
+  assert.ok(groups.some((g) => g.deviations.some((d) => d.id === 'alt-a1') && g.suites!.includes('auth') && g.suites!.includes('rest')), 'the auth alternative shares a run with a REST one');
+  assert.equal(planSelftest(devs, checks, false).some((p) => p.baseline), false);
+});
+
+/** A Playwright JSON results file of checks run under alternatives (the shape lib/results.ts reads). */
+function results(tests: Array<{ title: string; tags: string[]; status: 'passed' | 'failed'; records?: Array<{ clause: string; failed?: string }>; unattributed?: number; alternatives: string[] }>): string {
+  const specs = tests.map((t) => ({
+    title: t.title, file: 'rest/x.spec.ts', tags: t.tags.map((c) => '@' + c),
+    tests: [{
+      projectName: 'alternatives-1', annotations: [], results: [{
+        status: t.status, duration: 1, error: t.status === 'failed' ? { message: 'the failure' } : undefined,
+        annotations: [
+          { type: 'alternatives', description: t.alternatives.join(',') },
+          ...(t.records ?? []).map((r) => ({ type: 'ces.clause', description: JSON.stringify(r) })),
+          { type: 'ces.ended', description: JSON.stringify({ unattributed: t.unattributed ?? 0, stopped: false }) },
+        ],
+      }],
+    }],
+  }));
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ces-alt-'));
+  const file = path.join(dir, 'results.json');
+  fs.writeFileSync(file, JSON.stringify({ suites: [{ title: 'x.spec.ts', file: 'rest/x.spec.ts', specs }] }));
+  return file;
+}
+
+test('the outcome of alternatives: each must report its own REF clause; any other clause reported (a MUST failure, a SHOULD recorded as failed) is laid to the run', () => {
+  const on = ['alt-a', 'alt-b', 'alt-c'];
+  const file = results([
+    // alt-a's REF clause reported under its own `under` record (the check fails softly against the reference).
+    { title: 'status of a create', tags: ['REST-OP-05', 'REST-OP-06'], status: 'failed', records: [{ clause: 'REST-OP-06', failed: 'expected 201' }, { clause: 'REST-OP-05' }], alternatives: on },
+    // A MUST clause failing outside any `under`, with alt-b's REF clause: both primary, both reported.
+    { title: 'a page over the max', tags: ['REST-PAGE-02', 'REST-PAGE-03'], status: 'failed', unattributed: 1, alternatives: on },
+    // A SHOULD clause recorded as failed: the check passes, and still reports it.
+    { title: 'a should', tags: ['REST-OP-05'], status: 'passed', records: [{ clause: 'REST-OP-05', failed: 'advice not followed' }], alternatives: on },
+    { title: 'untouched', tags: ['REST-OP-01'], status: 'passed', alternatives: on },
+    // A clause alt-c shares with alt-a: it says nothing of which one reported it, so it shows neither.
+    { title: 'a shared clause', tags: ['REST-ID-02'], status: 'failed', records: [{ clause: 'REST-ID-02', failed: 'expected 404' }], alternatives: on },
+  ]);
+  const out = readSelftestResults(file, [{ id: 'alt-a', clauses: ['REST-OP-06', 'REST-ID-02'] }, { id: 'alt-b', clauses: ['REST-PAGE-03'] }, { id: 'alt-c', clauses: ['REST-ID-02', 'REST-ID-03'] }]);
+  const a = out.byAlternative.get('alt-a')!;
+  const b = out.byAlternative.get('alt-b')!;
+  assert.equal(a.ran, 5);
+  assert.deepEqual(out.byAlternative.get('alt-c')!.failed, [], 'alt-c reported no clause of its own');
+  assert.deepEqual(a.failed.map((f) => f.title), ['status of a create']);
+  assert.deepEqual(b.failed.map((f) => f.title), ['a page over the max']);
+  // Laid to both members of the run: the MUST clause failed with alt-b's REF clause, and the SHOULD clause.
+  for (const o of [a, b]) assert.deepEqual(o.outside.map((x) => `${x.clause} in ${x.title}`), ['REST-PAGE-02 in a page over the max', 'REST-OP-05 in a should']);
+  assert.equal(out.byDeviation.size, 0);
+});
