@@ -37,8 +37,8 @@ const selftestPlan: SelftestProject[] | undefined = process.env.CES_SELFTEST_PLA
  * turn comes (the last ones began 70 s into a 103 s run). The split keeps a project's checks within one of its deviations each.
  */
 function selftestProjects(plan: SelftestProject[]) {
-  const specsOf = (p: SelftestProject) => (p.suites ? present.filter((s) => p.suites!.includes(s)).map((s) => `${s}/**/*.spec.ts`) : allSpecs);
-  const skipped = (p: SelftestProject) => present.filter((s) => p.skipSuites?.includes(s)).map((s) => `${s}/**/*.spec.ts`);
+  const specsOf = (p: SelftestProject) => (p.suites ? present.filter((s) => p.suites!.includes(s)).map((s) => `${s}/**/*${spec('.spec.ts')}`) : allSpecs);
+  const skipped = (p: SelftestProject) => present.filter((s) => p.skipSuites?.includes(s)).map((s) => `${s}/**/*${spec('.spec.ts')}`);
   const project = (p: SelftestProject, name: string, files: { testMatch: string[]; testIgnore?: string[] }) => ({
     name, testDir: here, ...files, ...(p.grep ? { grep: new RegExp(p.grep) } : {}),
     metadata: { selftest: { baseline: p.baseline === true, together: p.together === true, deviations: p.deviations.map((d) => ({ id: d.id, clauses: d.clauses })) } },

@@ -79,3 +79,35 @@ test('a syntax error is one BuildError naming the file, line and column; the out
     assert.equal(fs.readFileSync(path.join(root, 'dist', 'lib', 'a.js'), 'utf8'), before);
   } finally { fs.rmSync(root, { recursive: true, force: true }); }
 });
+
+test('the compiled suites (dist/suites) list the same checks as their TypeScript sources, in a plain run and in a self-test plan', { timeout: 180_000 }, async () => {
+  const { build } = await load();
+  await build({ root: ROOT, quiet: true });
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ces-list-both-'));
+  try {
+    const target = path.join(dir, 'target.json');
+    fs.writeFileSync(target, JSON.stringify({ base_url: 'https://127.0.0.1:1', rest_base_url: 'https://127.0.0.1:1/api/2', graphql_url: 'https://127.0.0.1:1/graphql', api_key: 'k', user: { username: 'u', password: 'p' }, capabilities: [] }));
+    // A plan with each kind of project: the checks of a few clauses, every check of one suite (alternatives), a baseline.
+    const plan = path.join(dir, 'plan.json');
+    fs.writeFileSync(plan, JSON.stringify([
+      { name: 'baseline', grep: '@REST-PAGE-0[12]\\b', deviations: [], baseline: true },
+      { name: 'p1', grep: '@(REST-PAGE-01|WH-RETRY-01)\\b', deviations: [{ id: 'x', clauses: ['REST-PAGE-01', 'WH-RETRY-01'] }] },
+      { name: 'alt', suites: ['auth'], deviations: [{ id: 'y', clauses: ['AUTH-TOKEN-01'] }], together: true },
+    ]));
+    const list = (config: string, env: Record<string, string> = {}) => {
+      const r = spawnSync(process.execPath, [path.join(ROOT, 'node_modules', '@playwright', 'test', 'cli.js'), 'test', '--list', '--reporter=json', '-c', config], { cwd: ROOT, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024, env: { ...process.env, CES_TARGET: target, CES_RUN_DIR: dir, ...env } });
+      assert.equal(r.status, 0, r.stderr.slice(-2000));
+      const out: string[] = [];
+      const walk = (s: any) => { for (const sp of s.specs ?? []) for (const t of sp.tests ?? []) out.push(`${t.projectName} ${sp.title}`); for (const x of s.suites ?? []) walk(x); };
+      for (const s of JSON.parse(r.stdout).suites ?? []) walk(s);
+      return out.sort();
+    };
+    const runs: Array<Record<string, string>> = [{}, { CES_SELFTEST_PLAN: plan }];
+    for (const env of runs) {
+      const sources = list(path.join(ROOT, 'suites', 'playwright.config.ts'), env);
+      const compiled = list(path.join(ROOT, 'dist', 'suites', 'playwright.config.js'), env);
+      assert.ok(sources.length > (env.CES_SELFTEST_PLAN ? 3 : 400), `checks listed from the sources: ${sources.length}`);
+      assert.deepEqual(compiled, sources, env.CES_SELFTEST_PLAN ? 'self-test plan' : 'plain run');
+    }
+  } finally { fs.rmSync(dir, { recursive: true, force: true }); }
+});
