@@ -72,7 +72,35 @@ export function staleness(root = ROOT) {
 export async function build({ clean = false, quiet = false, root = ROOT } = {}) {
   const t0 = performance.now();
   const dist = path.join(root, 'dist');
-  if (clean) fs.rmSync(dist, { recursive: true, force: true });
+  // Nothing to do: no lock, a few ms (the usual case of every `ces` start).
+  if (!clean) {
+    const now = staleness(root);
+    if (!now.stale.length && !now.removed.length) return { compiled: 0, copied: 0, removed: 0, ms: Math.round(performance.now() - t0) };
+  }
+  const unlock = await lock(root);
+  try { return await buildLocked({ clean, quiet, root, dist, t0 }); } finally { unlock(); }
+}
+
+/**
+ * One build at a time per checkout (processes started together after an edit all find it stale): without it, a slower build of
+ * an older content could write its output after a newer build wrote its manifest, which would then call that output fresh.
+ * A lock older than a minute is a build that died: taken over.
+ */
+async function lock(root) {
+  const dir = path.join(root, 'dist', '.build-lock');
+  fs.mkdirSync(path.dirname(dir), { recursive: true });
+  for (;;) {
+    try { fs.mkdirSync(dir); return () => fs.rmSync(dir, { recursive: true, force: true }); } catch (e) {
+      if (e.code !== 'EEXIST') throw e;
+      try { if (Date.now() - fs.statSync(dir).mtimeMs > 60_000) { fs.rmSync(dir, { recursive: true, force: true }); continue; } } catch { continue; }
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+}
+
+async function buildLocked({ clean, quiet, root, dist, t0 }) {
+  if (clean) for (const e of fs.readdirSync(dist)) if (e !== '.build-lock') fs.rmSync(path.join(dist, e), { recursive: true, force: true });
+  // Again, under the lock: another process may have built meanwhile.
   const { files, stamp, stale, removed } = staleness(root);
   for (const rel of removed) for (const o of outputsOf(rel)) fs.rmSync(path.join(dist, o), { force: true });
   const ts = stale.filter((r) => r.endsWith('.ts'));

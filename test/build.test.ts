@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { ROOT } from '../lib/paths.js';
 
 interface Build { build(o: { root: string; quiet: boolean; clean?: boolean }): Promise<{ compiled: number; copied: number; removed: number }>; staleness(root: string): { stale: string[]; removed: string[] }; BuildError: new (m: string) => Error }
@@ -110,4 +110,27 @@ test('the compiled suites (dist/suites) list the same checks as their TypeScript
       assert.deepEqual(compiled, sources, env.CES_SELFTEST_PLAN ? 'self-test plan' : 'plain run');
     }
   } finally { fs.rmSync(dir, { recursive: true, force: true }); }
+});
+
+test('builds started together (processes after an edit) take turns: each ends with dist/ up to date, no lock left behind', async () => {
+  const { build, staleness } = await load();
+  const root = project();
+  try {
+    await build({ root, quiet: true });
+    touch(path.join(root, 'lib', 'b.ts'), 'export function b(n: number): number {\n  return n * 5;\n}\n');
+    const code = `import { build } from ${JSON.stringify(path.join(ROOT, 'scripts', 'build.mjs'))}; const r = await build({ root: ${JSON.stringify(root)}, quiet: true }); console.log(r.compiled);`;
+    const runs = await Promise.all(Array.from({ length: 4 }, () => new Promise<string>((resolve) => {
+      const c = spawn(process.execPath, ['--input-type=module', '-e', code]);
+      let out = '';
+      c.stdout.on('data', (d) => (out += d));
+      c.stderr.on('data', (d) => (out += d));
+      c.on('exit', () => resolve(out.trim()));
+    })));
+    // One of them compiled the edited file; the others found it done once they had the lock (or before taking it).
+    assert.deepEqual(runs.sort(), ['0', '0', '0', '1'], `compiled counts: ${runs.join(', ')}`);
+    assert.deepEqual(staleness(root).stale, []);
+    assert.ok(!fs.existsSync(path.join(root, 'dist', '.build-lock')), 'the lock is released');
+    const run = spawnSync(process.execPath, ['--input-type=module', '-e', `import { a } from ${JSON.stringify(path.join(root, 'dist', 'lib', 'a.js'))}; console.log(a(2));`], { encoding: 'utf8' });
+    assert.equal(run.stdout.trim(), '11', run.stderr);
+  } finally { fs.rmSync(root, { recursive: true, force: true }); }
 });
