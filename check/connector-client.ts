@@ -5,12 +5,13 @@ import type { HttpAnswer, HttpRequest } from '../lib/http.js';
 import type { ConnectorCheckSettings } from './settings.js';
 import { RULE_LABELS } from './settings.js';
 import { transportCause } from './preflight.js';
+import { excerpt } from './evidence.js';
 
 /** Sends one request (suites pass `api.request`, which attaches the masked evidence as a report step). */
 export type Send = (req: HttpRequest, label?: string) => Promise<HttpAnswer>;
 
-/** Spec endpoint numbers of the bot connector table. */
-export type Endpoint = 1 | 2 | 3 | 4 | 5 | 6 | 7;
+/** Spec endpoint numbers of the bot connector table; 0 is no endpoint of the contract (the not-found probe, check/evidence.ts). */
+export type Endpoint = 0 | 1 | 2 | 3 | 4 | 5 | 6 | 7;
 
 export type SignatureMode = 'valid' | 'wrong' | 'missing';
 
@@ -35,6 +36,18 @@ export interface Exchange {
   at?: number;
   /** How the call was signed (default valid). */
   signature?: SignatureMode;
+}
+
+/** The spec endpoint a call is, from its method and its path under the connector's base URL (0: none of the contract). */
+export function endpointOf(method: string, path: string): Endpoint {
+  if (method === 'GET' && path === '/external-bots') return 1;
+  if (method === 'PUT' && /^\/bots\/[^/]+$/.test(path)) return 2;
+  if (method === 'GET' && /^\/bots\/[^/]+$/.test(path)) return 3;
+  if (method === 'GET' && path === '/availability-strategies') return 4;
+  if (method === 'GET' && /^\/bots\/[^/]+\/conversation-first-messages$/.test(path)) return 5;
+  if (method === 'POST' && path === '/conversations') return 6;
+  if (method === 'POST' && /^\/conversations\/[^/]+\/messages$/.test(path)) return 7;
+  return 0;
 }
 
 export interface CallOptions {
@@ -120,14 +133,24 @@ export function operatorMessage(payload: unknown, createdAt = zonedNow()): Messa
 /** What a status says about the partner, when it says more than the number. */
 export function statusMeaning(status: number, unsigned = false): string {
   if (status === 401 || status === 403) return unsigned ? 'refused: calls are unsigned (--unsigned) and the connector wants a signature' : 'refused the call: is --secret the connector\'s signing secret (G2)?';
-  if (status === 404 || status === 405 || status === 501) return 'endpoint not implemented, or the URL is not the connector\'s base URL';
+  if (status === 404 || status === 405 || status === 501) return 'no such endpoint at this base URL?';
   if (status >= 500) return 'server error in the connector';
   return '';
 }
 
-/** One-line human description of an exchange for terminal and report texts: the transport cause or what the status means. */
+/** The shortest description of an exchange, for a reason that refers to it (`PUT /bots/x → 404`, `→ no answer`). */
+export function brief(ex: Exchange): string {
+  return `${ex.method} ${ex.path} → ${ex.error ? 'no answer' : ex.status}`;
+}
+
+/**
+ * One-line description of an exchange for reasons: what was sent and what came back (the transport cause, or the status with a
+ * short excerpt of the body and what the status means).
+ */
 export function describe(ex: Exchange): string {
   if (ex.error) return `${ex.method} ${ex.path} → no answer after ${Math.round(ex.ms)} ms: ${transportCause(ex.error)}`;
-  const meaning = ex.status !== undefined && (ex.status < 200 || ex.status > 299) ? statusMeaning(ex.status) : '';
-  return `${ex.method} ${ex.path} → ${ex.status}${meaning ? ` (${meaning})` : ''} in ${Math.round(ex.ms)} ms`;
+  const failed = ex.status !== undefined && (ex.status < 200 || ex.status > 299);
+  const meaning = failed ? statusMeaning(ex.status!) : '';
+  const body = failed ? excerpt(ex, 60) : '';
+  return `${ex.method} ${ex.path} → ${ex.status}${body ? ` ${body}` : ''}${meaning ? ` (${meaning})` : ''} in ${Math.round(ex.ms)} ms`;
 }

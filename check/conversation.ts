@@ -7,11 +7,17 @@ import { QUICK_REPLY_STEP } from './settings.js';
 import { abortAfter, LIMIT_OF } from './timing.js';
 import { quickReplyValues } from './judge.js';
 import { HarnessError } from '../lib/verdicts.js';
+import { NOT_FOUND_PROBE_PATH } from './evidence.js';
 
-export interface BotSetup { idOperator: string; idBot: string; body: BotWriteBody; scenarios: Exchange; put: Exchange }
+/**
+ * The bot of a run: the scenarios listed, the PUT that created it (or not: judge with `botCreated`), and the answer to a path
+ * that does not exist (`notFound`), which tells an endpoint that does not exist from one that does not know the bot.
+ */
+export interface BotSetup { idOperator: string; idBot: string; body: BotWriteBody; scenarios: Exchange; put: Exchange; notFound?: Exchange }
 
-/** Lists the scenarios and creates a bot on the first one (as the service's bot creation flow does). */
+/** Lists the scenarios and creates a bot on the first one (as the service's bot creation flow does); asks once for a path that does not exist. */
 export async function setupBot(client: ConnectorClient): Promise<BotSetup> {
+  const notFound = await client.call(0, 'GET', NOT_FOUND_PROBE_PATH, { timeoutMs: abortAfter(LIMIT_OF.config), label: 'a path that does not exist (how the connector answers a missing endpoint)' });
   const scenarios = await client.call(1, 'GET', '/external-bots', { timeoutMs: abortAfter(LIMIT_OF.config) });
   const first = Array.isArray(scenarios.json) ? (scenarios.json[0] as { idBot?: unknown } | undefined) : undefined;
   // Without a usable scenario list the checker still tries a bot, so later clauses are judged on their own.
@@ -19,7 +25,7 @@ export async function setupBot(client: ConnectorClient): Promise<BotSetup> {
   const idOperator = newOperatorId();
   const body = botWriteBody(idBot, client.settings.language);
   const put = await client.call(2, 'PUT', `/bots/${encodeURIComponent(idOperator)}`, { body, timeoutMs: abortAfter(LIMIT_OF.config) });
-  return { idOperator, idBot, body, scenarios, put };
+  return { idOperator, idBot, body, scenarios, put, notFound };
 }
 
 export type Step =
@@ -87,11 +93,18 @@ export function summarizePayload(p: any): string {
   return String(p.contentType);
 }
 
-/** Every reply the connector sent in the run with where it came from (first messages, endpoint 6, visitor steps). */
+/**
+ * Every reply the connector sent in the run with where it came from, numbered as the vendor counts: first messages,
+ * POST /conversations, the answer to visitor message n of the script, the answer to an echo of the bot's own message.
+ */
 export function allReplies(run: ConversationRun): Array<{ origin: string; replies: any[] }> {
-  return run.steps.flatMap((s, i) => {
+  let visitor = 0;
+  return run.steps.flatMap((s) => {
     if (s.kind === 'note') return [];
-    const origin = s.kind === 'first-messages' ? 'first messages' : s.kind === 'start' ? 'POST /conversations' : s.kind === 'visitor' ? `answer to "${s.text.slice(0, 30)}" (step ${i})` : `answer to echo (step ${i})`;
+    if (s.kind === 'visitor') visitor++;
+    const said = (t: string) => `"${t.length > 30 ? `${t.slice(0, 29)}…` : t}"`;
+    const origin = s.kind === 'first-messages' ? 'first messages' : s.kind === 'start' ? 'POST /conversations'
+      : s.kind === 'visitor' ? `answer to visitor message ${visitor} (${said(s.text)})` : `answer to the echo of ${s.of} (after visitor message ${visitor})`;
     return [{ origin, replies: repliesOf(s.exchange) }];
   });
 }

@@ -141,10 +141,26 @@ export function bundleProblems(replies: Reply[], origin: string): Located<string
 /** Bundle payloads in replies (so a bundle check can say it had something to judge). */
 export const bundlesOf = (replies: Reply[], origin: string) => payloadsOf(replies, origin).filter((p) => String(p.value.contentType).startsWith('bundle/'));
 
+/**
+ * Schema errors a vendor can act on: each once, without ajv's `must match "then" schema` (an if/then rule that failed says
+ * nothing the errors of its fields do not say), and with the value that broke a format.
+ */
+export function readableErrors(errors: ErrorObject[] | null | undefined, data?: unknown): string | null {
+  const kept = (errors ?? []).filter((e) => e.keyword !== 'if' && !(e.keyword === 'anyOf' && (errors ?? []).some((o) => o !== e && o.instancePath.startsWith(e.instancePath))));
+  const valueAt = (pointer: string): unknown => pointer.split('/').slice(1).reduce<any>((v, k) => (v && typeof v === 'object' ? v[k.replace(/~1/g, '/').replace(/~0/g, '~')] : undefined), data);
+  const texts = kept.map((e) => {
+    const shown = e.keyword === 'format' || e.keyword === 'enum' ? ` (got ${JSON.stringify(valueAt(e.instancePath))?.slice(0, 60)})` : '';
+    return `${e.instancePath || '/'} ${e.message}${e.params && 'additionalProperty' in e.params ? ` (${(e.params as any).additionalProperty})` : ''}${shown}`;
+  });
+  const unique = [...new Set(texts)];
+  return unique.length ? unique.join('; ') : (errors?.length ? formatErrors(errors) : null);
+}
+
 /** Reply-schema problems of a replies array (each item against connector/reply.json). */
 export function replyProblems(replies: unknown, origin: string): string[] {
   if (!Array.isArray(replies)) return [`${origin}: replies is not an array`];
-  return replies.flatMap((r, i) => { const e = check('connector/reply.json', r); return e ? [`${origin} replies[${i}]: ${e}`] : []; });
+  const v = validator('connector/reply.json');
+  return replies.flatMap((r, i) => (v(r) ? [] : [`${origin} replies[${i}]: ${readableErrors(v.errors, r)}`]));
 }
 
 /** Strategies whose distributionRulesToCheck names rules that were not given. */
@@ -158,7 +174,7 @@ export function schemaErrors(id: string, data: unknown, ignore: (e: ErrorObject)
   const v = validator(id);
   if (v(data)) return null;
   const kept = (v.errors ?? []).filter((e) => !ignore(e));
-  return kept.length ? formatErrors(kept) : null;
+  return kept.length ? readableErrors(kept, data) : null;
 }
 
 const DATE_FIELDS = new Set(['createdAt', 'updatedAt', 'updateAt']);

@@ -13,6 +13,15 @@ export interface Preflight { ok: boolean; kind?: 'unreachable' | 'untrusted'; me
 /** The advice every untrusted-certificate message gives. */
 export const TRUST_ADVICE = 'give its CA with --ca-file FILE, or set NODE_EXTRA_CA_CERTS=FILE';
 
+/**
+ * The CAs a command trusts beyond Node's roots, as `ces check` does: --ca-file, and NODE_EXTRA_CA_CERTS (Node adds it to its
+ * default trust, but a server's own trust list, such as the embedded service's outbound calls, must name it).
+ */
+export function extraCas(caFile?: string, env: NodeJS.ProcessEnv = process.env): string[] {
+  const files = [caFile, env.NODE_EXTRA_CA_CERTS].filter((f): f is string => !!f && fs.existsSync(f));
+  return [...new Set(files)].map((f) => fs.readFileSync(f, 'utf8'));
+}
+
 /** Connects once (TCP, then TLS for https:// with the CA the checks will use) and says what is wrong, if anything. */
 export async function preflight(url: string, caFile?: string, timeoutMs = PREFLIGHT_TIMEOUT_MS): Promise<Preflight> {
   const u = new URL(url);

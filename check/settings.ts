@@ -18,6 +18,9 @@ export const CHECK_ENV = {
   unsigned: 'CES_CHECK_UNSIGNED',
   caFile: 'CES_CHECK_CA_FILE',
   conversations: 'CES_CHECK_CONVERSATIONS',
+  /** Options that only re-run commands carry: --strict, and the run's --report-dir (a re-run writes beside it). */
+  strict: 'CES_CHECK_STRICT',
+  reportDir: 'CES_CHECK_REPORT_DIR',
 } as const;
 
 /** Conversations held at once by the concurrency check (G28) unless `--conversations N` says otherwise. */

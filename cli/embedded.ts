@@ -26,9 +26,10 @@ export interface ResolvedTarget {
  * A target file given by the user, or embedded reference stacks started in this process: `stacks` of them (default 1), each with
  * its own database, clock, deviations, fake connector and sink, so checks of one worker never wait for another's clock moves.
  */
-export async function resolveTarget(opts: { target?: string; deviate?: string[]; seed?: number; stacks?: number; /** Not used: the target file never goes under reports/. */ runDir?: string }): Promise<ResolvedTarget> {
+export async function resolveTarget(opts: { target?: string; deviate?: string[]; seed?: number; stacks?: number; /** The wire proxy between each stack and its partners (`ces selftest --wire`), optionally with a fault on from the start. */ wire?: boolean; wireFault?: string; /** Not used: the target file never goes under reports/. */ runDir?: string }): Promise<ResolvedTarget> {
   if (opts.target) {
     if (opts.deviate?.length) throw new UsageError('--deviate applies to the embedded reference implementation only (omit --target)');
+    if (opts.wireFault) throw new UsageError('--wire-fault applies to the embedded reference implementation only (omit --target; against your own service, switch the faults of your `ces wire` proxy)');
     try {
       const target = loadTarget(opts.target);
       const file = path.resolve(opts.target);
@@ -51,11 +52,15 @@ export async function resolveTarget(opts: { target?: string; deviate?: string[];
   // SQLite not built (npm did not run better-sqlite3's build): one line with the command that builds it, before any thread starts.
   requireSqlite();
   try { new Deviations(opts.deviate ?? []); } catch (e) { if (e instanceof UnknownDeviationError) throw new UsageError(e.message); throw e; }
+  if (opts.wireFault) {
+    const { loadWireFaults } = await import('../wire/faults.js');
+    if (!loadWireFaults().some((f) => f.id === opts.wireFault)) throw new UsageError(`unknown wire fault "${opts.wireFault}"; see \`ces selftest --list\` (fixtures/wire-faults.json)`);
+  }
   const tls = generateTls();
   const started = await Promise.allSettled(Array.from({ length: Math.max(1, opts.stacks ?? 1) }, async () => {
     // The embedded target file holds live keys and passwords: it lives in a private temporary folder, never under reports/.
     const workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ces-embedded-'));
-    const t = await startInThread<ReadyInfo>(new URL('../reference-impl/stack.js', import.meta.url), 'startStack', { deviate: opts.deviate ?? [], seed: opts.seed, workDir, tls });
+    const t = await startInThread<ReadyInfo>(new URL('../reference-impl/stack.js', import.meta.url), 'startStack', { deviate: opts.deviate ?? [], seed: opts.seed, workDir, tls, wire: opts.wire === true || !!opts.wireFault, ...(opts.wireFault ? { wireFault: opts.wireFault } : {}) });
     const stack: EmbeddedStack = { ready: t.ready, eventLoop: t.eventLoop, close: t.close };
     const file = path.join(path.dirname(stack.ready.ca_file), 'target.json');
     fs.writeFileSync(file, JSON.stringify(stack.ready, null, 2));

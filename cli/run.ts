@@ -8,7 +8,7 @@ import { COUNTED, LABEL, LEGEND, clauseReason, verdictFor, countsLine, runVerdic
 import { junitXml } from '../lib/junit.js';
 import { addSecret, knownSecrets, mask } from '../lib/mask.js';
 import { targetSecrets, type Target } from '../lib/target.js';
-import { buildLanding, buildEvidence, writeRunSummary, type RunSummary } from '../lib/landing.js';
+import { landingOf, buildEvidence, writeRunSummary, type RunSummary } from '../lib/landing.js';
 import { coverageOf, coverageLines } from '../lib/coverage.js';
 import { baselineLines, compareWithBaseline, writeBaseline, type Baseline } from '../lib/baseline.js';
 
@@ -73,6 +73,8 @@ export interface FinishOptions extends BaselineOptions {
   stopped?: string;
   /** Said with the verdict (e.g. unsigned calls). */
   qualifier?: string;
+  /** The clauses of what the run checked (a vendor check's area, or its --only list): its coverage counts these, not the whole catalogue. */
+  checked?: string[];
 }
 
 /** Writes the run's summary, JUnit and evidence, refreshes reports/index.html, prints the terminal table and the verdict; returns the exit code. */
@@ -96,7 +98,7 @@ export function finishRun(run: { id: string; dir: string }, kind: string, target
     exitCode: code, checks, verdicts: verdicts.map((v) => ({ id: v.clause.id, verdict: v.verdict, checks: v.checks.map((c) => c.title) })),
     ...(opts.strict ? { strict: true } : {}), ...(opts.stopped ? { stopped: opts.stopped } : {}), ...extra,
   };
-  if (checks.length) summary.coverage = coverageOf(checks, summary.verdicts);
+  if (checks.length) summary.coverage = coverageOf(checks, opts.checked ? summary.verdicts.filter((v) => opts.checked!.includes(v.id)) : summary.verdicts);
   if (baseline) summary.baseline = baseline;
   // A selftest's outcome is its mutations (unless the caller states its exit code): a missed deviation is a failed run.
   if (extra.mutations && extra.exitCode === undefined) summary.exitCode = extra.mutations.every((m) => m.caught) ? code : 1;
@@ -105,14 +107,15 @@ export function finishRun(run: { id: string; dir: string }, kind: string, target
   // The embedded target file and anything written since the suites ran (k6 summaries, sub-runs) get masked too.
   scrubDir(run.dir);
   const evidence = buildEvidence(run.dir);
-  const landing = buildLanding();
+  // The landing page of the folder holding the run (reports/, or the parent of a --report-dir): it lists this run.
+  const landing = landingOf(run.dir);
   if (checks.length) console.log(`\n${terminalReport(checks, perCheck, verdicts, { area: opts.area, reference })}`);
   if (summary.coverage) console.log(`\n${coverageLines(summary.coverage).join('\n')}`);
   if (baseline) console.log(`\n${baselineLines(baseline).join('\n')}`);
   if (opts.writeBaseline) console.log(`baseline written: ${opts.writeBaseline} (${failing.length} failing clause(s))`);
   const leaks = findLeaks(run.dir, knownSecrets());
   if (leaks.length) console.error(`\nWARNING: a secret is still present under ${run.dir} in ${[...new Set(leaks.map((l) => path.relative(run.dir, l.file)))].join(', ')} (a report writer bypassed lib/mask.ts)`);
-  console.log(`\nreport: ${landing}\nevidence: ${evidence}\nrun folder: ${run.dir}`);
+  console.log(`\nreport: ${landing ?? `${evidence} (${path.join(path.dirname(run.dir), 'index.html')} is not a ces landing page: left as it is)`}\nevidence: ${evidence}\nrun folder: ${run.dir}`);
   // A run without checks of its own (selftest: its sub-runs have them) prints its own outcome instead.
   if (checks.length) console.log(`\nverdict: ${runSentence(outcome.sentence, summary)}${opts.qualifier ? ` — ${opts.qualifier}` : ''} (exit ${summary.exitCode})`);
   return summary.exitCode as 0 | 1 | 2;
@@ -134,6 +137,19 @@ export function reasonText(reason: string | undefined): string {
   const r = (reason ?? '').replace(/\u001b\[[0-9;]*m/g, '').replace(/^Error:\s*/, '');
   const cut = r.search(/\n\s*\n\s*(expect\(|Expected:|Received:|Call log:)/);
   return mask((cut >= 0 ? r.slice(0, cut) : r).trim());
+}
+
+/** Longest reason in the clause table of a vendor check: one or two sentences; the whole reason is in evidence.html. */
+const TABLE_REASON_MAX = 240;
+
+/** A reason cut to one or two sentences for the table: at a sentence or clause end, else a word boundary, saying where the rest is. */
+export function briefReason(reason: string, max = TABLE_REASON_MAX): string {
+  const r = reason.replace(/\s+/g, ' ').trim();
+  if (r.length <= max) return r;
+  const head = r.slice(0, max);
+  const ends = [...head.matchAll(/[.;:](?=\s)/g)].map((m) => m.index!).filter((i) => i >= max / 3);
+  const cut = ends.length ? ends[ends.length - 1]! : head.lastIndexOf(' ');
+  return `${r.slice(0, cut > 0 ? cut : max).replace(/[\s,;:(]+$/, '')} … (whole reason in evidence.html)`;
 }
 
 /** Reasons of a check for its verdict (lib/results.ts checkReasons), as a reader needs them. */
@@ -160,8 +176,8 @@ export function terminalReport(checks: CheckResult[], perCheck: Verdict[], verdi
       const k = v.checks.find((c) => verdictFor(c, v.clause.severity, opts.reference === true, v.clause.id) === v.verdict) ?? v.checks[0];
       // The reason of this clause in that check: its own assertions' failures (G34), else the check's.
       const own = k && v.verdict !== 'pass' ? clauseReason(k, v.clause.id) : undefined;
-      const reason = k && v.verdict !== 'pass' ? (own !== undefined ? reasonText(own) : reasonsOf(k, v.verdict).join('; ')) : '';
-      // The reason wraps under its own column, at word boundaries, whole.
+      const reason = k && v.verdict !== 'pass' ? briefReason(own !== undefined ? reasonText(own) : reasonsOf(k, v.verdict).join('; ')) : '';
+      // The reason wraps under its own column, at word boundaries: one or two sentences, the whole of it in evidence.html.
       lines.push(row([v.clause.id, v.clause.severity, LABEL[v.verdict], '']) + wrapText(reason, Math.max(40, WIDTH - indent.length), indent));
     }
   }

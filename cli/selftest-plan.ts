@@ -5,8 +5,13 @@ import type { ListedCheck } from '../lib/list-checks.js';
 import { clauseReason, failedClauses, reportedClauses } from '../lib/verdicts.js';
 import { readPlaywrightResults } from '../lib/results.js';
 
-/** One deviation of a project: its clauses (a check runs under it when it names one) and how many checks that makes. */
-export interface PlannedDeviation { id: string; clauses: string[]; checks: number }
+/**
+ * One deviation of a project: its clauses (a check runs under it when it names one) and how many checks that makes. `wire`: a
+ * wire fault (fixtures/wire-faults.json) the check's fixture switches on the wire proxy instead of a deviation of the service.
+ */
+export interface PlannedDeviation { id: string; clauses: string[]; checks: number; wire?: boolean }
+/** What the plan needs of a deviation or a wire fault. */
+export interface Mutation { id: string; clauses: string[]; wire?: boolean }
 /**
  * A Playwright project of the run. In a project of faults every check belongs to exactly one of its deviations, so one worker
  * runs the project's checks one after the other, switching its stack to each check's deviation (suites/fixtures/target.ts); a
@@ -71,11 +76,13 @@ function planAlternatives(alts: Deviation[], checks: ListedCheck[]): PlannedProj
 }
 
 /** Greedy colouring, largest first: a deviation joins the first project none of whose checks it shares. Alternatives: planAlternatives. */
-export function planSelftest(devs: Deviation[], checks: ListedCheck[], baseline: boolean): PlannedProject[] {
-  const faults = devs.filter((d) => !isAlternative(d));
-  const alts = devs.filter(isAlternative);
+export function planSelftest(devs: Array<Deviation | Mutation>, checks: ListedCheck[], baseline: boolean): PlannedProject[] {
+  // A wire fault is never an alternative: it runs like a deviation that breaks its clauses.
+  const isAlt = (d: Deviation | Mutation): d is Deviation => !('wire' in d && d.wire) && isAlternative(d as Deviation);
+  const faults = devs.filter((d) => !isAlt(d));
+  const alts = devs.filter(isAlt);
   const checksOf = new Map(faults.map((d) => [d.id, new Set(checks.filter((c) => c.clauses.some((id) => d.clauses.includes(id))).map(key))]));
-  const groups: Array<{ taken: Set<string>; devs: Deviation[] }> = [];
+  const groups: Array<{ taken: Set<string>; devs: Array<Deviation | Mutation> }> = [];
   for (const d of [...faults].sort((x, y) => checksOf.get(y.id)!.size - checksOf.get(x.id)!.size)) {
     const mine = checksOf.get(d.id)!;
     let g = groups.find((x) => ![...mine].some((k) => x.taken.has(k)));
@@ -86,7 +93,7 @@ export function planSelftest(devs: Deviation[], checks: ListedCheck[], baseline:
   const projects: PlannedProject[] = groups.map((g, i) => ({
     name: `deviations-${i + 1}`,
     grep: clauseGrep([...new Set(g.devs.flatMap((d) => d.clauses))]),
-    deviations: g.devs.map((d) => ({ id: d.id, clauses: d.clauses, checks: checksOf.get(d.id)!.size })),
+    deviations: g.devs.map((d) => ({ id: d.id, clauses: d.clauses, checks: checksOf.get(d.id)!.size, ...('wire' in d && d.wire ? { wire: true } : {}) })),
   }));
   const alternatives = planAlternatives(alts, checks);
   if (!baseline) return [...projects, ...alternatives];

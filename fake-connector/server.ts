@@ -13,6 +13,7 @@ import { cardPng } from './image.js';
 import { PollIntervals } from './intervals.js';
 import { installErrorHandling, plainShape } from '../lib/http-errors.js';
 import { asVersion, CONNECTOR_VERSIONS, type ConnectorVersion } from './versions.js';
+import type { Reply } from './reply.js';
 
 export interface FakeConnectorOptions {
   tls: Pem; secret: string; port?: number; host?: string; scenariosDir?: string;
@@ -28,7 +29,7 @@ export interface FakeConnector extends RunningServer { controlUrl: string; contr
 export const ENDPOINTS = ['external-bots', 'bot-put', 'bot-get', 'availability', 'first-messages', 'conversation-create', 'messages'] as const;
 export type Endpoint = (typeof ENDPOINTS)[number];
 
-export interface Reply { type: string; [k: string]: unknown }
+export type { Reply };
 export interface Scenario {
   idBot: string; name: string; description?: string; editorUrl: string;
   firstMessages: Reply[]; availability: unknown[];
@@ -63,8 +64,22 @@ export interface ConnectorMode {
   sharedState?: boolean;
   /** Answers carry the idConversation of the conversation opened last (G28: wrong when several are held at once). */
   wrongConversation?: boolean;
+  /** PUT /bots/{idOperator} is not implemented: answered 404 as a path that does not exist (issue 25). */
+  noPutBots?: boolean;
+  /** Only endpoints 6 and 7 are implemented: endpoints 1-5 are answered 404 as paths that do not exist. */
+  onlyConversations?: boolean;
+  /** GET /external-bots answers an empty list (a bot agent then has no scenario to select). */
+  emptyScenarios?: boolean;
+  /** A conversation call takes a moment and never ends when another conversation's call is in flight (a lock taken in the wrong order). */
+  hangConcurrent?: boolean;
+  /** Operator-role messages (the bot's own echoed replies) are never answered: the connection is closed without an answer. */
+  silentToOperator?: boolean;
 }
-export const MODE_KEYS = ['ownIds', 'javaDates', 'extraFields', 'refuseAll', 'sharedState', 'wrongConversation'] as const;
+export const MODE_KEYS = ['ownIds', 'javaDates', 'extraFields', 'refuseAll', 'sharedState', 'wrongConversation', 'noPutBots', 'onlyConversations', 'emptyScenarios', 'hangConcurrent', 'silentToOperator'] as const;
+/** hangConcurrent: how long one conversation call holds the connector's lock (long enough for calls sent at once to meet). */
+const HANG_WORK_MS = 150;
+/** Endpoints answered as paths that do not exist, per mode. */
+const MISSING: Array<[keyof ConnectorMode, Endpoint[]]> = [['noPutBots', ['bot-put']], ['onlyConversations', ['external-bots', 'bot-put', 'bot-get', 'availability', 'first-messages']]];
 
 /** A per-visitor-text script: the first visitor message with `text` binds the conversation to it. */
 export interface Script { text: string; replies: Reply[]; variables?: Array<{ key: string; value: string }>; then?: Record<string, Reply[]>; faults?: Partial<Record<Endpoint, Fault>> }
@@ -96,6 +111,8 @@ export class ConnectorState {
   lastText?: string;
   /** wrongConversation: the conversation opened last. */
   lastOpened?: string;
+  /** hangConcurrent: the conversation whose call holds the lock, and how many of its calls are in flight. */
+  busy?: { conversation: string; calls: number };
   /** ownIds: the connector's own conversation ids handed out. */
   private ownSeq = 0;
   nextOwnId(): string { return `conv-${++this.ownSeq}`; }
@@ -182,6 +199,14 @@ const ROUTES: Array<{ endpoint: Endpoint; method: string; pattern: RegExp; body?
   { endpoint: 'messages', method: 'POST', pattern: /^\/conversations\/([^/]+)\/messages$/, body: 'connector/message-post.json', query: 'connector/query.json#/$defs/withWebsite' },
 ];
 
+/** The connector endpoint a call is for (by method and path), with its path parameter; null for a path the spec does not name. */
+export function endpointOf(method: string, pathname: string): { endpoint: Endpoint; param?: string } | null {
+  const route = ROUTES.find((r) => r.method === method && r.pattern.test(pathname));
+  if (!route) return null;
+  const m = route.pattern.exec(pathname)!;
+  return { endpoint: route.endpoint, ...(m[1] ? { param: decodeURIComponent(m[1]) } : {}) };
+}
+
 const LONG_TEXT = 'L'.repeat(LIMITS.botTextMax + 1);
 
 export async function startFakeConnector(opts: FakeConnectorOptions): Promise<FakeConnector> {
@@ -232,9 +257,28 @@ export async function startFakeConnector(opts: FakeConnectorOptions): Promise<Fa
     const rec = state.record({ at: started, method: req.method, path: pathname, endpoint: route.endpoint, query, rawQuery, body, signature, violations, idOperator, idConversation, role, text });
 
     const finish = (status: number | 'reset', sent?: unknown) => { rec.answer = { status, ms: Date.now() - started, body: sent }; };
+    // An endpoint a mode leaves out answers exactly as a path that does not exist (lib/http-errors.ts), before any signature check.
+    if (MISSING.some(([k, eps]) => state.mode[k] && eps.includes(route.endpoint))) {
+      finish(404);
+      return reply.code(404).send(plainShape(404, `Unknown route ${req.method} ${pathname}.`, req));
+    }
     // A real connector refuses unsigned calls; refuseAll refuses the signed ones too.
     if (!signature.ok || state.mode.refuseAll) { finish(401); return reply.code(401).send({ error: 'invalid_signature', message: signature.ok ? 'refused' : signature.reason }); }
 
+    if (state.mode.silentToOperator && route.endpoint === 'messages' && role === 'operator') { finish('reset'); req.raw.socket.destroy(); return reply; }
+    if (state.mode.hangConcurrent && idConversation && (route.endpoint === 'messages' || route.endpoint === 'conversation-create')) {
+      if (state.busy && state.busy.conversation !== idConversation) {
+        // The lock is held by another conversation's call: this one waits for ever (until the caller gives up).
+        await new Promise<void>((resolve) => reply.raw.once('close', () => resolve()));
+        finish('reset');
+        return reply;
+      }
+      // The lock is held while the call is worked on and released before its answer is sent (so no answer can reach the
+      // caller while it is still held).
+      state.busy = { conversation: idConversation, calls: (state.busy?.calls ?? 0) + 1 };
+      await new Promise((r) => setTimeout(r, HANG_WORK_MS));
+      if (--state.busy.calls <= 0) state.busy = undefined;
+    }
     const conv = idConversation ? state.conversations.get(idConversation) : undefined;
     let script = conv?.script;
     if (route.endpoint === 'messages' && role === 'visitor' && text !== undefined && !script) {
@@ -264,7 +308,7 @@ export async function startFakeConnector(opts: FakeConnectorOptions): Promise<Fa
     let out: unknown;
     switch (route.endpoint) {
       case 'external-bots':
-        out = [...state.scenarios.values()].map((s) => ({ idBot: s.idBot, name: s.name, ...(s.description ? { description: s.description } : {}), editorUrl: s.editorUrl }));
+        out = state.mode.emptyScenarios ? [] : [...state.scenarios.values()].map((s) => ({ idBot: s.idBot, name: s.name, ...(s.description ? { description: s.description } : {}), editorUrl: s.editorUrl }));
         break;
       case 'bot-put':
       case 'bot-get': {

@@ -1,5 +1,5 @@
 // The fake connector's bot versions: "v2" is the next release of the demo bot with one answer, one quick reply and one timing changed, so transcript replay has a regression to find (issue 17).
-import type { Reply } from './server.js';
+import type { Reply } from './reply.js';
 
 export const CONNECTOR_VERSIONS = ['v1', 'v2'] as const;
 export type ConnectorVersion = (typeof CONNECTOR_VERSIONS)[number];

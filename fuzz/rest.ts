@@ -33,6 +33,12 @@ function bases(doc: OpenApiDocument, target: Target): Array<{ url: string; varia
   return out.length ? out : known.slice(0, 1);
 }
 
+/** A body as a form carries it (formOf): scalars as text, lists as lists of text. */
+function formReading(body: unknown): unknown {
+  if (!body || typeof body !== 'object' || Array.isArray(body)) return body;
+  return Object.fromEntries(Object.entries(body).map(([k, v]) => [k, Array.isArray(v) ? v.map(String) : String(v)]));
+}
+
 /** Form encoding the way PHP's http_build_query and the official client send it (G12/G26): `x[]=a&x[]=b`; null and nested objects do not fit. */
 function formOf(body: unknown): string | undefined {
   if (!body || typeof body !== 'object' || Array.isArray(body)) return undefined;
@@ -94,7 +100,17 @@ export function restSurface(doc: OpenApiDocument, target: Target, creds: Credent
     { arbitrary: fc.constant({ kind: 'none' as const }), weight: 1 },
     { arbitrary: fc.record({ kind: fc.constant('wrong' as const), scheme: fc.constantFrom(...usable), value: fc.constantFrom('invalid-key', 'x', '0', "' OR 1=1 --", 'A'.repeat(300)) }), weight: 1 },
   );
-  const paramReading = (p: Parameter, text: string): boolean => values.readings(text, p.schema).some((v) => doc.validate(p.pointer, v) === null);
+  /** A comma list parameter (an array in form style without explode: `filters[website_list]=1,2`). */
+  const commaList = (p: Parameter) => p.explode === false && values.types(p.schema).includes('array');
+  const paramReading = (p: Parameter, text: string): boolean => {
+    if (commaList(p)) {
+      const items = values.deref(p.schema).items ?? {};
+      return doc.validate(p.pointer, text.split(',').map((x) => values.readings(x, items)[0] ?? x)) === null;
+    }
+    return values.readings(text, p.schema).some((v) => doc.validate(p.pointer, v) === null);
+  };
+  /** A valid value of a parameter as sent: a comma list joined by commas. */
+  const validParam = (p: Parameter): fc.Arbitrary<string> => (commaList(p) ? values.valid(p.schema).map((v) => (Array.isArray(v) ? v.map(String).join(',') : String(v))) : values.validParam(p.schema));
 
   const opArbitrary = (op: Operation): fc.Arbitrary<RestCase> => {
     const pathParams = op.parameters.filter((p) => p.in === 'path');
@@ -108,8 +124,8 @@ export function restSurface(doc: OpenApiDocument, target: Target, creds: Credent
     // Two kinds of query: any mix of valid, boundary and hostile values; or well-formed (every value valid, optional parameters
     // now and then), which reaches the success paths that a case with one hostile value among ten never gets past.
     const anyQuery = fc.record(Object.fromEntries(queryParams.map((p) => [p.name, values.param(p.schema)])), { requiredKeys: queryParams.filter((p) => p.required).map((p) => p.name) });
-    const wellFormedQuery = fc.record(Object.fromEntries(queryParams.map((p) => [p.name, p.required ? values.validParam(p.schema)
-      : fc.oneof({ arbitrary: fc.constant(undefined), weight: 3 }, { arbitrary: values.validParam(p.schema), weight: 1 })])));
+    const wellFormedQuery = fc.record(Object.fromEntries(queryParams.map((p) => [p.name, p.required ? validParam(p)
+      : fc.oneof({ arbitrary: fc.constant(undefined), weight: 3 }, { arbitrary: validParam(p), weight: 1 })])));
     const queryArb = fc.oneof({ arbitrary: anyQuery, weight: 2 }, { arbitrary: wellFormedQuery, weight: 1 });
     // Body fields naming ids of a kind the clients own (`website_list`, `group_id`) take such ids (either client's) as valid values.
     const withKnownIds = (value: unknown): fc.Arbitrary<unknown> => {
@@ -138,7 +154,9 @@ export function restSurface(doc: OpenApiDocument, target: Target, creds: Credent
             const type = text === undefined ? 'application/json' : bt.type;
             const sent = text ?? JSON.stringify(value);
             const documented = bodyTypes.some((t) => t.type === type);
-            const validity: Validity = documented && doc.validate(bodyTypes.find((t) => t.type === type)!.pointer, value) === null ? 'valid' : 'invalid';
+            // A form carries text: it is judged by what the server reads, each value as text (the document's form schemas say so).
+            const reading = /json/i.test(type) ? value : formReading(value);
+            const validity: Validity = documented && doc.validate(bodyTypes.find((t) => t.type === type)!.pointer, reading) === null ? 'valid' : 'invalid';
             return { type, text: sent, validity, note: validity === 'valid' ? '' : `body ${JSON.stringify(value).slice(0, 120)} does not match the documented schema` };
           });
         }),
@@ -198,7 +216,7 @@ export function restSurface(doc: OpenApiDocument, target: Target, creds: Credent
       const headers: Record<string, string> = bodyType ? { 'content-type': bodyType.type } : {};
       const body = bodyType ? (/json/i.test(bodyType.type) ? JSON.stringify(bodyType.example) : formOf(bodyType.example)) : undefined;
       if (bodyType && body === undefined) return [];
-      if (bodyType && doc.validate(bodyType.pointer, bodyType.example) !== null) invalidParts.push('the documented body example does not match its schema');
+      if (bodyType && doc.validate(bodyType.pointer, /json/i.test(bodyType.type) ? bodyType.example : formReading(bodyType.example)) !== null) invalidParts.push('the documented body example does not match its schema');
       const request: FuzzRequest = { method: op.method, baseVar: s.variable, baseUrl: s.url, path, query, headers, body, auth: { kind: 'key', client, scheme: usable[0]! } };
       return [{ request, validity: invalidParts.length ? 'invalid' : 'valid', invalidParts }];
     });

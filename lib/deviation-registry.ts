@@ -5,23 +5,31 @@ import { editError, type JsonEdit } from './json-edit.js';
 
 /**
  * The seams, the only places deviations act:
- * - `<area>.policy`: `set` overrides fields of the area's policy object (reference-impl/<area>/policy.ts): limits, timings,
- *   texts, retry schedule, and the functions where the deviation is a wrong computation (named variants);
- * - response/request hooks: `edits` (lib/json-edit.ts) applied to what leaves the service, optionally only `where` (a route
- *   `METHOD /path`, a connector endpoint or a webhook event kind).
+ * - `<area>.policy`: `set` overrides named values of the area's policy (reference-impl/<area>/policy.ts): limits, timings, texts,
+ *   tables of the spec (channels, windows, moves), and the few flags where behaviour truly forks; never a function;
+ * - the surfaces' requests and answers, a connector's requests and answers, webhook payloads and headers, and the store's named
+ *   reads: `edits` (lib/json-edit.ts) of what crosses the seam, optionally only `where` (a route, an endpoint, an event kind, a read).
  */
 export const SEAMS = {
   'auth.policy': 'the token route and the login throttle (reference-impl/auth/policy.ts)',
-  'rest.policy': 'REST lists, lookups, writes and statistics (reference-impl/rest/policy.ts)',
+  'auth.request': 'the body of a token request, per route (token): `{body}` (reference-impl/auth/index.ts)',
+  'auth.response': 'every answer of the token surface, per route (token, authenticated): `{status, headers, body}` (reference-impl/auth/index.ts)',
+  'rest.policy': 'REST lists, lookups, writes, periods and statistics (reference-impl/rest/policy.ts)',
+  'rest.request': 'every REST request, per route: `{query, headers}` before authentication, `{body}` once parsed (reference-impl/rest/index.ts)',
   'rest.response': 'every REST answer body, per route (reference-impl/rest/index.ts onSend hook)',
   'graphql.policy': 'the GraphQL endpoint and resolvers (reference-impl/graphql/policy.ts)',
+  'graphql.request': 'every GraphQL request: `{query, body}` (the operation text, variables) (reference-impl/graphql/index.ts)',
+  'graphql.response': 'every GraphQL answer: `{status, headers, body}` (reference-impl/graphql/index.ts)',
+  'graphql.schema': 'the SDL text of the schema served, edited at `$` (reference-impl/graphql/schema-shape.ts)',
   'platform.policy': 'the platform API (reference-impl/platform/policy.ts)',
   'bots.policy': 'the bot runtime and availability (reference-impl/bots/policy.ts)',
-  'bots.connector-request': 'every service→connector request body and query, per endpoint (reference-impl/bots/connector-client.ts)',
+  'bots.connector-request': 'every service→connector request, per endpoint (and `messages visitor|operator`): `{path, query, body}` before signing (`$` set to null withholds it), `{headers}` after (reference-impl/bots/connector-client.ts)',
+  'bots.connector-answer': 'a connector\'s good answer as the service reads it, per endpoint: `{body}` (reference-impl/bots/connector-client.ts)',
   'webhooks.policy': 'the webhook dispatcher and payloads (reference-impl/webhooks/policy.ts)',
-  'webhooks.payload': 'every webhook payload, per event kind (reference-impl/webhooks/payloads.ts)',
-  'webhooks.headers': 'the headers of every delivery (reference-impl/webhooks/dispatcher.ts)',
+  'webhooks.payload': 'every webhook payload, per event kind (reference-impl/webhooks/dispatcher.ts, as payloads.ts builds them)',
+  'webhooks.headers': 'the headers of every delivery attempt, or of retries only (`retry`) (reference-impl/webhooks/dispatcher.ts)',
   'console.policy': 'the console pages and their JSON views (reference-impl/console/policy.ts)',
+  'store.read': 'a named read of the store, per read: `{where, order}` (reference-impl/store/read.ts)',
 } as const;
 export type Seam = keyof typeof SEAMS;
 
@@ -34,7 +42,7 @@ export interface DeviationEntry {
   /** `alternative`: another decision a conforming service may take (lib/catalogue.ts); absent: a fault. */
   kind?: DeviationKind;
   seam: Seam;
-  /** Policy fields it overrides (`<area>.policy` seams): a value, or the name of a variant where the field is a function. */
+  /** Policy fields it overrides (`<area>.policy` seams): named values and flags. */
   set?: Record<string, unknown>;
   /** JSON edits (response/request seams). */
   edits?: JsonEdit[];

@@ -30,6 +30,8 @@ export const LIMITS = {
   botAvailabilityStaleMs: 3_000,
   /** Decision: the bot creation flow is retried in the background at this period while the connector is unreachable. */
   botSetupRetryMs: 2_000,
+  /** BOT-SETUP-03: a scenario can be bound to only one bot agent (endpoint 1). */
+  botsPerScenario: 1,
   /** BOT-MSG-LEN: a bot text is never over 450 characters. */
   botTextMax: 450,
   /** advised at most 250 characters. */

@@ -14,7 +14,17 @@ export interface ReproRequest {
   caFile?: string;
   /** curl gives up after this many seconds (the spec limit plus the harness tolerance, for timing checks). */
   maxTimeS?: number;
+  /** Parts of the URL replaced by shell text using variables an earlier step set (`{literal, shell}`, the shell text as written inside double quotes), e.g. the connector's own conversation id. */
+  urlVariables?: Array<{ literal: string; shell: string }>;
+  /** Keeps a string field of the JSON answer in a shell variable for later steps (the answer is still printed). */
+  capture?: { field: string; variable: string };
 }
+
+/** The command that starts ces in a printed re-run command (one place: an installed package and a checkout call it alike). */
+export const cesCommand = (): string => 'npx ces';
+
+/** Text inside double quotes in the shell: `$`, backquote, `"` and `\` escaped. */
+const dq = (s: string): string => s.replace(/[$`"\\]/g, (c) => `\\${c}`);
 
 /** Header names whose values are credentials: replaced by shell variables the reader sets. */
 const CREDENTIAL_HEADERS: Record<string, string> = { 'x-api-key': '$CES_API_KEY', authorization: '$CES_AUTHORIZATION', cookie: '$CES_COOKIE' };
@@ -54,10 +64,19 @@ export function curlCommand(r: ReproRequest): string {
   if (r.body !== undefined) { lines.push(`BODY=${shq(r.body)}`); args.push('--data-binary', '"$BODY"'); }
   const url = safeUrl(r.url);
   if (url.variables) needs.add('CES_API_KEY');
-  args.push(url.variables ? `"${url.text}"` : shq(url.text));
+  const vars = r.urlVariables?.filter((v) => v.literal && url.text.includes(v.literal)) ?? [];
+  if (vars.length) {
+    let text = dq(url.text);
+    for (const v of vars) text = text.split(dq(v.literal)).join(v.shell);
+    args.push(`"${text}"`);
+  } else args.push(url.variables ? `"${url.text}"` : shq(url.text));
   args.push('-w', shq('\\nstatus %{http_code} in %{time_total} s\\n'));
   const head = [...needs].sort().map((v) => `: "\${${v}:?set ${v} first (${v === 'CES_SECRET' ? 'the signing secret' : 'the credential'}; ces never writes it)}"`);
-  let text = [...head, ...lines, args.join(' ')].join('\n');
+  const call = r.capture
+    ? [`ANSWER=$(${args.join(' ')})`, `printf '%s\\n' "$ANSWER"`,
+      `${r.capture.variable}=$(printf '%s' "$ANSWER" | sed -n 's/.*"${r.capture.field}" *: *"\\([^"]*\\)".*/\\1/p' | head -n 1)   # the ${r.capture.field} the connector answered, used below`]
+    : [args.join(' ')];
+  let text = [...head, ...lines, ...call].join('\n');
   // The net under it: a secret that slipped into a header value or a body is masked.
   for (const s of knownSecrets()) if (s && s.length >= 4) text = text.split(s).join('***');
   return text;

@@ -26,6 +26,8 @@ export interface Target {
   connector_url?: string;
   connector_control_url?: string;
   sink_url?: string;
+  /** Control API of a wire proxy (`ces wire`, or `ces serve --wire`) between the service and its partners: `ces selftest --wire` switches its faults. */
+  wire_url?: string;
   chat_url?: string;
   inspector_url?: string;
   /** True for the embedded reference implementation: REF clauses are only failed there. */

@@ -20,7 +20,7 @@ import graphql from './graphql/index.js';
 import platform from './platform/index.js';
 import sim from './sim/index.js';
 import consolePages from './console/index.js';
-import { installErrorHandling, plainShape, type ErrorShape } from '../lib/http-errors.js';
+import { installErrorHandling, answerEveryMethod, clientErrorHandler, plainShape, type ErrorShape } from '../lib/http-errors.js';
 import { ERROR_CODES } from './graphql/schema.js';
 
 /** Errors outside the surfaces with their own scope, in the shape of the path's surface: GraphQL errors, OAuth errors (RFC 6749), or plain. */
@@ -74,13 +74,18 @@ export async function buildApp(opts: BuildOptions = {}): Promise<FastifyInstance
     // `filters[name]=v` must stay a flat key; areas parse brackets themselves.
     // A long path parameter is the route's to judge (400), and a long URI the surface's (414 in its own shape), not the router's.
     routerOptions: { querystringParser: (s: string) => qs.parse(s), maxParamLength: 2 * LIMITS.restUriMaxChars },
+    // A request the HTTP parser refuses (431 over 16 KiB of headers) gets its answer before the socket closes; one with a method
+    // token it does not know is answered by the path's surface (405 + Allow after its authentication).
+    clientErrorHandler,
   } as FastifyServerOptions) as unknown as FastifyInstance;
   app.decorate('ces', ctx);
+  // Every method, known or not, reaches the surface of its path: 405 with the path's methods (issue 28), never a bare 404.
+  answerEveryMethod(app);
   await app.register(formbody, { parser: (s: string) => qs.parse(s) });
   // Before every route: the root sees them all, for 405 + Allow on paths no surface scope covers (/graphql, /oauth2/token, /console).
   installErrorHandling(app, { shape: rootShape });
   // Services first (bots, webhooks), so every surface finds them; each surface is one encapsulated plugin with its own authentication.
-  startBots(ctx);
+  startBots(ctx, ctx.bots);
   startWebhooks(ctx);
   await app.register(rest);
   await app.register(auth);

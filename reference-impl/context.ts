@@ -1,40 +1,15 @@
-// The services of one stack, reached through `app.ces`: store, clock, deviations, domain events, settings, bot services. Nothing stateful lives at module level.
-import type { Db } from './store/db.js';
-import type { Clock } from '../lib/clock.js';
-import type { Deviations } from './deviations.js';
-import type { DomainEvents } from './events.js';
+// The services of one stack, reached through `app.ces`: the core (store, clock, deviations, events, settings), the bot services and the API keys. Nothing stateful lives at module level.
+import type { Core } from './core.js';
 import type { BotServices } from './bots/index.js';
 import type { ApiKeys } from './auth/api-key.js';
 
-export interface ServiceSettings {
-  /** Base URL of the connector the seeded bot uses (fake connector by default; `--connector-url`). */
-  connectorUrl?: string;
-  /** Shared secret the service signs connector calls with (G2). */
-  connectorSecret: string;
-  /** Subscribe this URL to every event kind at start (`--webhook-url`). */
-  webhookUrl?: string;
-  webhookSecret?: string;
-  /** Accept plain-HTTP callback and connector URLs (local development only). */
-  insecure: boolean;
-  /** Outbound TLS trust for connector and webhook calls (PEM), in addition to Node's defaults. */
-  outboundCa?: string[];
-  seed: number;
-  /** Bearer token of the simulation API (and of the fakes' control APIs): `sim_token` of the ready file. */
-  simToken: string;
-}
+export type { ServiceSettings } from './core.js';
 
-export interface ServiceContext {
-  db: Db;
-  clock: Clock;
-  deviations: Deviations;
-  events: DomainEvents;
-  settings: ServiceSettings;
+export interface ServiceContext extends Core {
   /** Connector calls and their exchange log, availability poller, conversation runtime. */
   bots: BotServices;
   /** API key digests → client (REST, platform and sim authentication). */
   apiKeys: ApiKeys;
-  /** Functions run on close (timers, pollers, outbound agents). */
-  onClose: Array<() => void | Promise<void>>;
 }
 
 declare module 'fastify' {

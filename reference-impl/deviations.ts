@@ -2,7 +2,7 @@
 // (limits, timings, texts, the functions a wrong computation swaps in) and the JSON edits of the response/request hooks.
 // What a deviation does is data (fixtures/deviations/*.json, read through lib/deviation-registry.ts); no domain code names one.
 import { deviationRegistry, type DeviationEntry } from '../lib/deviation-registry.js';
-import type { JsonEdit } from '../lib/json-edit.js';
+import { applyEdits, type JsonEdit } from '../lib/json-edit.js';
 import { buildPolicies, type Policies } from './policies.js';
 
 export class Deviations {
@@ -26,9 +26,15 @@ export class Deviations {
   /** The policies of every area with the active deviations applied (read at the moment of use: deviations switch at run time). */
   get policy(): Policies { return this.policies; }
 
-  /** The JSON edits active at a seam (e.g. `rest.response`), those scoped to `where` (a route, endpoint or event kind) included. */
-  edits(seam: string, where?: string): JsonEdit[] {
-    return this.on.filter((d) => d.seam === seam && (d.where === undefined || [d.where].flat().includes(where ?? ''))).flatMap((d) => d.edits ?? []);
+  /** The JSON edits active at a seam (e.g. `rest.response`), those scoped to one of `wheres` (a route, endpoint, event kind or read) included. */
+  edits(seam: string, ...wheres: string[]): JsonEdit[] {
+    return this.on.filter((d) => d.seam === seam && (d.where === undefined || [d.where].flat().some((w) => wheres.includes(w)))).flatMap((d) => d.edits ?? []);
+  }
+
+  /** `doc` as it leaves the seam: a copy with the active edits applied, or `doc` itself when none is active. */
+  edited<T>(seam: string, doc: T, ...wheres: string[]): T {
+    const edits = this.edits(seam, ...wheres);
+    return edits.length ? applyEdits(structuredClone(doc), edits) : doc;
   }
 }
 

@@ -7,7 +7,9 @@ export type DomainEvent =
   | { kind: 'visitor.updated'; clientId: number; visitorId: string; operatorId: number | null; at: number }
   | { kind: 'conversation.pushed'; clientId: number; conversationId: number; viaTransfer: boolean; at: number; /** On a transfer: the earlier conversation (deprecated conversation.transferred). */ previousConversationId?: number }
   | { kind: 'conversation.started'; clientId: number; conversationId: number; at: number }
-  | { kind: 'conversation.closed'; clientId: number; conversationId: number; at: number };
+  | { kind: 'conversation.closed'; clientId: number; conversationId: number; at: number }
+  /** A visitor's satisfaction answer was stored (G33: the deprecated satisfaction.filled). */
+  | { kind: 'satisfaction.answered'; clientId: number; satisfactionId: number; at: number };
 
 export class DomainEvents {
   private emitter = new EventEmitter();

@@ -1,4 +1,5 @@
-// The policy object of every area, built from its defaults (the correct behaviour) and the `set` of each active deviation at `<area>.policy`.
+// The named values of every area (the spec's limits, timings, texts and tables, and the few flags where behaviour truly forks), built from each area's defaults and the `set` of each active deviation at `<area>.policy`.
+// A leaf of the service's imports: area policies hold values only (no functions, no statements), so nothing here reaches back into the domain.
 import type { DeviationEntry } from '../lib/deviation-registry.js';
 import { AUTH_POLICY } from './auth/policy.js';
 import { REST_POLICY } from './rest/policy.js';
@@ -8,10 +9,7 @@ import { WEBHOOKS_POLICY } from './webhooks/policy.js';
 import { PLATFORM_POLICY } from './platform/policy.js';
 import { BOTS_POLICY } from './bots/policy.js';
 
-/** An area's policy: its defaults, and for fields that are functions, the named variants a deviation may pick. */
-export interface PolicyModule<T extends object> { defaults: T; variants: { [K in keyof T]?: Record<string, T[K]> } }
-
-const MODULES = {
+const DEFAULTS = {
   auth: AUTH_POLICY,
   rest: REST_POLICY,
   graphql: GRAPHQL_POLICY,
@@ -21,31 +19,28 @@ const MODULES = {
   bots: BOTS_POLICY,
 } as const;
 
-export type Policies = { readonly [A in keyof typeof MODULES]: Readonly<(typeof MODULES)[A]['defaults']> };
+export type Policies = { readonly [A in keyof typeof DEFAULTS]: Readonly<(typeof DEFAULTS)[A]> };
+
+/** The kind of a value as a deviation's `set` must match it: a list, an object, or the JavaScript type. */
+const kindOf = (v: unknown): string => (Array.isArray(v) ? 'list' : v === null || v === undefined ? 'nothing' : typeof v);
 
 /** Why `field = value` cannot be set on `area`'s policy, or null. */
 export function policyFieldError(area: string, field: string, value: unknown): string | null {
-  const mod = (MODULES as Record<string, PolicyModule<Record<string, unknown>>>)[area];
-  if (!mod) return `no policy for area ${area}`;
-  if (!(field in mod.defaults)) return `${area} policy has no field ${field} (fields: ${Object.keys(mod.defaults).join(', ')})`;
-  const def = mod.defaults[field];
-  if (typeof def === 'function') {
-    const names = Object.keys(mod.variants[field] ?? {});
-    return typeof value === 'string' && names.includes(value) ? null : `${area}.${field} is a function: name one of its variants ${names.join(', ')}`;
-  }
-  if (def !== null && def !== undefined && typeof def !== typeof value) return `${area}.${field} is a ${typeof def}, got ${JSON.stringify(value)}`;
+  const defaults = (DEFAULTS as Record<string, Record<string, unknown>>)[area];
+  if (!defaults) return `no policy for area ${area}`;
+  if (!(field in defaults)) return `${area} policy has no field ${field} (fields: ${Object.keys(defaults).join(', ')})`;
+  const want = kindOf(defaults[field]);
+  // A field whose default is nothing (null or undefined) takes a list or an object.
+  if (want === 'nothing' ? !['list', 'object', 'nothing'].includes(kindOf(value)) : kindOf(value) !== want) return `${area}.${field} is a ${want}, got ${JSON.stringify(value)}`;
   return null;
 }
 
+/** Every area's policy: its defaults, with the fields each active deviation sets. */
 export function buildPolicies(on: readonly DeviationEntry[]): Policies {
   const out: Record<string, object> = {};
-  for (const [area, mod] of Object.entries(MODULES) as Array<[string, PolicyModule<Record<string, unknown>>]>) {
-    const p: Record<string, unknown> = { ...mod.defaults };
-    for (const d of on) {
-      if (d.seam !== `${area}.policy`) continue;
-      for (const [k, v] of Object.entries(d.set ?? {})) p[k] = typeof mod.defaults[k] === 'function' ? mod.variants[k]![v as string] : v;
-    }
-    out[area] = Object.freeze(p);
+  for (const [area, defaults] of Object.entries(DEFAULTS)) {
+    const sets = on.filter((d) => d.seam === `${area}.policy`).map((d) => d.set ?? {});
+    out[area] = Object.freeze(Object.assign({}, defaults, ...sets));
   }
   return out as Policies;
 }

@@ -6,6 +6,7 @@ import type { FastifyInstance } from 'fastify';
 import { generateTls, type TlsMaterial } from '../lib/tls.js';
 import type { Target } from '../lib/target.js';
 import { buildApp, type BuildOptions } from './app.js';
+import { routePlainHttp } from './plain-http.js';
 import { randomizeCredentials, seededPassword } from './store/seed.js';
 import { newControlToken } from '../lib/control-auth.js';
 import { startInThread } from '../lib/thread-server.js';
@@ -19,6 +20,10 @@ export interface StackOptions extends BuildOptions {
   /** Folder for the CA file (a temporary folder by default). */
   workDir?: string;
   sinkSecret?: string;
+  /** `ces selftest --wire`: the service reaches its fake connector and sink through the mutating wire proxy (wire/proxy.ts). */
+  wire?: boolean;
+  /** With `wire`: a wire fault active from the start (`ces test --wire-fault`). */
+  wireFault?: string;
 }
 
 export interface ReadyInfo extends Target {
@@ -31,6 +36,8 @@ export interface ReadyInfo extends Target {
   sim_url: string;
   platform_url: string;
   ca_file: string;
+  /** Control API of the wire proxy between the service and its partners (`ces selftest --wire`). */
+  wire_url?: string;
   /** JSON file {connector_secret, sink_secret} in a private temp folder (never in the ready info, output or reports), for the connector-check and receiver-check suites. */
   secrets_file?: string;
 }
@@ -58,17 +65,21 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
   const sinkSecret = opts.sinkSecret ?? secret('sink-secret-' + seed);
   const simToken = opts.simToken ?? newControlToken();
   // The fake connector and the sink run in a worker thread of their own, off the service's event loop (as real partners would be).
-  const partners = await startInThread<PartnersReady>(new URL('./partners.js', import.meta.url), 'startPartners', { tls: tls.server, host, connectorSecret, sinkSecret, controlToken: simToken } satisfies PartnersOptions);
-  const { connector, sink } = partners.ready;
+  const partners = await startInThread<PartnersReady>(new URL('./partners.js', import.meta.url), 'startPartners', { tls: tls.server, host, connectorSecret, sinkSecret, controlToken: simToken, ...(opts.wire || opts.wireFault ? { wire: { ca: tls.ca.cert, ...(opts.wireFault ? { fault: opts.wireFault } : {}) } } : {}) } satisfies PartnersOptions);
+  const { connector, sink, wire } = partners.ready;
+  // Through the wire proxy when there is one: the service and the checks reach the partners where the proxy can change the calls.
+  const connectorUrl = opts.connectorUrl ?? wire?.connectorUrl ?? connector.url;
+  const sinkUrl = wire?.sinkUrl ?? sink.url;
   const app = await buildApp({
     ...opts,
     seed,
     simToken,
     connectorSecret,
-    connectorUrl: opts.connectorUrl ?? connector.url,
+    connectorUrl,
     outboundCa: [tls.ca.cert, ...(opts.outboundCa ?? [])],
     https: { cert: tls.server.cert, key: tls.server.key },
   });
+  routePlainHttp(app);
   await app.listen({ host, port: opts.port ?? 0 });
   const port = (app.server.address() as { port: number }).port;
   const base = `https://${host.includes(':') ? `[${host}]` : host}:${port}`;
@@ -86,9 +97,10 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     graphql_url: `${base}/graphql`,
     rest_base_url: `${base}/api/2`,
     rest_ha_base_url: `${base}/ha/api/2`,
-    connector_url: opts.connectorUrl ?? connector.url,
+    connector_url: connectorUrl,
     ...(opts.connectorUrl ? {} : { connector_control_url: connector.controlUrl }),
-    sink_url: sink.url,
+    sink_url: sinkUrl,
+    ...(wire ? { wire_url: wire.controlUrl } : {}),
     sim_url: `${base}/sim`,
     sim_token: simToken,
     platform_url: `${base}/platform`,
@@ -101,7 +113,8 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     ca_file: caFile,
     capabilities: ['sim', 'platform', 'clock'],
     reference: true,
-    deviations: app.ces.deviations.list(),
+    // The deviations the stack started with (the simulation API may switch others on later).
+    deviations: [...new Set(opts.deviate ?? [])],
     secrets_file: secretsFile,
   };
   return {

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# Idempotent set-up for a fresh machine: npm packages, Debian's Chromium, then `ces setup` (the compiled JavaScript, the pinned k6, the checks). Fast when already done.
+# Idempotent set-up for a fresh machine: npm packages, Debian's Chromium, then `ces setup` (the compiled JavaScript, the pinned k6, the checks), and a
+# pinned Schemathesis in its own Python virtual environment. Fast when already done.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+SCHEMATHESIS_VERSION="4.32.5"
 log() { printf 'setup: %s\n' "$*" >&2; }
 
 # 1. npm packages, exactly as the lock file says; node-gyp builds better-sqlite3 against the local Node headers (no download).
@@ -29,4 +31,14 @@ fi
 parts=sqlite,chromium,k6
 if [ "${CES_SKIP_K6:-0}" = 1 ]; then parts=sqlite,chromium; fi
 node bin/ces.js setup --only "$parts" >&2 || { log "ces setup: a part is missing (above)"; exit 2; }
+# 4. Schemathesis, pinned, from PyPI into its own virtual environment under .cache/ (git-ignored): the project's Schemathesis step
+#    (scripts/schemathesis/run.sh) checks the REST API against its OpenAPI document with it.
+ST_HOME=.cache/schemathesis
+if [ "${CES_SKIP_SCHEMATHESIS:-0}" != 1 ] && [ "$("$ST_HOME/bin/st" --version 2>/dev/null)" != "st, version ${SCHEMATHESIS_VERSION}" ]; then
+  command -v python3 >/dev/null || { log "python3 is missing: install Python 3.10+ for Schemathesis, or set CES_SKIP_SCHEMATHESIS=1"; exit 2; }
+  log "installing Schemathesis ${SCHEMATHESIS_VERSION} into $ST_HOME (Python virtual environment)"
+  rm -rf "$ST_HOME"
+  python3 -m venv "$ST_HOME"
+  "$ST_HOME/bin/pip" install --quiet --disable-pip-version-check "schemathesis==${SCHEMATHESIS_VERSION}"
+fi
 log "ready"

@@ -25,7 +25,7 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
  * 137 s, check-receiver 110 s, bare-target 60 s, load-bench 55 s); the rest follow by name. The four longest start together.
  */
 const LONGEST_FIRST = [
-  'alternatives-proxy', 'check-connector', 'check-receiver', 'fuzz-deviations', 'sigkill-stream', 'check-fake-connector', 'load-bench', 'check-variants',
+  'alternatives-proxy', 'check-connector', 'check-receiver', 'check-evidence', 'fuzz-deviations', 'sigkill-stream', 'check-fake-connector', 'load-bench', 'check-variants',
   'bare-target', 'webhooks-durable', 'load', 'target-lost', 'transcripts-replay', 'report-run', 'load-segments', 'sink',
 ];
 /**

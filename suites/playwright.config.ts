@@ -27,7 +27,7 @@ const allSpecs = present.map((s) => `${s}/**/*${spec('.spec.ts')}`);
  * alternatives, every check of its suites with all of its deviations on); the fixture of suites/fixtures/target.ts switches each
  * check's deviations on in the worker's own stack. The baseline projects have none.
  */
-interface SelftestProject { name: string; grep?: string; suites?: string[]; skipSuites?: string[]; deviations: Array<{ id: string; clauses: string[] }>; baseline?: boolean; together?: boolean }
+interface SelftestProject { name: string; grep?: string; suites?: string[]; skipSuites?: string[]; deviations: Array<{ id: string; clauses: string[]; wire?: boolean }>; baseline?: boolean; together?: boolean }
 const selftestPlan: SelftestProject[] | undefined = process.env.CES_SELFTEST_PLAN ? JSON.parse(fs.readFileSync(process.env.CES_SELFTEST_PLAN, 'utf8')) : undefined;
 
 /**
@@ -41,7 +41,7 @@ function selftestProjects(plan: SelftestProject[]) {
   const skipped = (p: SelftestProject) => present.filter((s) => p.skipSuites?.includes(s)).map((s) => `${s}/**/*${spec('.spec.ts')}`);
   const project = (p: SelftestProject, name: string, files: { testMatch: string[]; testIgnore?: string[] }) => ({
     name, testDir: here, ...files, ...(p.grep ? { grep: new RegExp(p.grep) } : {}),
-    metadata: { selftest: { baseline: p.baseline === true, together: p.together === true, deviations: p.deviations.map((d) => ({ id: d.id, clauses: d.clauses })) } },
+    metadata: { selftest: { baseline: p.baseline === true, together: p.together === true, deviations: p.deviations.map((d) => ({ id: d.id, clauses: d.clauses, ...(d.wire ? { wire: true } : {}) })) } },
   });
   const split = plan.filter((p) => !p.baseline);
   const hasRetries = (p: SelftestProject) => retryFiles.length > 0 && (!p.suites || p.suites.includes('webhooks')) && !p.skipSuites?.includes('webhooks');

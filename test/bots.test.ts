@@ -50,9 +50,9 @@ test('seeded bots are created on the connector, polled, and a scheduled message 
   assert.equal(bots[0].idBot, 'demo');
   assert.equal(bots[1].idBot, 'lab');
   const rule = bots[0].routingRules[0];
-  assert.deepEqual(routingRuleAvailability(app.ces, bots[0].clientId, rule.id), { chat: true, call: false, video: false });
-  assert.equal(routingRuleAvailability(app.ces, bots[0].clientId, 'no-such-rule'), null);
-  assert.equal(routingRuleAvailability(app.ces, bots[0].clientId + 1, rule.id), null, 'another client never sees the rule');
+  assert.deepEqual(routingRuleAvailability(app.ces, app.ces.bots.poller, bots[0].clientId, rule.id), { chat: true, call: false, video: false });
+  assert.equal(routingRuleAvailability(app.ces, app.ces.bots.poller, bots[0].clientId, 'no-such-rule'), null);
+  assert.equal(routingRuleAvailability(app.ces, app.ces.bots.poller, bots[0].clientId + 1, rule.id), null, 'another client never sees the rule');
 
   const created = await app.inject({ method: 'POST', url: '/sim/conversations', headers: sim(app), payload: { channel: 'chat', text: 'schedule a minute' } });
   assert.equal(created.statusCode, 201);

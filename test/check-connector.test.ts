@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { findLeaks } from '../lib/results.js';
 import { startIntegratorConnector, type Mistake } from './fixtures/integrator-connector.js';
-import { CONNECTOR_SECRET, PARALLEL_RUNS, checkFolder, runCheck, tail, areaIds, assertMode, clausesOf } from './check-support.js';
+import { CONNECTOR_SECRET, PARALLEL_RUNS, checkFolder, runCheck, tail, areaIds, assertMode, clausesOf, saidAbout } from './check-support.js';
 
 const folder = checkFolder();
 
@@ -14,16 +14,21 @@ interface Mode { mistakes: Mistake[]; fail?: string[]; warn?: string[]; note?: s
  * Deviant modes → clauses whose verdict must be `fail` (MUST), `warn` (SHOULD) or `note` (MAY), and the exit code.
  * Mistakes that touch different clauses share one `ces check` run (each run is a Playwright launch, and each FAIL costs a new
  * Playwright worker), and so do modes: in a run, no mode fails, warns or leaves NOT JUDGED a clause asserted for another, each
- * measured alone. The slow answer goes first: its run is the longest (12 s answers), and with one worker the others fit beside it.
+ * measured alone. The slow answer goes first: its run is the longest (12 s answers), and with one worker the others fit beside it;
+ * what it shares the run with is judged without visitor answers (endpoints 1-4 and 6). A connector without PUT /bots leaves every
+ * check that needs a bot NOT JUDGED: only a clause of endpoint 1 shares its run.
  */
 const CONNECTOR_RUNS: Array<{ modes: Mode[] }> = [
   { modes: [
     { mistakes: ['slow-answer'], fail: ['CONN-EP7-01'] },
-    { mistakes: ['no-put-bots'], fail: ['CONN-EP2-01'] },
+    { mistakes: ['replies-on-start', 'availability-500', 'empty-createdAt'], fail: ['CONN-EP6-02', 'CONN-EP4-01', 'CONN-BOT-DATES-01', 'CONN-CONV-DATES-01'] },
   ] },
   { modes: [
-    { mistakes: ['replies-on-start', 'availability-500', 'empty-createdAt', 'long-answer', 'extra-scenario-field', 'bad-bundle'],
-      fail: ['CONN-EP6-02', 'CONN-EP4-01', 'CONN-BOT-DATES-01', 'CONN-CONV-DATES-01', 'CONN-TEXT-01', 'CONN-EP1-02', 'CONN-BUNDLE-01'], warn: ['CONN-TEXT-02'] },
+    { mistakes: ['no-put-bots'], fail: ['CONN-EP2-01'] },
+    { mistakes: ['extra-scenario-field'], fail: ['CONN-EP1-02'] },
+  ] },
+  { modes: [
+    { mistakes: ['long-answer', 'bad-bundle'], fail: ['CONN-TEXT-01', 'CONN-BUNDLE-01'], warn: ['CONN-TEXT-02'] },
     { mistakes: ['replies-to-echo', 'advised-transfer', 'no-signature-check'], fail: ['CONN-LOOP-01', 'CONN-LOOP-02'], warn: ['CONN-TRANSFER-02'], note: ['CONN-AUTH-01'] },
   ] },
   { modes: [
@@ -58,11 +63,17 @@ describe('ces check connector against an independent integrator connector', { co
     } finally { await c.close(); }
   });
 
-  test('the calls carry idConnectorVersion, idWebsite and a G2 signature: a wrong secret is refused everywhere', async () => {
+  test('the calls carry idConnectorVersion, idWebsite and a G2 signature: a wrong secret is refused everywhere, a failure of CONN-AUTH-02 only', async () => {
     const c = await startIntegratorConnector({ cert: folder.tls.server.cert, key: folder.tls.server.key, secret: CONNECTOR_SECRET });
     try {
       const r = await runCheck(folder.work, ['connector', c.url, '--secret', 'not-the-connector-secret', '--ca-file', folder.caFile]);
-      assertMode(r, 'wrong secret', ['CONN-EP1-01', 'CONN-EP2-01', 'CONN-EP6-01']);
+      assertMode(r, 'wrong secret', ['CONN-AUTH-02']);
+      // A refusal of the call's credentials says nothing about the endpoints' answers: never their failure.
+      for (const id of ['CONN-EP1-01', 'CONN-EP2-01']) {
+        assert.equal(r.verdicts.get(id), 'not-judged', `${id}\n${saidAbout(r, id)}`);
+        assert.match(saidAbout(r, id), /refused for its credentials \(see CONN-AUTH-02\)/);
+      }
+      assert.deepEqual([...r.verdicts].filter(([, v]) => v === 'fail').map(([id]) => id), ['CONN-AUTH-02'], 'only the signature clause fails');
     } finally { await c.close(); }
   });
 

@@ -13,8 +13,8 @@ interface Fault { name: string; faults: object[]; fail: string[] }
  * Faults that touch different clauses share one `ces check` run (each run is a Playwright launch, and each FAIL costs a new
  * Playwright worker): in a group, no fault fails or leaves NOT JUDGED a clause asserted for another, each measured alone, so
  * each clause asserted still fails because of its own fault. Two faults of one endpoint cannot share a run (the fake applies
- * the first rule of an endpoint). Malformed scenarios and a missing PUT /bots leave the conversation checks NOT JUDGED: they
- * go together, apart from the faults of the conversation.
+ * the first rule of an endpoint). Malformed scenarios and a missing PUT /bots leave the checks that need a bot NOT JUDGED
+ * (availability strategies too): they go together, apart from the faults of the bot's endpoints.
  */
 const GROUPS: Fault[][] = [
   [
@@ -24,11 +24,11 @@ const GROUPS: Fault[][] = [
   [
     { name: 'schema-invalid POST /conversations', faults: [{ endpoint: 'conversation-create', invalid: true }], fail: ['CONN-EP6-01'] },
     { name: '451-character text', faults: [{ endpoint: 'messages', longText: true }], fail: ['CONN-TEXT-01'] },
+    { name: 'availability 500', faults: [{ endpoint: 'availability', status: 500 }], fail: ['CONN-EP4-01'] },
   ],
   [
     { name: 'malformed JSON scenarios', faults: [{ endpoint: 'external-bots', malformed: true }], fail: ['CONN-JSON-01', 'CONN-EP1-01'] },
     { name: 'missing PUT /bots', faults: [{ endpoint: 'bot-put', status: 404 }], fail: ['CONN-EP2-01'] },
-    { name: 'availability 500', faults: [{ endpoint: 'availability', status: 500 }], fail: ['CONN-EP4-01'] },
   ],
 ];
 

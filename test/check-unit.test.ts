@@ -4,7 +4,12 @@ import assert from 'node:assert/strict';
 import { PNG } from 'pngjs';
 import { verify } from '../lib/signature.js';
 import type { HttpAnswer, HttpRequest } from '../lib/http.js';
-import { ConnectorClient, botWriteBody, visitorMessage, zonedNow } from '../check/connector-client.js';
+import { ConnectorClient, botWriteBody, describe, visitorMessage, zonedNow, type Exchange } from '../check/connector-client.js';
+import { endpointAbsent, excerpt, markupText } from '../check/evidence.js';
+import { concurrencyProblems, replySummary, type Held } from '../check/concurrency.js';
+import { exchangesCurl, withDependencies } from '../check/reproduce.js';
+import type { ConversationRun } from '../check/conversation.js';
+import { briefReason } from '../cli/run.js';
 import { conversationIdWarning, dateWarnings, unlistedFields } from '../check/judge.js';
 import { bundleProblems, dateProblems, durationMs, imagesOf, isIsoDateTime, quickReplyCounts, replyProblems, textsOf, transfersOf, unknownRules } from '../check/judge.js';
 import { imageProblem } from '../check/image.js';
@@ -49,11 +54,12 @@ test('client: PUT/POST sign the raw body; wrong and missing signatures are what 
 });
 
 test('client: a network error becomes an exchange with the error and the measured time', async () => {
-  const client = new ConnectorClient(settings, async () => { throw new Error('Headers Timeout Error'); });
+  // The send fails after 30 ms, as a transport error does: the exchange measures the time until then, not zero.
+  const client = new ConnectorClient(settings, async () => { await new Promise((r) => setTimeout(r, 30)); throw new Error('Headers Timeout Error'); });
   const ex = await client.call(7, 'POST', '/conversations/x/messages', { body: {}, timeoutMs: 10 });
   assert.equal(ex.status, undefined);
   assert.match(ex.error!, /Timeout/);
-  assert.ok(ex.ms >= 0);
+  assert.ok(ex.ms >= 25, `measured ${ex.ms} ms for a call that failed after 30 ms`);
 });
 
 test('bodies the checker sends match the connector request schemas', () => {
@@ -161,4 +167,72 @@ test('CLI arguments: bad URLs, schemes, UUIDs, languages and scripts are usage e
   assert.throws(() => validateCheckArgs({ ...ok, what: 'webhook-receiver', secret: '' }), /--secret is empty: give the subscription's signing secret/);
   assert.doesNotThrow(() => validateCheckArgs({ ...ok, secret: undefined, unsigned: true }), '--unsigned: a partner under development');
   for (const n of [0, 21, 1.5]) assert.throws(() => validateCheckArgs({ ...ok, conversations: n }), /--conversations/);
+});
+
+// ---- evidence (issue 25): what an answer is evidence of, reasons, reproductions --------------------------------------------
+
+const ex = (over: Partial<Exchange>): Exchange => ({ endpoint: 3, method: 'GET', path: '/bots/op-1', url: 'https://bot.example/bots/op-1?idWebsite=1', signed: 'idWebsite=1', ms: 12, ...over });
+const routeMissing = (method: string, p: string): Partial<Exchange> => ({ status: 404, contentType: 'application/json; charset=utf-8', text: JSON.stringify({ message: `Route ${method}:${p} not found`, error: 'Not Found', statusCode: 404 }) });
+
+test('an endpoint that does not exist: 405 and 501, a 404 of endpoints 1, 2 and 6, or a 404 answered as a path that does not exist; an unknown bot is not that', () => {
+  const probe = ex({ endpoint: 0, path: '/ces-check-no-such-endpoint', url: 'https://bot.example/ces-check-no-such-endpoint?idWebsite=1', ...routeMissing('GET', '/ces-check-no-such-endpoint') });
+  assert.equal(endpointAbsent(ex({ ...routeMissing('GET', '/bots/op-1') }), probe), true, 'the framework\'s 404 of an unknown route, path and method aside');
+  assert.equal(endpointAbsent(ex({ method: 'PUT', endpoint: 2, ...routeMissing('PUT', '/bots/op-1') }), probe), true);
+  assert.equal(endpointAbsent(ex({ status: 404, text: '{"error":"unknown bot"}' }), probe), false, 'a 404 of its own says the bot is unknown');
+  assert.equal(endpointAbsent(ex({ status: 404, text: '{"error":"unknown bot"}' }), undefined), false, 'no probe: a 404 of endpoint 3 is not known to be a missing endpoint');
+  assert.equal(endpointAbsent(ex({ status: 405 }), probe), true);
+  assert.equal(endpointAbsent(ex({ endpoint: 1, status: 404, text: 'whatever' }), undefined), true, 'endpoint 1 names no resource that may be unknown');
+  assert.equal(endpointAbsent(ex({ status: 401 }), probe), false);
+  // Spring Boot's 404 carries a timestamp and the path: both aside, the same shape.
+  const spring = (p: string, at: string) => ({ status: 404, contentType: 'application/json', text: JSON.stringify({ timestamp: at, status: 404, error: 'Not Found', path: p }) });
+  assert.equal(endpointAbsent(ex(spring('/bots/op-1', '2026-01-01T10:00:00.123+00:00')), ex({ endpoint: 0, path: '/ces-check-no-such-endpoint', url: 'https://bot.example/ces-check-no-such-endpoint', ...spring('/ces-check-no-such-endpoint', '2026-01-01T10:00:01.456+00:00') })), true);
+});
+
+test('reasons: an excerpt of an answer is short and never escaped markup; a call is described by what came back', () => {
+  const html = ex({ status: 502, text: '<!DOCTYPE html><html><head><title>502 Bad Gateway</title><style>body{color:red}</style><script>var a="<b>";</script></head><body><h1>Bad &amp; gone</h1></body></html>' });
+  const text = excerpt(html, 60);
+  assert.equal(text, '502 Bad Gateway Bad & gone', 'the text of the page, script and style left out');
+  assert.doesNotMatch(describe(html), /<|&amp;|\\"/);
+  assert.match(describe(html), /^GET \/bots\/op-1 → 502 502 Bad Gateway Bad & gone \(server error in the connector\) in 12 ms$/);
+  assert.ok(excerpt(ex({ status: 500, text: 'x'.repeat(500) }), 80).length <= 80);
+  // An unclosed tag costs one pass, not a regular expression's backtracking.
+  assert.equal(markupText('<'.repeat(100_000)).trim(), '');
+  assert.match(briefReason(`${'A first sentence that says what came back. '.repeat(3)}${'More detail about it, '.repeat(20)}`), /^A first sentence .* … \(whole reason in evidence\.html\)$/);
+  assert.ok(briefReason('word '.repeat(200)).length < 300);
+  assert.equal(briefReason('short'), 'short');
+});
+
+test('schema errors: each once, without if/then noise, with the value that broke a format', () => {
+  assert.deepEqual(replyProblems([{ type: 'transfer', distributionRule: 'x', transferOptions: {} }], 'answer'), [`answer replies[0]: /distributionRule must match format "uuid" (got "x"); /transferOptions must have required property 'timeout'`]);
+});
+
+test('G28: a call that got no answer held at once, answered held alone, is a problem; a correct one is not', () => {
+  const answered = (json: unknown, ms = 20): Exchange => ex({ endpoint: 7, method: 'POST', status: 200, json, ms });
+  const held = (steps: Exchange[], start = answered({ idConversation: 'c1', replies: [] })): Held => ({ script: ['Hi'], idConversation: 'c1', connectorConversationId: 'c1', start, steps: steps.map((e) => ({ text: 'Hi', exchange: e })) });
+  const one = held([answered({ idConversation: 'c1', replies: [{ type: 'message', payload: { contentType: 'text', value: 'Hello!' } }] })]);
+  const alone = [one, one];
+  assert.deepEqual(concurrencyProblems(alone, alone), []);
+  const hung = held([ex({ endpoint: 7, method: 'POST', error: 'Headers Timeout Error', ms: 11_100 })]);
+  assert.match(concurrencyProblems(alone, [hung, hung]).join('\n'), /visitor message 1 \("Hi"\): held alone it was answered 200 in 20 ms; held with 1 other conversation\(s\) at once it got no answer within 11100 ms: no answer in time/);
+  const unopened = held([], ex({ endpoint: 6, method: 'POST', error: 'socket hang up', ms: 5 }));
+  unopened.stopped = true;
+  assert.match(concurrencyProblems(alone, [unopened, unopened]).join('\n'), /POST \/conversations held alone was answered 200 .* at once it got no answer within 5 ms: connection reset/);
+  assert.doesNotMatch(concurrencyProblems(alone, [unopened, unopened]).join('\n'), /took/, 'a run stopped on a failure is not compared by its number of steps');
+  assert.ok(replySummary(answered({ replies: [{ type: 'message', payload: { contentType: 'text', value: 'x'.repeat(500) } }] })).length <= 100, 'never the whole JSON');
+});
+
+test('reproductions: a call of the conversation comes with the bot\'s creation, the opening and the earlier messages; an own conversation id is captured', () => {
+  const put = ex({ endpoint: 2, method: 'PUT', path: '/bots/op-1', url: 'https://bot.example/bots/op-1?idWebsite=1', requestBody: { name: 'n' }, status: 200 });
+  const start = ex({ endpoint: 6, method: 'POST', path: '/conversations', url: 'https://bot.example/conversations?idWebsite=1', requestBody: { idOperator: 'op-1', idConversation: 'ours' }, json: { idConversation: 'conv-7' }, status: 200 });
+  const visitor = ex({ endpoint: 7, method: 'POST', path: '/conversations/conv-7/messages', url: 'https://bot.example/conversations/conv-7/messages?idWebsite=1', requestBody: { idOperator: 'op-1', message: { idMessage: 'm1' } }, status: 200 });
+  const echo = ex({ endpoint: 7, method: 'POST', path: '/conversations/conv-7/messages', url: 'https://bot.example/conversations/conv-7/messages?idWebsite=1', requestBody: { idOperator: 'op-1', message: { idMessage: 'm2' } }, status: 200 });
+  const first = ex({ endpoint: 5, path: '/bots/op-1/conversation-first-messages', url: 'https://bot.example/bots/op-1/conversation-first-messages?idWebsite=1' });
+  const run: ConversationRun = { setup: { idOperator: 'op-1', idBot: 'demo', body: botWriteBody('demo', 'en'), scenarios: ex({ endpoint: 1 }), put }, idConversation: 'ours', connectorConversationId: 'conv-7',
+    steps: [{ kind: 'first-messages', exchange: first }, { kind: 'start', exchange: start }, { kind: 'visitor', text: 'Hi', quickReply: false, exchange: visitor }, { kind: 'echo', of: 'text', exchange: echo }] };
+  assert.deepEqual(withDependencies([{ ...echo }], run).map((e) => e.requestBody), [put, start, visitor, echo].map((e) => e.requestBody), 'the echo needs the bot, the opening and the visitor message before it');
+  const own = ex({ endpoint: 3, path: '/bots/op-1', url: 'https://bot.example/bots/op-1?idWebsite=1' });
+  assert.deepEqual(withDependencies([own], run), [put, own], 'a call naming the bot comes after its creation');
+  const text = exchangesCurl(withDependencies([echo], run).map((e) => ({ note: e.path, ex: e })));
+  assert.match(text, /CONV1=\$\(printf '%s' "\$ANSWER" \| sed -n/, 'the connector\'s own id is taken from the answer');
+  assert.match(text, /"https:\/\/bot\.example\/conversations\/\$\{CONV1\}\/messages\?idWebsite=1"/, 'and used by the later calls');
 });

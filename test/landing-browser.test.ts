@@ -67,9 +67,12 @@ test('filter the matrix, follow a failing clause to its evidence in two clicks, 
   const section = page.locator(`section[id="${anchor}"]`);
   assert.equal(await section.getAttribute('data-outcome'), 'failed');
   assert.ok(await section.locator('pre.reason').isVisible(), 'the failure reason is visible');
-  const call = section.locator('details[open]:has(summary .call) > pre').first();
+  // The call that went wrong is open: what came back shown as its body, the whole record (request and response) beside it.
+  const call = section.locator('details[open]:has(> summary .call)').first();
   assert.ok(await call.isVisible(), 'the request/response is open');
-  assert.match(await call.innerText(), /"request"[\s\S]*"response"/);
+  assert.match(await call.locator('> pre').last().innerText(), /"meta"/, 'what came back, as its body');
+  assert.match(await call.innerText(), /came back/);
+  assert.match(await call.locator('details:has(> summary:text("recorded data")) > pre').first().textContent() ?? '', /"request"[\s\S]*"response"/);
   assert.ok(await section.locator(`a[href="../index.html#${clause}"]`).count() > 0, 'the evidence links back to the clause');
   if (!process.env.CES_LANDING_DIR) assert.equal(await section.locator('svg.ces-sequence').count(), 1, 'the sequence diagram is inline');
   await page.screenshot({ path: path.join(dir, 'evidence-browser.png'), fullPage: false });

@@ -39,10 +39,17 @@ test('clock: timers fire when the clock is advanced past them, in due order, and
   clock.stop();
 });
 
-test('clock: a real-time timer fires without advancing', async () => {
+test('clock: a real-time timer fires without advancing, not before it is due', async () => {
   const clock = new Clock();
-  await new Promise<void>((resolve) => clock.after(20, resolve));
+  const start = clock.now();
+  // A timer that never fires must fail this test, not hang the run: the deadline rejects.
+  let deadline: NodeJS.Timeout | undefined;
+  const firedAt = await Promise.race([
+    new Promise<number>((resolve) => clock.after(20, () => resolve(clock.now()))),
+    new Promise<never>((_r, reject) => { deadline = setTimeout(() => reject(new Error('the real-time timer did not fire within 2 s')), 2_000); }),
+  ]).finally(() => clearTimeout(deadline));
   clock.stop();
+  assert.ok(firedAt - start >= 20, `fired ${firedAt - start} ms after it was set: a 20 ms timer fires only once the clock reaches its due time`);
 });
 
 test('mask: known secrets and their encoded forms never survive', () => {

@@ -6,13 +6,13 @@ import os from 'node:os';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { ROOT } from '../lib/paths.js';
-import { findK6 } from '../cli/commands/load.js';
+import { k6Gate } from './tools.js';
 import { benchBlock, startupBlock } from '../cli/commands/bench-docs.js';
 
-let k6Missing = '';
-try { findK6(); } catch (e) { k6Missing = (e as Error).message; }
+const k6 = k6Gate();
 
-test('ces bench --quick measures the four figures against their baselines, with rounds, CPU per operation, peak RSS and the load generator share', { skip: k6Missing || false, timeout: 240_000 }, () => {
+test('ces bench --quick measures the four figures against their baselines, with rounds, CPU per operation, peak RSS and the load generator share', { skip: k6.skip, timeout: 240_000 }, () => {
+  k6.require();
   const reports = fs.mkdtempSync(path.join(os.tmpdir(), 'ces-bench-'));
   const r = spawnSync(process.execPath, [path.join(ROOT, 'bin', 'ces.js'), 'bench', '--quick', '--only', 'rest,message,webhook,polling'], { cwd: ROOT, encoding: 'utf8', env: { ...process.env, CES_REPORTS_DIR: reports } });
   assert.equal(r.status, 0, `${r.stdout.slice(-3000)}\n${r.stderr.slice(-3000)}`);

@@ -5,16 +5,17 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { startStack, type Stack } from '../reference-impl/stack.js';
-import { findK6, runK6, LOAD_DIR, type K6Summary } from '../cli/commands/load.js';
+import { runK6, LOAD_DIR, type K6Summary } from '../cli/commands/load.js';
+import { k6Gate } from './tools.js';
 
-let k6Missing = '';
-try { findK6(); } catch (e) { k6Missing = (e as Error).message; }
+const k6 = k6Gate();
 
 let stack: Stack;
 let dir: string;
 let targetFile: string;
 before(async () => {
-  if (k6Missing) return;
+  if (k6.skip) return;
+  k6.require();
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ces-load-seg-'));
   stack = await startStack({ workDir: dir });
   targetFile = path.join(dir, 'target.json');
@@ -25,7 +26,8 @@ after(async () => { await stack?.close(); });
 const SEQUENCE = '0,1/2,1';
 const count = (s: K6Summary | null, key: string) => s?.metrics[key]?.values.count ?? 0;
 
-test('rest-read split in two execution segments run in parallel: the totals equal one whole run', { skip: k6Missing || false, timeout: 120_000 }, async () => {
+test('rest-read split in two execution segments run in parallel: the totals equal one whole run', { skip: k6.skip, timeout: 120_000 }, async () => {
+  k6.require();
   const common = { script: path.join(LOAD_DIR, 'rest-read.js'), targetFile, caFile: stack.ready.ca_file, rate: 20, duration: '3s', quiet: true };
   const whole = await runK6({ ...common, outDir: dir, summaryName: 'whole.json' });
   const [a, b] = await Promise.all([

@@ -8,10 +8,10 @@ import { spawnSync } from 'node:child_process';
 import { ROOT } from '../lib/paths.js';
 import { LIMITS } from '../lib/limits.js';
 import { loadClauses } from '../lib/catalogue.js';
-import { caBundle, findK6, scenarios, thresholdChecks, type K6Summary } from '../cli/commands/load.js';
+import { caBundle, scenarios, thresholdChecks, type K6Summary } from '../cli/commands/load.js';
+import { k6Gate } from './tools.js';
 
-let k6Missing = '';
-try { findK6(); } catch (e) { k6Missing = (e as Error).message; }
+const k6 = k6Gate();
 
 test('every scenario of the brief is a script under load/', () => {
   assert.deepEqual(scenarios(), ['availability-polling', 'graphql-read', 'message-path', 'rest-read', 'webhook-fanout']);
@@ -49,7 +49,8 @@ test('the CA bundle k6 reads through SSL_CERT_FILE holds the target CA', () => {
   assert.equal(caBundle(undefined, dir), undefined);
 });
 
-test(`ces load message-path exits 1 when the fake connector answers endpoint 7 after ${LIMITS.messageTimeoutMs + 1000} ms`, { skip: k6Missing || false, timeout: 120_000 }, () => {
+test(`ces load message-path exits 1 when the fake connector answers endpoint 7 after ${LIMITS.messageTimeoutMs + 1000} ms`, { skip: k6.skip, timeout: 120_000 }, () => {
+  k6.require();
   const reports = fs.mkdtempSync(path.join(os.tmpdir(), 'ces-load-dev-'));
   const r = spawnSync(process.execPath, [path.join(ROOT, 'bin', 'ces.js'), 'load', 'message-path', '--duration', '2s', '--vus', '2', '--no-dashboard'], {
     cwd: ROOT, encoding: 'utf8',
@@ -65,7 +66,8 @@ test(`ces load message-path exits 1 when the fake connector answers endpoint 7 a
   assert.ok(fs.existsSync(path.join(reports, run, 'k6-summary.json')));
 });
 
-test('ces load availability-polling exits 1 against the deviation that polls every 2 s (LOAD-POLL-01)', { skip: k6Missing || false, timeout: 120_000 }, () => {
+test('ces load availability-polling exits 1 against the deviation that polls every 2 s (LOAD-POLL-01)', { skip: k6.skip, timeout: 120_000 }, () => {
+  k6.require();
   const reports = fs.mkdtempSync(path.join(os.tmpdir(), 'ces-load-poll-'));
   const r = spawnSync(process.execPath, [path.join(ROOT, 'bin', 'ces.js'), 'load', 'availability-polling', '--duration', '4s', '--vus', '5', '--deviate', 'bots-poll-2s', '--no-dashboard'], {
     cwd: ROOT, encoding: 'utf8', env: { ...process.env, CES_REPORTS_DIR: reports, CES_CONNECTOR_SIDE: '0' },
@@ -82,19 +84,22 @@ function cesLoad(args: string[], env: Record<string, string> = {}) {
 const shown = (r: ReturnType<typeof spawnSync>) => `exit ${r.status}\n${String(r.stdout).slice(-3000)}\n${String(r.stderr).slice(-2000)}`;
 
 // The proofs of the LOAD clauses (fixtures/proofs.json): each scenario crosses its clause's threshold under a deviation or a connector fault.
-test('ces load message-path exits 1 against the deviation whose visitor messages never reach endpoint 7 (LOAD-MSG-01)', { skip: k6Missing || false, timeout: 120_000 }, () => {
+test('ces load message-path exits 1 against the deviation whose visitor messages never reach endpoint 7 (LOAD-MSG-01)', { skip: k6.skip, timeout: 120_000 }, () => {
+  k6.require();
   const r = cesLoad(['message-path', '--duration', '2s', '--vus', '2', '--deviate', 'bots-visitor-not-posted'], { CES_MESSAGES: '1' });
   assert.equal(r.status, 1, shown(r));
   assert.match(r.stdout, /FAIL message_answered\{clause:LOAD-MSG-01\} rate==1/);
 });
 
-test('ces load availability-polling exits 1 when the connector answers endpoint 4 with malformed JSON (LOAD-POLL-02)', { skip: k6Missing || false, timeout: 120_000 }, () => {
+test('ces load availability-polling exits 1 when the connector answers endpoint 4 with malformed JSON (LOAD-POLL-02)', { skip: k6.skip, timeout: 120_000 }, () => {
+  k6.require();
   const r = cesLoad(['availability-polling', '--duration', '3s', '--vus', '2'], { CES_SERVICE_SIDE: '0', CES_CONNECTOR_FAULT: JSON.stringify({ endpoint: 'availability', malformed: true }) });
   assert.equal(r.status, 1, shown(r));
   assert.match(r.stdout, /FAIL checks\{endpoint:availability-strategies,clause:LOAD-POLL-02\} rate==1/);
 });
 
-test('ces load webhook-fanout exits 1 against the deviation that never retries (LOAD-WH-01: events answered 503 first are lost)', { skip: k6Missing || false, timeout: 150_000 }, () => {
+test('ces load webhook-fanout exits 1 against the deviation that never retries (LOAD-WH-01: events answered 503 first are lost)', { skip: k6.skip, timeout: 150_000 }, () => {
+  k6.require();
   const r = cesLoad(['webhook-fanout', '--duration', '3s', '--rate', '4', '--deviate', 'load-webhook-no-retry']);
   assert.equal(r.status, 1, shown(r));
   assert.match(r.stdout, /FAIL webhook_lost\{clause:LOAD-WH-01\} count==0/);

@@ -58,7 +58,24 @@ test('lists get page, limit, full and their filters; deprecated routes and filte
   const names = list.parameters.map((p: any) => p.$ref ?? p.name);
   for (const n of ['#/components/parameters/page', '#/components/parameters/limit', '#/components/parameters/full', 'filters[name]', 'filters[website_list]']) assert.ok(names.includes(n), `${n} on GET /operator`);
   // Create needs name, first_name and email on top of the shared write schema (issue 14, item 8).
-  assert.deepEqual(doc.paths['/operator'].post.requestBody.content['application/x-www-form-urlencoded'].schema, { allOf: [{ $ref: '#/components/schemas/operator-write' }, { required: ['name', 'first_name', 'email'] }] });
+  assert.deepEqual(doc.paths['/operator'].post.requestBody.content['application/json'].schema, { allOf: [{ $ref: '#/components/schemas/operator-write' }, { required: ['name', 'first_name', 'email'] }] });
+  // A form carries text: its schema states each value as the text the server reads, and a list as the repeated field (G26).
+  const form = doc.paths['/operator'].post.requestBody.content['application/x-www-form-urlencoded'];
+  assert.deepEqual(form.schema, { allOf: [{ $ref: '#/components/schemas/operator-write-form' }, { required: ['name', 'first_name', 'email'] }] });
+  assert.deepEqual(form.encoding.roles, { style: 'form', explode: true });
+  const fields = doc.components.schemas['operator-write-form'].properties;
+  assert.deepEqual(fields.chat_enabled.enum, ['true', 'false', '1', '0']);
+  assert.deepEqual(fields.chat_priority.enum, ['0', '10']);
+  assert.equal(fields.chat_max_number.type, 'string');
+  // Filters state what the server reads: ids as integers, lists as comma arrays, dates by a calendar-exact pattern.
+  const filter = (path: string, n: string) => doc.paths[path].get.parameters.find((p: any) => p.name === `filters[${n}]`);
+  assert.deepEqual(filter('/group', 'parent_id').schema, { type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER });
+  assert.equal(filter('/operator', 'website_list').schema.type, 'array');
+  assert.equal(filter('/operator', 'website_list').explode, false);
+  assert.ok(filter('/statistic', 'indicators').schema.items.enum.includes('contact_number'));
+  const date = new RegExp(filter('/transaction', 'from').schema.pattern);
+  for (const ok of ['2024-02-29', '2000-02-29 23:59:59', '0000-02-29', '9999-12-31 00:00:00']) assert.ok(date.test(ok), ok);
+  for (const bad of ['2023-02-29', '1900-02-29', '8113-81-49 02:54:74', '2024-04-31', '2024-01-01 24:00:00', '2024-1-01']) assert.ok(!date.test(bad), bad);
   assert.equal(doc.paths['/operator/{id}'].put.requestBody.content['application/json'].schema.$ref, '#/components/schemas/operator-write');
   assert.ok(doc.paths['/operator'].post.responses['201']);
   for (const p of ['/client', '/client/{id}', '/website', '/website/{id}']) assert.equal(doc.paths[p].get.deprecated, true, p);
@@ -94,9 +111,13 @@ test('every operation has examples (path and query parameters, body, success ans
       const { node: res, pointer } = doc.follow(doc.at(`${op.pointer}/responses/${status}`), `${op.pointer}/responses/${status}`);
       const media = res?.content?.['application/json'];
       if (!media) { if (status !== '431') problems.push(`${op.id} ${status}: no JSON body schema`); continue; }
-      if (media.example === undefined) { problems.push(`${op.id} ${status}: no example`); continue; }
-      const err = doc.validate(`${pointer}/content/application~1json/schema`, media.example);
-      if (err) problems.push(`${op.id} ${status}: the example does not match the schema: ${err.slice(0, 300)}`);
+      // One `example`, or named `examples` (a 400 with the operation's business rules: one per rule).
+      const examples: Array<[string, unknown]> = media.example !== undefined ? [['example', media.example]] : Object.entries<any>(media.examples ?? {}).map(([k, e]) => [k, e.value]);
+      if (!examples.length) { problems.push(`${op.id} ${status}: no example`); continue; }
+      for (const [name, example] of examples) {
+        const err = doc.validate(`${pointer}/content/application~1json/schema`, example);
+        if (err) problems.push(`${op.id} ${status}: the example ${name} does not match the schema: ${err.slice(0, 300)}`);
+      }
     }
   }
   assert.deepEqual(problems, []);

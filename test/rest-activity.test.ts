@@ -1,5 +1,4 @@
 // Unit tests of the REST activity area: period arithmetic, the 3-month window rules, indicator computations, and routes through inject().
-import { REST_POLICY } from '../reference-impl/rest/policy.js';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { buildApp } from '../reference-impl/app.js';
@@ -27,15 +26,14 @@ test('parseRestDate accepts both spec forms, rejects impossible dates, and end b
 
 test('conversationWindow: none, only from, only to, both within and beyond 3 months', () => {
   const now = U('2026-11-22 12:00:00');
-  const rules = REST_POLICY.defaults;
-  const o = { now, maxMonths: 3, rules };
+  const o = { now, maxMonths: 3 };
   assert.deepEqual(conversationWindow({}, o), { from: U('2026-08-22 12:00:00'), to: now });
   assert.deepEqual(conversationWindow({ from: '2026-05-10 08:00:00' }, o), { from: U('2026-05-10 08:00:00'), to: U('2026-08-10 08:00:00') + 999 });
   assert.deepEqual(conversationWindow({ to: '2026-05-10 08:00:00' }, o), { from: U('2026-02-10 08:00:00'), to: U('2026-05-10 08:00:00') + 999 });
   assert.deepEqual(conversationWindow({ from: '2026-01-10', to: '2026-04-10' }, o), { from: U('2026-01-10 00:00:00'), to: U('2026-04-11 00:00:00') - 1 });
   assert.throws(() => conversationWindow({ from: '2026-01-10', to: '2026-04-11' }, o), (e: unknown) => e instanceof RestFail && e.statusCode === 400 && e.message === TEXT.periodTooLong);
   assert.throws(() => conversationWindow({ from: '2026-01-10 00:00:00', to: '2026-04-10 00:00:01' }, o), RestFail);
-  assert.deepEqual(conversationWindow({ from: '2026-01-10', to: '2026-06-10' }, { now, rules }), { from: U('2026-01-10 00:00:00'), to: U('2026-06-11 00:00:00') - 1 });
+  assert.deepEqual(conversationWindow({ from: '2026-01-10', to: '2026-06-10' }, { now }), { from: U('2026-01-10 00:00:00'), to: U('2026-06-11 00:00:00') - 1 });
   assert.throws(() => conversationWindow({ from: '2026-04-10', to: '2026-01-10' }, o), /must not be after/);
 });
 

@@ -41,8 +41,6 @@ after(async () => { await stack?.close(); });
 test('item 1: wildcard matching agrees with the anchored case-insensitive pattern it replaces (no regular expression involved)', () => {
   const reference = (p: string, s: string) => new RegExp('^' + p.split('*').map((x) => x.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*') + '$', 'is').test(s);
   fc.assert(fc.property(fc.stringMatching(/^[ab*]{0,8}$/), fc.stringMatching(/^[abAB]{0,8}$/), (p, s) => wildcard(p)(s) === reference(p, s)), { numRuns: 2_000, seed: 14 });
-  assert.equal(wildcard('a*', true)('a*'), true);
-  assert.equal(wildcard('a*', true)('ab'), false);
 });
 
 test('item 1: the worst wildcard patterns (runs of *, one literal) are answered, and match what they should', async () => {

@@ -1,9 +1,11 @@
-// The shape of the service (issue 15 item 3): no import circle, no module-level mutable state, every surface one folder registered in app.ts.
+// The shape of the service (issues 15 and 26): no import circle (type imports included), no module-level state, deviations at few places, policy files of values only, every surface one folder registered in app.ts.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { ROOT } from '../lib/paths.js';
+import { decisionPoints, byFile, forkMembers, LIMIT } from '../scripts/decision-points.js';
+import { buildPolicies } from '../reference-impl/policies.js';
 
 const SERVICE_DIRS = ['reference-impl', 'fake-connector', 'webhook-sink'];
 const tsFiles = (dir: string): string[] => fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
@@ -11,15 +13,33 @@ const tsFiles = (dir: string): string[] => fs.readdirSync(dir, { withFileTypes: 
   return e.isDirectory() ? (e.name === 'public' || e.name === 'node_modules' ? [] : tsFiles(full)) : e.name.endsWith('.ts') ? [full] : [];
 });
 
-/** Value imports (type-only imports are erased and cannot form a circle at run time) of a file, resolved to files. */
+/** Every relative import of a file, type-only imports included (a circle of types is still a circle of modules), resolved to files. */
 function imports(file: string): string[] {
   const src = fs.readFileSync(file, 'utf8');
   const out: string[] = [];
-  for (const m of src.matchAll(/^\s*(?:import|export)\s+(type\s+)?(?:[^'";]*?\sfrom\s+)?['"](\.[^'"]+)['"]/gm)) {
-    if (m[1]) continue;
-    out.push(path.resolve(path.dirname(file), m[2]!.replace(/\.js$/, '.ts')));
+  for (const m of src.matchAll(/^\s*(?:import|export)\s+(?:type\s+)?(?:[^'";]*?\sfrom\s+)?['"](\.[^'"]+)['"]/gm)) {
+    out.push(path.resolve(path.dirname(file), m[1]!.replace(/\.js$/, '.ts')));
   }
   return out.filter((f) => fs.existsSync(f));
+}
+
+/**
+ * Lines of a module that hold state at module level: a top-level `let` or `var`, or a top-level `const` that starts empty and is filled
+ * later (`new Map()`, `new Set()`, `new WeakMap()`, `new WeakSet()`, `new Array()`, `[]`, `{}`) or an emitter (`new EventEmitter()`),
+ * exported or not, typed or not. A table built once with its contents (`new Set(['a'])`), or a `const` typed Readonly… (`ReadonlyMap`,
+ * `ReadonlySet`, `Readonly<…>`), is not state.
+ */
+export function moduleStateLines(src: string): string[] {
+  const out: string[] = [];
+  for (const line of src.split('\n')) {
+    const m = /^(?:export\s+)?(let|var|const)\s+\w+\s*(?::\s*([^=]+?))?\s*=\s*(.*)$/.exec(line);
+    if (!m) continue;
+    const [, kind, type, value] = m;
+    if (kind !== 'const') { out.push(line.trim()); continue; }
+    if (type && /^Readonly/.test(type.trim())) continue;
+    if (/^new\s+(Map|Set|WeakMap|WeakSet|Array)\s*(<[^>]*>)?\(\s*\)/.test(value!) || /^new\s+EventEmitter\b/.test(value!) || /^\[\s*\](\s*(as\s+[^;]+)?)?;?\s*$/.test(value!) || /^\{\s*\}(\s*(as\s+[^;]+)?)?;?\s*$/.test(value!)) out.push(line.trim());
+  }
+  return out;
 }
 
 test('no import circle among the service, the fakes and lib/', () => {
@@ -41,18 +61,61 @@ test('no import circle among the service, the fakes and lib/', () => {
   assert.deepEqual(cycles, []);
 });
 
+test('the module-state check catches each form of module-level state, and leaves constants alone', () => {
+  for (const bad of ['const cache = new Map();', 'const list = [];', 'export const E = new EventEmitter();', 'const seen: Set<string> = new Set();', 'const m = new Map<string, number>();',
+    'let counter = 0;', 'export let current: string | undefined;'.replace(';', ' = undefined;'), 'var x = 1;', 'const byId = {};', 'const q: number[] = [];']) {
+    assert.deepEqual(moduleStateLines(bad), [bad], `caught: ${bad}`);
+  }
+  for (const fine of ['const LIMIT = 10;', "export const NAMES = ['a', 'b'] as const;", 'const KEPT: ReadonlySet<string> = new Set([\'a\']);',
+    "const TABLE: Readonly<Record<string, number>> = Object.freeze({ a: 1 });", '  const local = new Map();', 'export function f() {}', "const NAMES = new Set(['a', 'b']);"]) {
+    assert.deepEqual(moduleStateLines(fine), [], `left alone: ${fine}`);
+  }
+});
+
 test('no module-level mutable state in the service and the fakes (state lives in per-stack services)', () => {
   const offenders: string[] = [];
   for (const file of SERVICE_DIRS.flatMap((d) => tsFiles(path.join(ROOT, d)))) {
-    fs.readFileSync(file, 'utf8').split('\n').forEach((line, i) => {
-      // A top-level `let`/`var`, or a top-level collection that is filled later (Map, Set, WeakMap, array, emitter).
-      if (/^(export\s+)?const\s+\w+\s*:\s*Readonly(Map|Set)</.test(line)) return; // typed read-only: built once, never changed
-      if (/^(export\s+)?(let|var)\s/.test(line) || /^(export\s+)?const\s+\w+(\s*:[^=]+)?=\s*(new\s+(Map|Set|WeakMap|WeakSet|EventEmitter)\b|\[\s*\];)/.test(line)) {
-        offenders.push(`${path.relative(ROOT, file)}:${i + 1}: ${line.trim()}`);
-      }
-    });
+    for (const line of moduleStateLines(fs.readFileSync(file, 'utf8'))) offenders.push(`${path.relative(ROOT, file)}: ${line}`);
   }
   assert.deepEqual(offenders, []);
+});
+
+test('deviations act at few places: at most 60 decision points in at most 15 files (scripts/decision-points.ts), whatever the number of deviations', () => {
+  const dps = decisionPoints();
+  const files = byFile(dps);
+  assert.ok(dps.length <= LIMIT.points, `${dps.length} decision points (at most ${LIMIT.points}):\n${dps.map((d) => `${d.file}:${d.line} ${d.why}`).join('\n')}`);
+  assert.ok(files.length <= LIMIT.files, `decision points in ${files.length} files (at most ${LIMIT.files}): ${files.map(([f]) => f).join(', ')}`);
+});
+
+test('docs/ARCHITECTURE.md states the count of decision points as the script counts it', () => {
+  const doc = fs.readFileSync(path.join(ROOT, 'docs/ARCHITECTURE.md'), 'utf8');
+  const dps = decisionPoints();
+  assert.match(doc, new RegExp(`\\*\\*${dps.length} decision points in ${byFile(dps).length} files\\*\\*`), 'update "Where deviations act" in docs/ARCHITECTURE.md (node --import tsx scripts/decision-points.ts)');
+});
+
+test('the counting rule counts what it says: a flag read, a function member, an edit applied, the deviations read', () => {
+  const { flags } = forkMembers();
+  for (const f of ['passwordChecked', 'lastPageRepeated', 'secretsKept', 'finalFailureClasses', 'unpromptedGreeting', 'deliveriesInFlightMax']) assert.ok(flags.includes(f), `${f} is a flag`);
+  for (const v of ['pageMax', 'retryDelaysMs', 'periodWindows', 'botTextMax', 'closedChannels']) assert.ok(!flags.includes(v), `${v} is a named value`);
+  const why = new Set(decisionPoints().map((d) => d.why));
+  for (const w of ['flag read', 'page flag read', 'edit applied at a seam', 'deviation state read']) assert.ok(why.has(w), w);
+});
+
+test('policy files hold named values only: no SQL, no function, no parameter a default does not use; they import no domain module', () => {
+  const problems: string[] = [];
+  const policyFiles = tsFiles(path.join(ROOT, 'reference-impl')).filter((f) => f.endsWith('/policy.ts'));
+  assert.ok(policyFiles.length >= 7);
+  for (const file of policyFiles) {
+    const rel = path.relative(ROOT, file);
+    const src = fs.readFileSync(file, 'utf8');
+    if (/\.prepare\(|\b(SELECT|INSERT|UPDATE|DELETE)\s/.test(src)) problems.push(`${rel}: SQL`);
+    if (/\(\s*_\w*|,\s*_\w+\s*[:,)]/.test(src)) problems.push(`${rel}: a parameter named _… (a default that does not use what it declares)`);
+    for (const dep of imports(file)) if (!/lib\/limits\.ts$|rest\/activity\/period\.ts$/.test(dep)) problems.push(`${rel} imports ${path.relative(ROOT, dep)}`);
+  }
+  for (const [area, policy] of Object.entries(buildPolicies([]))) {
+    for (const [k, v] of Object.entries(policy)) if (typeof v === 'function') problems.push(`${area}.${k} is a function: a deviation acts as a value, an edit at a seam, or a flag`);
+  }
+  assert.deepEqual(problems, []);
 });
 
 test('every API surface is one folder, registered in app.ts', () => {

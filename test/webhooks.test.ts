@@ -56,16 +56,16 @@ test('every payload the service builds matches its schema', async () => {
     ] as const;
     const kinds = new Set<string>();
     for (const e of events) {
-      for (const p of payloadsFor(db, deviations, e, at + 1)) {
+      for (const p of payloadsFor(db, deviations.policy.webhooks, e, at + 1)) {
         kinds.add(p.kind);
         assert.equal(check(`webhooks/${p.kind}.json`, p.body), null, `${p.kind}: ${JSON.stringify(p.body)}`);
       }
     }
     assert.deepEqual([...kinds].sort(), ['conversation.closed', 'conversation.started', 'conversation.transferred', 'user.created', 'user.disconnected',
       'v2.conversation.closed', 'v2.conversation.pushed', 'visitor.updated']);
-    const [v2] = payloadsFor(db, deviations, events[3], at);
+    const [v2] = payloadsFor(db, deviations.policy.webhooks, events[3], at);
     assert.equal(v2!.body.createdAt, '2026-11-22T01:02:03.456Z');
-    const [old] = payloadsFor(db, deviations, events[0], at);
+    const [old] = payloadsFor(db, deviations.policy.webhooks, events[0], at);
     assert.equal(old!.body.createdAt, '2026-11-22T01:02:03+00:00');
   } finally { await app.close(); }
 });

@@ -3,9 +3,10 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { startStack, type Stack } from '../reference-impl/stack.js';
-import { addSecret } from '../lib/mask.js';
+import { addSecret, mask } from '../lib/mask.js';
 import type { Target } from '../lib/target.js';
 import { SetupError, SimClient } from './service.js';
+import { extraCas, preflight } from '../check/preflight.js';
 import type { TranscriptMeta } from './from-service.js';
 import type { Transcript } from './format.js';
 import { requireSqlite } from '../lib/optional-parts.js';
@@ -49,6 +50,15 @@ const metaOf = (bot: SimBot, connectorUrl: string): Omit<TranscriptMeta, 'name' 
 });
 
 /**
+ * The pre-flight of `ces record` and `ces replay --connector`, before the service starts: one connection to the connector, as
+ * `ces check` makes it (unreachable, untrusted certificate: a SetupError with one message naming --ca-file and NODE_EXTRA_CA_CERTS).
+ */
+export async function preflightConnector(url: string, caFile?: string): Promise<void> {
+  const pf = await preflight(url, caFile);
+  if (!pf.ok) throw new SetupError(`pre-flight of ${mask(url)} failed, nothing was started: ${pf.message}`);
+}
+
+/**
  * The embedded reference service with its seeded bot on the vendor's connector, exactly as the service runs it: the bot
  * creation flow, availability polling, signed calls, first messages, timers; the clock is the service's own.
  */
@@ -61,7 +71,8 @@ export async function embeddedSession(opts: { connectorUrl: string; secret?: str
   try {
     stack = await startStack({
       connectorUrl: opts.connectorUrl, connectorSecret: opts.secret ?? '', workDir, insecure: opts.allowHttp === true,
-      outboundCa: opts.caFile ? [fs.readFileSync(opts.caFile, 'utf8')] : [],
+      // The connector is trusted as `ces check` trusts it: --ca-file and NODE_EXTRA_CA_CERTS.
+      outboundCa: extraCas(opts.caFile),
     });
   } catch (e) {
     fs.rmSync(workDir, { recursive: true, force: true });

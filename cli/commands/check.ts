@@ -22,6 +22,7 @@ type What = 'connector' | 'webhook-receiver';
 interface Args {
   what: What; url: string; secret?: string; 'connector-version'?: string; website?: string; language?: string;
   'allow-http': boolean; strict: boolean; unsigned: boolean; keep: boolean; conversations: number; 'report-dir'?: string; 'ca-file'?: string; script?: string; workers?: number; allure: boolean; record?: string; only?: string;
+  verbose: boolean;
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -74,7 +75,8 @@ export const checkCommand: CommandModule<{}, Args> = {
     .option('report-dir', { type: 'string', describe: 'Folder for this run\'s reports (default reports/<run-id>)' })
     .option('workers', { type: 'number', describe: 'Parallel Playwright workers (default 2)' })
     .option('allure', { type: 'boolean', default: true, describe: 'Generate the Allure HTML report' })
-    .option('record', { type: 'string', describe: 'connector: also save the scripted conversation as a transcript in this folder (replay it with ces replay; docs/transcripts.md)' }),
+    .option('record', { type: 'string', describe: 'connector: also save the scripted conversation as a transcript in this folder (replay it with ces replay; docs/transcripts.md)' })
+    .option('verbose', { type: 'boolean', default: false, describe: 'Show Playwright\'s own progress lines and failure details while the checks run (the verdict table follows either way)' }),
   handler: async (a) => {
     validateCheckArgs(a);
     const what = a.what;
@@ -104,7 +106,8 @@ export const checkCommand: CommandModule<{}, Args> = {
     if (what === 'connector') {
       Object.assign(extraEnv, {
         [CHECK_ENV.connectorUrl]: a.url, [CHECK_ENV.connectorSecret]: a.secret ?? '', [CHECK_ENV.connectorVersion]: connectorVersion,
-        [CHECK_ENV.website]: a.website ?? '', [CHECK_ENV.language]: a.language ?? '', [CHECK_ENV.script]: a.script ?? '',
+        // A script file by its absolute path: the checks run from another folder, and re-run commands work from any folder.
+        [CHECK_ENV.website]: a.website ?? '', [CHECK_ENV.language]: a.language ?? '', [CHECK_ENV.script]: a.script === undefined ? '' : a.script.trim().startsWith('[') ? a.script : path.resolve(a.script),
         [CHECK_ENV.conversations]: String(a.conversations),
       });
     } else Object.assign(extraEnv, { [CHECK_ENV.receiverUrl]: a.url, [CHECK_ENV.receiverSecret]: a.secret ?? '' });
@@ -112,15 +115,21 @@ export const checkCommand: CommandModule<{}, Args> = {
     extraEnv[RECORD_ENV] = what === 'connector' && a.record ? path.resolve(a.record) : '';
     extraEnv[CHECK_ENV.unsigned] = a.unsigned ? '1' : '';
     extraEnv[CHECK_ENV.caFile] = a['ca-file'] ? path.resolve(a['ca-file']) : '';
+    // Only re-run commands read these: they carry the run's --strict and write their reports beside its --report-dir.
+    extraEnv[CHECK_ENV.strict] = a.strict ? '1' : '';
+    extraEnv[CHECK_ENV.reportDir] = a['report-dir'] ? run.dir : '';
     console.log(`ces check ${what}: ${mask(a.url)}${what === 'connector' ? `; idConnectorVersion ${connectorVersion}` : ''}${a.unsigned ? '; UNSIGNED calls (--unsigned: the signature clauses are not judged)' : ''}; reports in ${run.dir}`);
-    const { checks } = await runPlaywright({ targetFile, runDir: run.dir, projects: [PROJECT[what]], workers: a.workers, extraEnv, grep: only.length ? clauseGrep(only) : undefined });
-    if (checks.length === 0) throw new UsageError('no check ran: look at the Playwright output above (the suite failed to load)');
+    // Playwright's own lines (progress, ✘ on a NOTE, stack frames) speak another vocabulary: quiet unless --verbose.
+    const { checks } = await runPlaywright({ targetFile, runDir: run.dir, projects: [PROJECT[what]], workers: a.workers, extraEnv, grep: only.length ? clauseGrep(only) : undefined, quiet: !a.verbose });
+    if (checks.length === 0) throw new UsageError(`no check ran: the suite failed to load${a.verbose ? ' (see the Playwright output above)' : '; run again with --verbose to see why'}`);
     if (what === 'connector') await removeBots(run.dir, a, connectorVersion);
     if (a.allure) await generateAllure(run.dir, `CES check ${what} — ${run.id}`);
     scrubDir(run.dir);
     const down = partnerDown(run.dir);
     const stopped = down ? `the ${what === 'connector' ? 'connector' : 'receiver'} stopped answering at ${down.since} (${down.cause}); the checks after it are NOT JUDGED` : undefined;
-    process.exitCode = finishRun(run, 'check', target, checks, {}, { area: AREA[what], strict: a.strict, stopped, qualifier: a.unsigned ? 'unsigned calls (--unsigned): the signature clauses were not judged' : undefined });
+    // Coverage counts the clauses of what was checked: the area's, or those --only named.
+    const checked = loadClauses().filter((c) => c.area === AREA[what] && !c.retired && (!only.length || only.includes(c.id))).map((c) => c.id);
+    process.exitCode = finishRun(run, 'check', target, checks, {}, { area: AREA[what], strict: a.strict, stopped, checked, qualifier: a.unsigned ? 'unsigned calls (--unsigned): the signature clauses were not judged' : undefined });
   },
 };
 

@@ -8,7 +8,7 @@ import { buildLanding, writeRunSummary } from '../../lib/landing.js';
 import { mask } from '../../lib/mask.js';
 import { formatTranscript, TranscriptError, writeTranscript } from '../../transcripts/format.js';
 import { parseRecordScript, recordConversation, writeTranscriptsPage } from '../../transcripts/run.js';
-import { embeddedSession } from '../../transcripts/session.js';
+import { embeddedSession, preflightConnector } from '../../transcripts/session.js';
 import { SetupError } from '../../transcripts/service.js';
 import { validateConnectorUrl } from './replay.js';
 
@@ -33,9 +33,11 @@ export const recordCommand: CommandModule<{}, Args> = {
     try { inputs = parseRecordScript(a.script); } catch (e) { throw new UsageError((e as Error).message); }
     const first = inputs[0] as { visitor: string };
     const name = a.name ?? first.visitor.slice(0, 80);
-    console.log(`ces record: ${mask(a.url)}${a.secret ? '' : ' (no --secret: calls are signed with an empty key)'}; starting the reference service and setting up the bot…`);
     let session;
     try {
+      // Pre-flight first: an unreachable or untrusted connector is one message, exit 2, before the service starts.
+      await preflightConnector(a.url, a['ca-file']);
+      console.log(`ces record: ${mask(a.url)}${a.secret ? '' : ' (no --secret: calls are signed with an empty key)'}; starting the reference service and setting up the bot…`);
       session = await embeddedSession({ connectorUrl: a.url, secret: a.secret, caFile: a['ca-file'], allowHttp: a['allow-http'] });
     } catch (e) { if (e instanceof SetupError) throw new UsageError(e.message); throw e; }
     try {

@@ -8,7 +8,7 @@ import { mask } from '../../lib/mask.js';
 import { loadTarget, TargetError } from '../../lib/target.js';
 import { TranscriptError } from '../../transcripts/format.js';
 import { loadTranscripts, replayTranscripts } from '../../transcripts/run.js';
-import { embeddedSession, targetSession, type Session } from '../../transcripts/session.js';
+import { embeddedSession, preflightConnector, targetSession, type Session } from '../../transcripts/session.js';
 import { SetupError } from '../../transcripts/service.js';
 
 interface Args { files: string[]; connector?: string; target?: string; secret?: string; 'ca-file'?: string; 'allow-http': boolean; update: boolean; strict: boolean; 'report-dir'?: string }
@@ -51,6 +51,8 @@ export const replayCommand: CommandModule<{}, Args> = {
         try { target = loadTarget(a.target); } catch (e) { if (e instanceof TargetError) throw new UsageError(e.message); throw e; }
         session = targetSession(target);
       } else {
+        // Pre-flight first: an unreachable or untrusted connector is one message, exit 2, before the service starts.
+        await preflightConnector(a.connector!, a['ca-file']);
         console.log(`ces replay: ${mask(a.connector!)}${a.secret ? '' : ' (no --secret: calls are signed with an empty key)'}; starting the reference service and setting up the bot…`);
         session = await embeddedSession({ connectorUrl: a.connector!, secret: a.secret, caFile: a['ca-file'], allowHttp: a['allow-http'] });
       }

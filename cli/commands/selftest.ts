@@ -10,8 +10,21 @@ import { newRunDir, runPlaywright, finishRun } from '../run.js';
 import { resolveTarget } from '../embedded.js';
 import { UsageError } from '../usage.js';
 import { readRuns, type RunSummary } from '../../lib/landing.js';
+import { loadWireFaults, type WireFault } from '../../wire/faults.js';
+import { loadTarget, TargetError } from '../../lib/target.js';
 
-interface Args { list: boolean; only?: string; area?: string; baseline: boolean; parallel: number; matrix?: string; 'require-proofs': boolean }
+interface Args { list: boolean; only?: string; area?: string; baseline: boolean; parallel: number; matrix?: string; 'require-proofs': boolean; wire: boolean; target?: string }
+
+/** `connector [messages, role operator] request body, re-signed`: where a wire fault acts and what it changes. */
+const wireSeamOf = (f: WireFault): string => {
+  const where = Object.entries(f.where ?? {}).map(([k, v]) => `${k} ${[v].flat().join('|')}`).join(', ');
+  const what = [
+    f.request?.query ? 'query' : '', f.request?.body ? 'request body' : '', f.request?.headers ? `headers ${f.request.headers.map((h) => h.name).join('|')}` : '',
+    f.request?.sign ? `signed ${f.request.sign}` : '', f.request?.delayMs ? `held ${f.request.delayMs} ms` : '', f.drop ? `dropped (answered ${f.drop.status})` : '',
+    f.answer?.status ? `answer status ${f.answer.status.map(([a, b]) => `${a}→${b}`).join(',')}` : '', f.answer?.body ? 'answer body' : '', f.repeat ? `sent again +${f.repeat.afterMs} ms` : '',
+  ].filter(Boolean).join(', ');
+  return `wire ${f.partner}${where ? ` [${where}]` : ''} ${what}`;
+};
 
 /** `rest.policy pageMax=100000` or `rest.response [tag] data.*.amount as string`: the seam of a deviation and what it changes. */
 const seamOf = (d: Deviation): string => {
@@ -33,13 +46,19 @@ export const selftestCommand: CommandModule<{}, Args> = {
     .option('baseline', { type: 'boolean', default: true, describe: 'First check that the same checks pass with no deviation' })
     .option('parallel', { type: 'number', default: 1, describe: 'Lanes: Playwright workers, each with its own embedded stack whose deviation it switches between checks' })
     .option('matrix', { type: 'string', describe: 'Also write FILE: {deviation: {checks: [titles of the checks that caught it], clauses: [clauses whose own assertions failed]}} (compare two with scripts/compare-selftest-matrix.ts)' })
-    .option('require-proofs', { type: 'boolean', default: false, describe: 'Fail (exit 1) when a MUST clause has no proof: no assertion of its own failed under a deviation, and no partner variant, project test or listed exception proves it (a whole run only)' }),
+    .option('require-proofs', { type: 'boolean', default: false, describe: 'Fail (exit 1) when a MUST clause has no proof: no assertion of its own failed under a deviation, and no partner variant, project test or listed exception proves it (a whole run only)' })
+    .option('wire', { type: 'boolean', default: false, describe: 'Also run the wire faults (fixtures/wire-faults.json): a mutating proxy between the service and its fake connector and webhook sink changes what crosses the wire, and a check of each fault\'s clause must fail. Embedded: each stack gets its proxy (with --area wire, the wire faults only). With --target: the target\'s `wire_url` (a `ces wire` proxy in front of its partners), wire faults only' })
+    .option('target', { type: 'string', describe: 'With --wire: a target file whose service reaches its connector and sink through a `ces wire` proxy (its `wire_url`); runs the wire faults against it' }),
   handler: async (a) => {
     let devs: Deviation[] = loadDeviations();
+    let wireFaults: WireFault[] = a.wire || a.area === 'wire' || a.list ? loadWireFaults(new Set(loadClauses().map((c) => c.id))) : [];
+    if (a.target && !a.wire) throw new UsageError('--target applies to the wire faults only: add --wire (deviations run in the embedded reference implementation)');
     if (a.list) {
       // Where each deviation acts (the recipe of docs/ARCHITECTURE.md): its seam and what it changes there.
       console.log('deviations: id, clauses, seam and what it changes, description (alternative: another decision a conforming service may take; it must report its REF clauses and nothing else)');
       for (const d of devs) console.log(`${d.id.padEnd(36)} ${d.clauses.join(',').padEnd(40)} ${seamOf(d).padEnd(48)} ${isAlternative(d) ? '[alternative] ' : ''}${d.description}`);
+      console.log(`\nwire faults (--wire): id, clauses, where the proxy acts and what it changes, description`);
+      for (const f of wireFaults) console.log(`${f.id.padEnd(36)} ${f.clauses.join(',').padEnd(40)} ${wireSeamOf(f).padEnd(48)} ${f.description}`);
       // Per clause: its checks and its proofs (the latest self-test run in the reports folder, and fixtures/proofs.json).
       const catalogue = loadClauses().filter((c) => !c.retired);
       const checks = listChecks();
@@ -53,31 +72,43 @@ export const selftestCommand: CommandModule<{}, Args> = {
     }
     if (a.only) {
       const want = a.only.split(',').map((s) => s.trim());
-      const unknown = want.filter((w) => !devs.some((d) => d.id === w));
-      if (unknown.length) throw new UsageError(`unknown deviation(s) ${unknown.join(', ')}; see \`ces selftest --list\``);
+      const unknown = want.filter((w) => !devs.some((d) => d.id === w) && !wireFaults.some((f) => f.id === w));
+      if (unknown.length) throw new UsageError(`unknown deviation(s) or wire fault(s) ${unknown.join(', ')}${unknown.some((u) => u.startsWith('wire-')) && !a.wire ? ' (wire faults need --wire)' : ''}; see \`ces selftest --list\``);
       devs = devs.filter((d) => want.includes(d.id));
+      wireFaults = wireFaults.filter((f) => want.includes(f.id));
     }
     if (a.area) {
-      devs = devs.filter((d) => d.area === a.area);
-      if (!devs.length) throw new UsageError(`no deviation in area "${a.area}"`);
+      devs = a.area === 'wire' ? [] : devs.filter((d) => d.area === a.area);
+      if (a.area !== 'wire') wireFaults = [];
+      if (!devs.length && !wireFaults.length) throw new UsageError(`no deviation in area "${a.area}" (areas: the files of fixtures/deviations/, or "wire")`);
+    }
+    let external: ReturnType<typeof loadTarget> | undefined;
+    if (a.target) {
+      try { external = loadTarget(a.target); } catch (e) { if (e instanceof TargetError) throw new UsageError(e.message); throw e; }
+      if (!external.wire_url) throw new UsageError(`target file ${a.target} has no "wire_url": run \`ces wire --connector-upstream <your fake connector> --sink-upstream <your sink> --connector-secret S\` between your service and its partners, point the service at the proxy's URLs, and put its wire_url in the target file`);
+      // Deviations switch the embedded reference implementation only.
+      devs = [];
     }
     const run = newRunDir('selftest');
-    const lanes = Math.max(1, Math.min(a.parallel, devs.length || 1));
+    // A target file is one service: one lane (its checks would disturb one another's wire fault).
+    const lanes = external ? 1 : Math.max(1, Math.min(a.parallel, devs.length + wireFaults.length || 1));
     // One Playwright run: the deviations grouped into a few projects (no check belongs to two deviations of one project), each
     // worker on its own embedded stack whose deviation its fixture switches before every check, so a deviation never reaches
     // another lane and a worker runs many deviations without restarting (suites/fixtures.ts, cli/selftest-plan.ts).
-    const plan = planSelftest(devs, listChecks(), a.baseline);
-    const resolved = await resolveTarget({ runDir: run.dir, stacks: lanes });
+    const mutationsPlanned = [...devs, ...wireFaults.map((f) => ({ id: f.id, clauses: f.clauses, wire: true }))];
+    const plan = planSelftest(mutationsPlanned, listChecks(), a.baseline);
+    const resolved = await resolveTarget({ runDir: run.dir, stacks: lanes, wire: wireFaults.length > 0, ...(a.target ? { target: a.target } : {}) });
     const planFile = path.join(path.dirname(resolved.file), 'selftest-plan.json');
     fs.writeFileSync(planFile, JSON.stringify(plan));
     const mutations: NonNullable<RunSummary['mutations']> = [];
+    const wireOutcomes: NonNullable<RunSummary['wireFaults']> = [];
     let baselineOk = true;
     try {
       const alts = devs.filter(isAlternative).length;
-      console.log(`selftest: ${devs.length - alts} deviations in ${plan.filter((p) => !p.baseline && !p.together).length} project(s), ${alts} alternative(s) in ${plan.filter((p) => p.together).length} (every check of their suites, all of a project's on at once), on ${lanes} lane(s)${a.baseline ? ', with a baseline (no deviation) first' : ''}`);
+      console.log(`selftest: ${devs.length - alts} deviations${wireFaults.length ? ` and ${wireFaults.length} wire faults` : ''} in ${plan.filter((p) => !p.baseline && !p.together).length} project(s), ${alts} alternative(s) in ${plan.filter((p) => p.together).length} (every check of their suites, all of a project's on at once), on ${lanes} lane(s)${a.baseline ? ', with a baseline (no deviation) first' : ''}`);
       await runPlaywright({ targetFile: resolved.file, targetFiles: resolved.files, runDir: run.dir, quiet: true, progress: true, workers: lanes, extraEnv: { CES_SELFTEST_PLAN: planFile } });
       const resultsFile = path.join(run.dir, 'results.json');
-      const out: ReturnType<typeof readSelftestResults> = fs.existsSync(resultsFile) ? readSelftestResults(resultsFile, devs) : { byDeviation: new Map(), byAlternative: new Map(), baselineFailed: [], baselineRan: 0 };
+      const out: ReturnType<typeof readSelftestResults> = fs.existsSync(resultsFile) ? readSelftestResults(resultsFile, mutationsPlanned) : { byDeviation: new Map(), byAlternative: new Map(), baselineFailed: [], baselineRan: 0 };
       const severity = clauseById();
       if (a.baseline) {
         baselineOk = out.baselineFailed.length === 0 && out.baselineRan > 0;
@@ -104,25 +135,38 @@ export const selftestCommand: CommandModule<{}, Args> = {
         console.log(`  ${p.name} (${p.deviations.map((d) => d.id).join(', ')} on together): ${outside.length} report(s) outside their clauses, none allowed:`);
         for (const x of outside) console.log(`    ${x}`);
       }
+      for (const f of wireFaults) {
+        const o = out.byDeviation.get(f.id);
+        const failedChecks = (o?.failed ?? []).map((c) => c.title);
+        const failedClauses = [...new Set((o?.failed ?? []).flatMap((c) => c.clauses))].sort();
+        const harnessErrors = (o?.harnessErrors ?? []).map((c) => `${c.title}: ${c.reason.split('\n')[0]}`);
+        wireOutcomes.push({ fault: f.id, clauses: f.clauses, caught: failedChecks.length > 0, failedChecks, failedClauses, ...(harnessErrors.length ? { harnessErrors } : {}) });
+        if (harnessErrors.length) console.log(`  ${f.id}: ${harnessErrors.length} HARNESS ERROR (the harness broke; not counted): ${harnessErrors.join('; ')}`);
+        if (!failedChecks.length) console.log(`  wire fault ${f.id} MISSED (${f.clauses.join(', ')}; ${o?.ran ?? 0} check(s) ran): ${f.description}`);
+      }
     } finally {
       await resolved.close();
     }
     const order = new Map(devs.map((d, i) => [d.id, i]));
     mutations.sort((x, y) => order.get(x.deviation)! - order.get(y.deviation)!);
-    const missed = mutations.filter((m) => !m.caught);
-    // The proof of each deviation: the checks that caught it and the clauses whose own assertions failed (lib/verdicts.ts).
-    if (a.matrix) fs.writeFileSync(a.matrix, JSON.stringify(Object.fromEntries(mutations.map((m) => [m.deviation, { checks: [...m.failedChecks].sort(), clauses: m.failedClauses ?? [] }])), null, 1) + '\n');
+    const missed = [...mutations.filter((m) => !m.caught).map((m) => m.deviation), ...wireOutcomes.filter((w) => !w.caught).map((w) => w.fault)];
+    // The proof of each deviation and wire fault: the checks that caught it and the clauses whose own assertions failed (lib/verdicts.ts).
+    if (a.matrix) {
+      const rows = [...mutations.map((m) => [m.deviation, { checks: [...m.failedChecks].sort(), clauses: m.failedClauses ?? [] }]), ...wireOutcomes.map((w) => [w.fault, { checks: [...(w.failedChecks ?? [])].sort(), clauses: w.failedClauses ?? [] }])];
+      fs.writeFileSync(a.matrix, JSON.stringify(Object.fromEntries(rows), null, 1) + '\n');
+    }
     // Proofs per clause (a whole run only: a partial run leaves most deviations out).
     const whole = !a.only && !a.area;
     const catalogue = loadClauses().filter((c) => !c.retired);
-    const unproven = whole ? unprovenMust(catalogue, clauseProofs(catalogue, devs, { mutations }, loadProofRecord())) : [];
+    const unproven = whole ? unprovenMust(catalogue, clauseProofs(catalogue, devs, { mutations, wireFaults: wireOutcomes }, loadProofRecord())) : [];
     // A harness error anywhere makes the self-test untrustworthy: exit 2, naming it (it never counts as catching a deviation).
-    const broken = mutations.filter((m) => m.harnessErrors?.length);
+    const broken = [...mutations.filter((m) => m.harnessErrors?.length).map((m) => m.deviation), ...wireOutcomes.filter((w) => w.harnessErrors?.length).map((w) => w.fault)];
     const code = broken.length ? 2 : missed.length || !baselineOk || (a['require-proofs'] && unproven.length) ? 1 : 0;
-    finishRun(run, 'selftest', resolved.target, [], { mutations, exitCode: code });
-    console.log(`\nselftest: ${mutations.length - missed.length} passed, ${missed.length} failed${missed.length ? ` (${missed.map((m) => m.deviation).join(', ')})` : ''}${baselineOk ? '' : ' (baseline failed: the checks do not pass without deviations)'}`);
+    finishRun(run, 'selftest', resolved.target, [], { mutations, ...(wireOutcomes.length ? { wireFaults: wireOutcomes } : {}), exitCode: code });
+    const total = mutations.length + wireOutcomes.length;
+    console.log(`\nselftest: ${total - missed.length} passed, ${missed.length} failed${missed.length ? ` (${missed.join(', ')})` : ''}${wireOutcomes.length ? ` (wire faults: ${wireOutcomes.filter((w) => w.caught).length} of ${wireOutcomes.length} caught)` : ''}${baselineOk ? '' : ' (baseline failed: the checks do not pass without deviations)'}`);
     if (whole) console.log(`selftest: ${unproven.length} MUST clause(s) without a proof${unproven.length ? ` (no assertion of their own failed under any deviation; no partner variant or project test in fixtures/proofs.json): ${unproven.map((c) => c.id).join(', ')}` : ''}${a['require-proofs'] && unproven.length ? ' — --require-proofs: failed' : ''}`);
-    if (broken.length) console.log(`selftest: HARNESS ERROR in the checks of ${broken.length} deviation(s): ${broken.map((m) => m.deviation).join(', ')} (exit 2: the harness broke, the self-test proves nothing there)`);
+    if (broken.length) console.log(`selftest: HARNESS ERROR in the checks of ${broken.length} deviation(s) or wire fault(s): ${broken.join(', ')} (exit 2: the harness broke, the self-test proves nothing there)`);
     process.exitCode = code;
   },
 };

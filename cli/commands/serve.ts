@@ -4,7 +4,7 @@ import type { CommandModule } from 'yargs';
 import { UsageError } from '../usage.js';
 import { requireSqlite } from '../../lib/optional-parts.js';
 
-interface Args { port: number; host: string; 'ready-file'?: string; seed: number; db: string; deviate: string[]; 'connector-url'?: string; 'webhook-url'?: string; 'webhook-secret'?: string; insecure: boolean }
+interface Args { port: number; host: string; 'ready-file'?: string; seed: number; db: string; deviate: string[]; 'connector-url'?: string; 'webhook-url'?: string; 'webhook-secret'?: string; insecure: boolean; wire: boolean }
 
 export const serveCommand: CommandModule<{}, Args> = {
   command: 'serve',
@@ -19,6 +19,7 @@ export const serveCommand: CommandModule<{}, Args> = {
     .option('connector-url', { type: 'string', describe: 'Make the seeded bot use this connector instead of the fake one (HTTPS)' })
     .option('webhook-url', { type: 'string', describe: 'Subscribe this callback URL to every event kind' })
     .option('webhook-secret', { type: 'string', describe: 'Secret of that subscription (signs deliveries)' })
+    .option('wire', { type: 'boolean', default: false, describe: 'Put the wire proxy between the service and its fake connector and sink (`ces selftest --wire --target` the ready file switches its faults; wire_url in the ready info)' })
     .option('insecure', { type: 'boolean', default: false, describe: 'Allow plain-HTTP connector and callback URLs (local development only)' })
     .check((a) => {
       if (a['webhook-url'] && !a['webhook-secret']) throw new UsageError('--webhook-url needs --webhook-secret');
@@ -38,7 +39,7 @@ export const serveCommand: CommandModule<{}, Args> = {
     try {
       stack = await startStack({
         port: a.port, host: a.host, seed: a.seed, db: a.db, deviate: a.deviate, connectorUrl: a['connector-url'],
-        webhookUrl: a['webhook-url'], webhookSecret: a['webhook-secret'], insecure: a.insecure,
+        webhookUrl: a['webhook-url'], webhookSecret: a['webhook-secret'], insecure: a.insecure, wire: a.wire,
         outboundCa: process.env.NODE_EXTRA_CA_CERTS && fs.existsSync(process.env.NODE_EXTRA_CA_CERTS) ? [fs.readFileSync(process.env.NODE_EXTRA_CA_CERTS, 'utf8')] : undefined,
       });
     } catch (e) {

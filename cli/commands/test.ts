@@ -37,7 +37,7 @@ function targetLost(runDir: string, checks: CheckResult[]): (TargetLost & { notJ
   return { ...lost, notJudged: checks.filter((c) => c.outcome === 'not-judged' && c.reason?.startsWith(lostSentence(lost))).length };
 }
 
-interface Args { target?: string; suite?: string; grep?: string; deviate: string[]; workers?: number; allure: boolean; preflight: boolean; strict: boolean; baseline?: string; 'write-baseline'?: string; timeout?: number }
+interface Args { target?: string; suite?: string; grep?: string; deviate: string[]; workers?: number; allure: boolean; preflight: boolean; strict: boolean; baseline?: string; 'write-baseline'?: string; timeout?: number; 'wire-fault'?: string }
 
 export const testCommand: CommandModule<{}, Args> = {
   command: 'test',
@@ -48,6 +48,7 @@ export const testCommand: CommandModule<{}, Args> = {
     .option('suite', { type: 'string', describe: `Comma list of suites (${SUITES.join(', ')}); default: all` })
     .option('grep', { type: 'string', describe: 'Only checks whose title or clause tag matches this regular expression' })
     .option('deviate', { type: 'string', array: true, default: [] as string[], describe: 'Embedded target only: switch on a deviation (repeatable)' })
+    .option('wire-fault', { type: 'string', describe: 'Embedded target only: put the wire proxy between the service and its fake connector and sink, with this wire fault on (fixtures/wire-faults.json; `ces selftest --list` lists them): see what the suites say of a service that sends that' })
     .option('workers', { type: 'number', describe: `Parallel Playwright workers (default ${EMBEDDED_WORKERS} against the embedded reference implementation, each with its own stack; 2 against a target file)` })
     .option('baseline', { type: 'string', describe: 'Baseline of known failures (written by --write-baseline): clauses failing in it are reported but do not fail the run; new failures do; fixed ones are listed' })
     .option('write-baseline', { type: 'string', describe: 'Write the clauses failing in this run to this file, as a baseline for --baseline' })
@@ -70,7 +71,7 @@ export const testCommand: CommandModule<{}, Args> = {
     }
     const t0 = performance.now();
     const secs = (from: number) => `${((performance.now() - from) / 1000).toFixed(1)} s`;
-    const resolved = await resolveTarget({ target: a.target, deviate: a.deviate, stacks: a.target ? 1 : a.workers ?? EMBEDDED_WORKERS });
+    const resolved = await resolveTarget({ target: a.target, deviate: a.deviate, ...(a['wire-fault'] ? { wireFault: a['wire-fault'] } : {}), stacks: a.target ? 1 : a.workers ?? EMBEDDED_WORKERS });
     let tokens: { file: string; remove(): void } | undefined;
     let code: number;
     try {

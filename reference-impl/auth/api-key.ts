@@ -1,7 +1,6 @@
 // REST (and platform API) authentication: the API key by X-API-Key header, `key=` query parameter, or HTTP Basic user; exactly one way.
 import type { FastifyRequest } from 'fastify';
 import { timingSafeEqual, createHash } from 'node:crypto';
-import type { ServiceContext } from '../context.js';
 import type { Db } from '../store/db.js';
 
 export interface ClientRow { id: number; lang: string; premium_enabled: number; api_key: string; name: string }
@@ -56,7 +55,7 @@ export class ApiKeys {
 }
 
 /** The client owning the presented key; keys are compared as digests (lengths do not leak), through the stack's key map. */
-export function clientFromRequest(ces: ServiceContext, req: FastifyRequest, keyOf: (req: FastifyRequest) => string | null = presentedKey): ClientRow | null {
-  const key = keyOf(req);
-  return key ? ces.apiKeys.find(key) : null;
+export function clientFromRequest(apiKeys: ApiKeys, req: FastifyRequest): ClientRow | null {
+  const key = presentedKey(req);
+  return key ? apiKeys.find(key) : null;
 }

@@ -1,7 +1,11 @@
 // The token surface: POST /oauth2/token (password grant, G5/G6, login throttle G7) and GET /_authenticated.
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
-import { bearerOf, issueToken, verifyCredentials, verifyToken, type UserRow } from './tokens.js';
+import { bearerOf, issueToken, userByEmail, verifyCredentials, verifyToken } from './tokens.js';
+import { applyEdits } from '../../lib/json-edit.js';
 import { recordAttempt, throttled } from './throttle.js';
+
+/** The route an answer of this surface belongs to, as deviations name it (`where`): `token` or `authenticated`. */
+const routeOf = (url: string): string => (url.startsWith('/oauth2/token') ? 'token' : 'authenticated');
 
 /** RFC 6749 §5.2 error answer (G6); tokens and credentials are never echoed. */
 function oauthError(reply: FastifyReply, status: number, error: string, description: string) {
@@ -11,6 +15,21 @@ function oauthError(reply: FastifyReply, status: number, error: string, descript
 
 const area: FastifyPluginAsync = async (app) => {
   const ces = app.ces;
+
+  // The seams of the token surface: deviations at `auth.request` edit the token request's body, at `auth.response` every answer
+  // (`{status, headers, body}`), per route (`token`, `authenticated`; fixtures/deviations/auth.json).
+  app.addHook('preValidation', async (req) => {
+    if (req.body && typeof req.body === 'object') req.body = ces.deviations.edited('auth.request', { body: req.body }, routeOf(req.url)).body;
+  });
+  app.addHook('onSend', async (req, reply, payload) => {
+    const edits = ces.deviations.edits('auth.response', routeOf(req.url));
+    if (!edits.length || typeof payload !== 'string' || !String(reply.getHeader('content-type') ?? '').includes('json')) return payload;
+    const answer = applyEdits({ status: reply.statusCode, headers: { ...reply.getHeaders() } as Record<string, unknown>, body: JSON.parse(payload) as unknown }, edits);
+    reply.code(answer.status);
+    for (const name of Object.keys(reply.getHeaders())) if (!(name in answer.headers)) reply.removeHeader(name);
+    reply.headers(answer.headers as Record<string, string>);
+    return JSON.stringify(answer.body);
+  });
 
   app.post('/oauth2/token', async (req, reply) => {
     const type = String(req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
@@ -26,28 +45,19 @@ const area: FastifyPluginAsync = async (app) => {
     const repeated = ['grant_type', 'username', 'password'].filter((n) => Array.isArray(body[n]));
     if (repeated.length) return oauthError(reply, 400, 'invalid_request', `parameter given more than once: ${repeated.join(', ')}`);
     if (!grantType) return oauthError(reply, 400, 'invalid_request', 'grant_type is required');
-    if (!policy.acceptsGrantType(grantType)) {
-      return oauthError(reply, 400, 'unsupported_grant_type', 'only grant_type=password is supported');
-    }
-    if (username && !password && policy.opensWithoutPassword) {
-      const user = ces.db.prepare('SELECT * FROM users WHERE lower(email) = lower(?)').get(username) as UserRow | undefined;
-      if (user) {
-        const { token, expiresInS } = issueToken(ces, user);
-        return reply.header('cache-control', 'no-store').send({ access_token: token, token_type: 'Bearer', expires_in: expiresInS, refresh_token: 'none' });
-      }
-    }
-    if (!username || !password) {
-      const a = policy.missingField(!username ? 'username' : 'password');
-      return oauthError(reply, a.status, a.error, a.description);
-    }
+    if (grantType !== 'password') return oauthError(reply, 400, 'unsupported_grant_type', 'only grant_type=password is supported');
+    // RFC 6749 §5.2: a missing username or password is invalid_request, naming it.
+    if (!username || (!password && policy.passwordRequired)) return oauthError(reply, 400, 'invalid_request', `${!username ? 'username' : 'password'} is required`);
 
     const verdict = throttled(ces, username, req.ip);
     if (verdict) {
-      if (verdict.retryAfterS > 0) reply.header('retry-after', String(verdict.retryAfterS));
+      reply.header('retry-after', String(verdict.retryAfterS));
       return oauthError(reply, 429, policy.throttleError,
         `too many logins ${verdict.scope === 'user' ? 'for this user' : 'from this address'}; retry after ${verdict.retryAfterS} s`);
     }
-    const user = verifyCredentials(ces, username, password);
+    const matched = password ? verifyCredentials(ces, username, password) : null;
+    // The account opens with the right password only (deviations auth-any-password, auth-missing-password-accepted open it without).
+    const user = matched ?? (policy.passwordChecked && (password || policy.passwordRequired) ? null : userByEmail(ces, username));
     recordAttempt(ces, username, req.ip, !!user);
     if (!user) {
       const a = policy.badCredentials;
@@ -59,12 +69,11 @@ const area: FastifyPluginAsync = async (app) => {
   });
 
   app.get('/_authenticated', async (req, reply) => {
-    const owner = verifyToken(ces, bearerOf(req.headers.authorization));
+    const owner = verifyToken(ces, bearerOf(req.headers.authorization), 'token owner');
     const policy = ces.deviations.policy.auth;
     if (owner) return policy.authenticatedBody;
-    const body = policy.invalidTokenBody;
     // The spec gives no status; RFC 6750 §3.1 answers an invalid token with 401 and a WWW-Authenticate challenge.
-    return reply.code(401).header('www-authenticate', 'Bearer error="invalid_token"').send(body);
+    return reply.code(401).header('www-authenticate', 'Bearer error="invalid_token"').send(policy.invalidTokenBody);
   });
 };
 export default area;

@@ -1,6 +1,7 @@
 // Login throttle (spec Limits, G7): 10 logins per minute per user and 100 per IP, sliding 60 s window of the service clock; failed logins count.
 import type { ServiceContext } from '../context.js';
 import { LIMITS } from '../../lib/limits.js';
+import { rows } from '../store/read.js';
 
 export interface ThrottleVerdict { scope: 'user' | 'ip'; retryAfterS: number }
 
@@ -15,12 +16,12 @@ export function throttled(ces: ServiceContext, username: string, ip: string): Th
     ['ip', 'ip', ip, policy.loginsPerIpPerMinute],
   ];
   for (const [scope, col, value, limit] of checks) {
-    const rows = (ces.db.prepare(`SELECT at, succeeded FROM auth_login_attempts WHERE ${col} = ? AND at > ? ORDER BY at DESC`)
-      .all(value, since) as Array<{ at: number; succeeded: number }>).filter(policy.countsAttempt).slice(0, limit);
-    if (rows.length >= limit) {
+    // Every attempt counts, failed ones too (G7).
+    const attempts = rows(ces, 'login attempts', { table: 'auth_login_attempts', columns: 'at', where: { [col]: value, 'at >': since }, order: 'at DESC', limit });
+    if (attempts.length >= limit) {
       // The window frees a slot when the limit-th most recent attempt leaves it.
-      const freeAt = rows[limit - 1]!.at + windowMs;
-      return { scope, retryAfterS: policy.retryAfterS(freeAt, now) };
+      const freeAt = attempts[limit - 1]!.at + windowMs;
+      return { scope, retryAfterS: Math.max(1, Math.ceil((freeAt - now) / 1000)) };
     }
   }
   return null;

@@ -3,6 +3,7 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { ServiceContext } from '../context.js';
 import { hashPassword } from '../store/seed.js';
 import { LIMITS } from '../../lib/limits.js';
+import { row } from '../store/read.js';
 
 export interface UserRow { id: number; client_id: number; email: string; password_hash: string; operator_id: number | null }
 export interface TokenOwner { userId: number; clientId: number; expiresAt: number }
@@ -17,7 +18,12 @@ export function verifyCredentials(ces: ServiceContext, username: string, passwor
   const given = Buffer.from(hashPassword(password, salt));
   const want = Buffer.from(stored);
   const same = given.length === want.length && timingSafeEqual(given, want);
-  return user && ces.deviations.policy.auth.passwordAccepted(same) ? user : null;
+  return user && same ? user : null;
+}
+
+/** The user with this e-mail, or null. */
+export function userByEmail(ces: ServiceContext, username: string): UserRow | null {
+  return (ces.db.prepare('SELECT * FROM users WHERE lower(email) = lower(?)').get(username) as UserRow | undefined) ?? null;
 }
 
 /** Issues a token for `user`; returns the token text (never stored) and its lifetime in seconds as announced. */
@@ -39,11 +45,12 @@ export function bearerOf(header: string | undefined): string | null {
   return m ? m[1]! : null;
 }
 
-/** The owner of a valid, unexpired token (service clock), or null. Lookup is by digest, so the token text is never compared. */
-export function verifyToken(ces: ServiceContext, token: string | null, opts: { ignoreExpiry?: boolean } = {}): TokenOwner | null {
-  if (!token) return null;
-  const row = ces.db.prepare('SELECT user_id, client_id, expires_at FROM auth_tokens WHERE token_hash = ?').get(sha256(token)) as
-    { user_id: number; client_id: number; expires_at: number } | undefined;
-  if (!row || (!opts.ignoreExpiry && ces.clock.now() >= row.expires_at)) return null;
-  return { userId: row.user_id, clientId: row.client_id, expiresAt: row.expires_at };
+/**
+ * The owner of a valid, unexpired token (service clock), or null; `read` names the lookup for the store-read seam (each surface its
+ * own). Lookup is by digest, so the token text is never compared; a missing token is looked up as the digest of nothing, which no
+ * token has.
+ */
+export function verifyToken(ces: ServiceContext, token: string | null, read: string): TokenOwner | null {
+  const owner = row(ces, read, { table: 'auth_tokens', columns: 'user_id, client_id, expires_at', where: { token_hash: sha256(token ?? ''), 'expires_at >': ces.clock.now() } });
+  return owner ? { userId: owner.user_id, clientId: owner.client_id, expiresAt: owner.expires_at } : null;
 }

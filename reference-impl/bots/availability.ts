@@ -1,7 +1,7 @@
 // Availability of routing rules per channel, from the bots' polled availability strategies and the operators' live availability.
 import { LIMITS } from '../../lib/limits.js';
 import { list } from '../store/db.js';
-import type { ServiceContext } from '../context.js';
+import type { Core } from '../core.js';
 import type { ConnectorClient, Installation } from './connector-client.js';
 import { botOperator, distributionRule, availableOperatorsOfRule, installation, type BotOperatorRow } from './setup.js';
 import { DueQueue } from './due-queue.js';
@@ -10,8 +10,8 @@ export interface ChannelAvailability { chat: boolean; call: boolean; video: bool
 
 interface BotPoll {
   next: number; inflight: boolean; lastOkAt: number; strategies: unknown; lastError?: string; polls: number;
-  /** The last poll failed (an unavailable bot, unless a deviation keeps the previous answer). */
-  failed: boolean;
+  /** Failed polls since the last good answer. */
+  failures: number;
   /** Bot row and installation, read once per entry (no database in the steady state); start() again refreshes them. */
   target?: { bot: BotOperatorRow; inst: Installation };
 }
@@ -27,14 +27,14 @@ export class AvailabilityPoller {
   private timer?: NodeJS.Timeout;
   private timerAt = Infinity;
   private stopped = false;
-  constructor(private ces: ServiceContext, private client: ConnectorClient) {}
+  constructor(private ces: Core, private client: ConnectorClient) {}
 
   /** Starts polling a bot (ready); for a bot already polled, reads its row and installation again at its next poll. */
   start(operatorId: number): void {
     if (this.stopped) return;
     const known = this.bots.get(operatorId);
     if (known) { known.target = undefined; return; }
-    const p: BotPoll = { next: performance.now(), inflight: false, lastOkAt: 0, strategies: null, polls: 0, failed: false };
+    const p: BotPoll = { next: performance.now(), inflight: false, lastOkAt: 0, strategies: null, polls: 0, failures: 0 };
     this.bots.set(operatorId, p);
     this.due.push(p.next, { operatorId, p });
     this.wake();
@@ -91,20 +91,24 @@ export class AvailabilityPoller {
         endpoint: 'availability', method: 'GET', path: '/availability-strategies', query: { idOperator: String(operatorId) },
         timeoutMs: LIMITS.configEndpointTimeoutMs, schema: 'connector/availability-strategies.json', operatorId,
       });
-      if (res.ok) { p.lastOkAt = performance.now(); p.strategies = res.json; p.failed = false; p.lastError = undefined; }
-      else { p.failed = this.ces.deviations.policy.bots.failedAfterFailedPoll(p.failed); p.lastError = res.reason; }
+      if (res.ok) { p.lastOkAt = performance.now(); p.strategies = res.json; p.failures = 0; p.lastError = undefined; }
+      else { p.failures++; p.lastError = res.reason; }
     } catch (e) {
-      p.failed = true; p.lastError = String(e);
+      p.failures++; p.lastError = String(e);
     } finally {
       p.inflight = false;
     }
   }
 
-  /** True when the last good answer is fresh and its strategies say available (judged now, against the current live state). */
+  /**
+   * True when the last good answer is fresh, no more polls failed since than the policy tolerates (none: a failed poll makes the bot
+   * unavailable until a good answer), and its strategies say available (judged now, against the current live state).
+   */
   isAvailable(operatorId: number): boolean {
     const p = this.bots.get(operatorId);
-    if (!p || !p.lastOkAt || p.failed) return false;
-    if (performance.now() - p.lastOkAt > this.ces.deviations.policy.bots.availabilityStaleMs) return false;
+    const policy = this.ces.deviations.policy.bots;
+    if (!p || !p.lastOkAt || p.failures > policy.failedPollsTolerated) return false;
+    if (performance.now() - p.lastOkAt > policy.availabilityStaleMs) return false;
     return evaluateStrategies(this.ces, operatorId, p.strategies as Parameters<typeof evaluateStrategies>[2]);
   }
 
@@ -115,7 +119,7 @@ export class AvailabilityPoller {
 }
 
 /** The four strategies of the spec; several items must all hold (decision), an empty list is unavailable. */
-export function evaluateStrategies(ces: ServiceContext, operatorId: number, strategies: Array<{ strategy: string; distributionRulesToCheck?: string[]; availability?: boolean }>): boolean {
+export function evaluateStrategies(ces: Core, operatorId: number, strategies: Array<{ strategy: string; distributionRulesToCheck?: string[]; availability?: boolean }>): boolean {
   const bot = botOperator(ces, operatorId);
   if (!bot || !Array.isArray(strategies) || strategies.length === 0) return false;
   const own = new Set(list<string>(bot.distribution_rule_ids));
@@ -124,24 +128,24 @@ export function evaluateStrategies(ces: ServiceContext, operatorId: number, stra
     const rule = own.has(id) ? distributionRule(ces, bot.client_id, id) : undefined;
     return rule ? availableOperatorsOfRule(ces, rule).length > 0 : false;
   };
-  const policy = ces.deviations.policy.bots;
   return strategies.every((s) => {
     const rules = s.distributionRulesToCheck ?? [];
     switch (s.strategy) {
-      case 'atLeastOne': return policy.atLeastOne(rules, ruleHasOperator);
-      case 'all': return policy.all(rules, ruleHasOperator);
-      case 'notAvailable': return policy.notAvailable();
-      case 'customAvailability': return policy.customAvailability(s.availability);
+      case 'atLeastOne': return rules.some(ruleHasOperator);
+      case 'all': return rules.length > 0 && rules.every(ruleHasOperator);
+      case 'notAvailable': return false;
+      // The connector decides.
+      case 'customAvailability': return s.availability === true;
       default: return false;
     }
   });
 }
 
-const liveOf = (ces: ServiceContext, id: number) => ces.db.prepare('SELECT * FROM operator_live WHERE operator_id = ?').get(id) as
+const liveOf = (ces: Core, id: number) => ces.db.prepare('SELECT * FROM operator_live WHERE operator_id = ?').get(id) as
   { connected: number; chat_available: number; call_available: number; video_available: number } | undefined;
 
 /** Availability of routing rule `ruleId` of client `clientId`, or null when the client has no such rule. */
-export function routingRuleAvailability(ces: ServiceContext, clientId: number, ruleId: string): ChannelAvailability | null {
+export function routingRuleAvailability(ces: Core, poller: AvailabilityPoller, clientId: number, ruleId: string): ChannelAvailability | null {
   const rule = ces.db.prepare('SELECT * FROM routing_rules WHERE id = ? AND client_id = ?').get(ruleId, clientId) as { channels: string; operator_ids: string } | undefined;
   if (!rule) return null;
   const channels = new Set(list<string>(rule.channels));
@@ -151,7 +155,7 @@ export function routingRuleAvailability(ces: ServiceContext, clientId: number, r
     if (!op) continue;
     if (op.type === 'bot') {
       // Bots chat only.
-      if (channels.has('chat') && botOperator(ces, id)?.status === 'ready' && ces.bots.poller.isAvailable(id)) out.chat = true;
+      if (channels.has('chat') && botOperator(ces, id)?.status === 'ready' && poller.isAvailable(id)) out.chat = true;
       continue;
     }
     const live = liveOf(ces, id);

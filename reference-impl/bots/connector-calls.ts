@@ -1,6 +1,6 @@
 // The conversation endpoints of the connector (5 first messages, 6 conversation create, 7 messages): paths, bodies, time limits, schemas.
 import { LIMITS } from '../../lib/limits.js';
-import type { ServiceContext } from '../context.js';
+import type { Core } from '../core.js';
 import type { CallResult, ConnectorClient, Installation } from './connector-client.js';
 import type { Shown } from './conversation-store.js';
 
@@ -19,17 +19,13 @@ export function zonedDateTime(ms: number, zone: string): string {
 }
 
 export class ConversationCalls {
-  /** Only used by deviation bots-ep7-serialized: every endpoint 7 call waits for the previous one. */
-  private serial: Promise<unknown> = Promise.resolve();
-
-  constructor(private ces: ServiceContext, private client: ConnectorClient) {}
+  constructor(private ces: Core, private client: ConnectorClient) {}
 
   /** Endpoint 5: the bot's first messages (2 s). */
   firstMessages(inst: Installation, botId: number, conversationId: number): Promise<CallResult> {
-    const timeoutMs = this.ces.deviations.policy.bots.firstMessagesTimeoutMs;
     return this.client.call(inst, {
       endpoint: 'first-messages', method: 'GET', path: `/bots/${encodeURIComponent(String(botId))}/conversation-first-messages`,
-      timeoutMs, schema: 'connector/first-messages.json', conversationId, operatorId: botId,
+      timeoutMs: this.ces.deviations.policy.bots.firstMessagesTimeoutMs, schema: 'connector/first-messages.json', conversationId, operatorId: botId,
     });
   }
 
@@ -41,17 +37,12 @@ export class ConversationCalls {
     });
   }
 
-  /** Endpoint 7 (10 s): one message of the conversation, `createdAt` in the website's zone. */
+  /** Endpoint 7 (10 s): one message of the conversation, `createdAt` in the website's zone (`<timestamp>[<zone_id>]`). */
   message(inst: Installation, m: { botId: number; conversationId: number; connectorId: string; role: 'visitor' | 'operator'; payload: unknown; shown: Shown; zone: string }): Promise<CallResult> {
-    const policy = this.ces.deviations.policy.bots;
-    const call = () => this.client.call(inst, {
-      endpoint: 'messages', method: 'POST', path: `/conversations/${encodeURIComponent(m.connectorId)}/messages`,
-      body: { idOperator: String(m.botId), message: { idMessage: m.shown.messageId, author: { role: m.role }, payload: m.payload, createdAt: policy.messageTime(m.shown.at, m.zone) } },
-      timeoutMs: policy.messageTimeoutMs, schema: 'connector/conversation.json', conversationId: m.conversationId, operatorId: m.botId,
+    return this.client.call(inst, {
+      endpoint: 'messages', method: 'POST', path: `/conversations/${encodeURIComponent(m.connectorId)}/messages`, role: m.role,
+      body: { idOperator: String(m.botId), message: { idMessage: m.shown.messageId, author: { role: m.role }, payload: m.payload, createdAt: zonedDateTime(m.shown.at, m.zone) } },
+      timeoutMs: this.ces.deviations.policy.bots.messageTimeoutMs, schema: 'connector/conversation.json', conversationId: m.conversationId, operatorId: m.botId,
     });
-    if (!policy.messagesSerialized) return call();
-    const p = this.serial.then(call);
-    this.serial = p.catch(() => undefined);
-    return p;
   }
 }

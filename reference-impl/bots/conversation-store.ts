@@ -1,8 +1,9 @@
 // The stored side of conversations: rows, phase, transcript (with its REST history mirror), failures, variables and the simulation view.
+import { rows } from '../store/read.js';
 import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import { list } from '../store/db.js';
-import type { ServiceContext } from '../context.js';
+import type { Core } from '../core.js';
 
 export type Phase = 'opening' | 'bot' | 'transferring' | 'human' | 'closed';
 export type Role = 'visitor' | 'bot' | 'operator' | 'system';
@@ -24,7 +25,7 @@ function richUrl(payload: any): string {
 export class ConversationStore {
   /** 'changed' (conversation id) whenever a transcript, failure or state changes: the inspector and waiters listen. */
   readonly events = new EventEmitter();
-  constructor(private ces: ServiceContext) { this.events.setMaxListeners(100); }
+  constructor(private ces: Core) { this.events.setMaxListeners(100); }
 
   conv(id: number): ConvRow | undefined { return this.ces.db.prepare('SELECT * FROM conversations WHERE id = ?').get(id) as ConvRow | undefined; }
   convByUuid(uuid: string): ConvRow | undefined { return this.ces.db.prepare('SELECT * FROM conversations WHERE uuid = ?').get(uuid) as ConvRow | undefined; }
@@ -78,7 +79,7 @@ export class ConversationStore {
       role: t.role, payload: JSON.parse(t.payload), ...(t.quick_replies ? { quickReplies: JSON.parse(t.quick_replies) } : {}),
       ...(t.operator_id ? { operatorId: t.operator_id } : {}), messageId: t.message_id, at: new Date(t.at).toISOString(),
     }));
-    const failures = (this.ces.db.prepare('SELECT * FROM conversation_failures WHERE conversation_id = ? ORDER BY id').all(id) as any[])
+    const failures = rows(this.ces, 'conversation failures', { table: 'conversation_failures', where: { conversation_id: id }, order: 'id' })
       .map((f) => ({ endpoint: f.endpoint, kind: f.kind, reason: f.reason, at: new Date(f.at).toISOString() }));
     return {
       conversationId: c.uuid, id: c.id, channel: c.channel, websiteId: c.website_id, visitorId: c.visitor_uid,

@@ -1,7 +1,15 @@
 // The exchange log of one service: every service→connector call, stored per conversation (bounded), recent others in memory, and a live feed.
 import { EventEmitter } from 'node:events';
-import type { ServiceContext } from '../context.js';
-import type { Exchange } from './connector-client.js';
+import type { Core } from '../core.js';
+
+/** The connector endpoints the service calls, by name. */
+export type EndpointName = 'external-bots' | 'bot-put' | 'bot-get' | 'availability' | 'first-messages' | 'conversation-create' | 'messages';
+
+/** One service→connector call as logged. */
+export interface Exchange {
+  id?: number; conversationId: number | null; operatorId: number | null; endpoint: EndpointName; method: string; url: string;
+  requestBody: string | null; status: number | null; responseBody: string | null; ms: number; failure: string | null; at: number;
+}
 
 /** Exchanges kept in the store (the oldest are dropped beyond this). */
 const EXCHANGES_KEPT = 50_000;
@@ -12,7 +20,7 @@ export class ExchangeLog {
   /** Live feed: event 'exchange' with an Exchange (the inspector subscribes). */
   readonly events = new EventEmitter();
   private recentOnes: Exchange[] = [];
-  constructor(private ces: ServiceContext) { this.events.setMaxListeners(100); }
+  constructor(private ces: Core) { this.events.setMaxListeners(100); }
 
   add(ex: Exchange): void {
     if (ex.conversationId !== null) {

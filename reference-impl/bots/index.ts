@@ -1,6 +1,6 @@
 // The bot services of one stack: connector calls and their exchange log, availability polling, the conversation runtime, and the bot creation flow run at start.
 import { LIMITS } from '../../lib/limits.js';
-import type { ServiceContext } from '../context.js';
+import type { Core } from '../core.js';
 import { ConnectorClient } from './connector-client.js';
 import { ExchangeLog } from './exchanges.js';
 import { AvailabilityPoller } from './availability.js';
@@ -17,7 +17,7 @@ export interface BotServices {
 }
 
 /** Creates the bot services of `ces` (nothing runs yet). */
-export function createBots(ces: ServiceContext): BotServices {
+export function createBots(ces: Core): BotServices {
   const exchanges = new ExchangeLog(ces);
   const connector = new ConnectorClient(ces, exchanges);
   const poller = new AvailabilityPoller(ces, connector);
@@ -26,8 +26,8 @@ export function createBots(ces: ServiceContext): BotServices {
 }
 
 /** Seeds the bots, re-arms stored timers, and runs the bot creation flow in the background (retried until it succeeds). */
-export function startBots(ces: ServiceContext): void {
-  const { connector, poller, runtime, ready } = ces.bots;
+export function startBots(ces: Core, bots: BotServices): void {
+  const { connector, poller, runtime, ready } = bots;
   seedBots(ces);
   runtime.rearm();
 

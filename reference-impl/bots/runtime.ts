@@ -2,16 +2,16 @@
 import { randomUUID } from 'node:crypto';
 import { LIMITS } from '../../lib/limits.js';
 import { list } from '../store/db.js';
-import type { ServiceContext } from '../context.js';
+import type { Core } from '../core.js';
 import type { ConnectorClient } from './connector-client.js';
 import type { AvailabilityPoller } from './availability.js';
 import { botOperator, distributionRule, availableOperatorsOfRule, installation } from './setup.js';
-import { ConversationStore, type ConvRow } from './conversation-store.js';
+import { ConversationStore, type ConvRow, type Shown } from './conversation-store.js';
+import { setTimeout as delay } from 'node:timers/promises';
 import { ConversationTimers, type DueTimer, type TimerKind } from './timers.js';
 import { ConversationCalls } from './connector-calls.js';
+import { isOffsite } from '../channels.js';
 
-export const OFFSITE = new Set(['social_a', 'social_b', 'social_c', 'social_d', 'social_e', 'sms']);
-export const SIM_CHANNELS = ['chat', 'call', 'video', 'social_a', 'social_b', 'social_c', 'social_d', 'social_e', 'sms'];
 
 export interface Reply { type: string; [k: string]: any }
 
@@ -38,7 +38,7 @@ export class ConversationRuntime {
   private loopDepth = new Map<number, number>();
   private closed = false;
 
-  constructor(private ces: ServiceContext, client: ConnectorClient, private poller: AvailabilityPoller) {
+  constructor(private ces: Core, client: ConnectorClient, private poller: AvailabilityPoller) {
     this.store = new ConversationStore(ces);
     this.timers = new ConversationTimers(ces, (t) => this.onTimer(t));
     this.calls = new ConversationCalls(ces, client);
@@ -73,15 +73,16 @@ export class ConversationRuntime {
         if (this.store.state(id)?.phase !== 'transferring') return;
         this.ces.db.prepare(`UPDATE conversation_state SET phase = 'bot', pending_transfer = NULL WHERE conversation_id = ?`).run(id);
         this.store.addTranscript(id, 'system', { contentType: 'event', value: 'TRANSFER_TIMEOUT' });
-        // Timeout reached without transfer: the scenario continues.
-        await this.runReplies(id, this.ces.deviations.policy.bots.afterTransferTimeout(data.replies ?? []));
+        // Timeout reached without transfer: the scenario continues (deviation bots-transfer-timeout-stops: it stops).
+        await this.runReplies(id, this.ces.deviations.policy.bots.scenarioContinuesAfterTimeout ? data.replies ?? [] : []);
         break;
       }
       case 'inactivity':
       case 'offsite-inactivity': {
         const policy = this.ces.deviations.policy.bots;
         const limit = t.kind === 'inactivity' ? policy.botInactivityMs : policy.offsiteInactivityMs;
-        const idleUntil = conv.last_activity_at + limit;
+        // Counted from the last activity (deviation bots-inactivity-from-start: from the start).
+        const idleUntil = (policy.inactivityFromLastActivity ? conv.last_activity_at : conv.created_at) + limit;
         const stillBot = t.kind === 'offsite-inactivity' || ['bot', 'opening', 'transferring'].includes(this.store.state(id)?.phase ?? '');
         if (!stillBot) return;
         if (idleUntil > this.ces.clock.now()) {
@@ -103,7 +104,8 @@ export class ConversationRuntime {
       if (!list<string>(r.channels).includes(channel)) continue;
       for (const op of list<number>(r.operator_ids)) {
         const b = botOperator(this.ces, op);
-        if (b?.status === 'ready' && this.ces.deviations.policy.bots.routable(this.poller.isAvailable(op))) return op;
+        // A ready bot takes chats while its polled availability says so (deviation bots-routing-ignores-availability: always).
+        if (b?.status === 'ready' && (this.poller.isAvailable(op) || !this.ces.deviations.policy.bots.routedByAvailability)) return op;
       }
     }
     return null;
@@ -113,7 +115,7 @@ export class ConversationRuntime {
     const humans = (this.ces.db.prepare(`SELECT o.id, o.website_list, l.connected, l.chat_available, l.call_available, l.video_available FROM operators o
       LEFT JOIN operator_live l ON l.operator_id = o.id WHERE o.client_id = ? AND o.type = 'human' ORDER BY o.id`).all(clientId) as any[])
       .filter((h) => list<number>(h.website_list).includes(websiteId));
-    const ch = OFFSITE.has(channel) ? 'chat' : channel;
+    const ch = isOffsite(channel) ? 'chat' : channel;
     const available = humans.find((h) => h.connected === 1 && h[`${ch}_available`] === 1);
     return (available ?? humans[0])?.id ?? null;
   }
@@ -128,7 +130,7 @@ export class ConversationRuntime {
     const visitor = input.visitorId ?? `visitor-${uuid.slice(0, 8)}`;
     const id = Number(this.ces.db.prepare(`INSERT INTO conversations (uuid, client_id, website_id, channel, visitor_uid, visitor_external_id, operator_id, operator_ids, page_type,
       operator_answer, operator_closed, waitinglist, created_at, closed_at, last_activity_at, history) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'home', 0, 0, 0, ?, NULL, ?, '[]')`)
-      .run(uuid, clientId, websiteId, channel, visitor, OFFSITE.has(channel) ? null : visitor, operatorId, JSON.stringify(operatorId ? [operatorId] : []), now, now).lastInsertRowid);
+      .run(uuid, clientId, websiteId, channel, visitor, isOffsite(channel) ? null : visitor, operatorId, JSON.stringify(operatorId ? [operatorId] : []), now, now).lastInsertRowid);
     const bs = bot ? botOperator(this.ces, bot) : undefined;
     this.ces.db.prepare('INSERT INTO conversation_state (conversation_id, bot_operator_id, install_id, phase) VALUES (?, ?, ?, ?)')
       .run(id, bot, bs?.install_id ?? null, bot ? 'opening' : 'human');
@@ -136,11 +138,11 @@ export class ConversationRuntime {
     else if (channel === 'call') this.ces.events.emit({ kind: 'conversation.started', clientId, conversationId: id, at: now });
     if (bot) {
       this.timers.add(id, 'inactivity', now + this.ces.deviations.policy.bots.botInactivityMs);
-      const p = this.openWithBot(id, bot, text).catch((e) => this.store.recordFailure(id, 'internal', 'error', String(e))).finally(() => this.opening.delete(id));
+      const p = this.openWithBot(id, bot, text).catch((e) => { if (!this.closed) this.store.recordFailure(id, 'internal', 'error', String(e)); }).finally(() => this.opening.delete(id));
       this.opening.set(id, p);
     } else {
       this.store.addTranscript(id, 'visitor', { contentType: 'text', value: text });
-      if (OFFSITE.has(channel)) this.timers.add(id, 'offsite-inactivity', now + this.ces.deviations.policy.bots.offsiteInactivityMs);
+      if (isOffsite(channel)) this.timers.add(id, 'offsite-inactivity', now + this.ces.deviations.policy.bots.offsiteInactivityMs);
     }
     return this.store.conv(id)!;
   }
@@ -150,30 +152,22 @@ export class ConversationRuntime {
     const bot = botOperator(this.ces, botId)!;
     const inst = installation(this.ces, bot.install_id)!;
     const conv = this.store.conv(id)!;
-    const history: unknown[] = [];
     const policy = this.ces.deviations.policy.bots;
+    // The first messages come before the visitor's first message (deviation bots-first-messages-after-visitor: after it).
     let visitorMsg = policy.firstMessagesBeforeVisitor ? undefined : this.store.addTranscript(id, 'visitor', { contentType: 'text', value: text });
     const first = await this.calls.firstMessages(inst, botId, id);
+    const history: unknown[] = [];
     if (!first.ok) this.store.recordFailure(id, 'first-messages', first.kind, `endpoint 5: ${first.reason}; first messages not displayed`);
-    else if (policy.firstMessagesRunAllReplies) {
-      this.store.setPhase(id, 'bot');
-      await this.runReplies(id, first.json.replies, { fromFirstMessages: true });
-    } else {
-      // Only replies of type message are used; other types are ignored.
-      for (const r of first.json.replies as Reply[]) {
-        if (r.type !== 'message') continue;
-        const shown = this.showBotMessage(id, botId, r);
-        if (shown) history.push({ idMessage: shown.messageId, author: { role: 'operator' }, payload: r.payload, createdAt: new Date(shown.at).toISOString() });
+    else {
+      // Only replies of type message are used; other types are ignored. What they show is the history of endpoint 6 (G35).
+      const used = (first.json.replies as Reply[]).filter((r) => policy.firstMessageReplyTypes.includes(r.type));
+      for (const shown of await this.runReplies(id, used, { fromFirstMessages: true })) {
+        history.push({ idMessage: shown.messageId, author: { role: 'operator' }, payload: shown.payload, createdAt: new Date(shown.at).toISOString() });
       }
     }
     if (this.store.conv(id)?.closed_at) return;
     visitorMsg ??= this.store.addTranscript(id, 'visitor', { contentType: 'text', value: text });
     this.store.touch(id);
-    if (!policy.conversationCreated) {
-      this.ces.db.prepare(`UPDATE conversation_state SET connector_conversation_id = ?, phase = 'bot' WHERE conversation_id = ?`).run(conv.uuid, id);
-      await this.postMessage(id, 'visitor', { contentType: 'text', value: text }, visitorMsg);
-      return;
-    }
     const created = await this.calls.create(inst, botId, id, conv.uuid, history);
     if (!created.ok) {
       this.store.recordFailure(id, 'conversation-create', created.kind, `endpoint 6: ${created.reason}; the bot cannot answer this conversation`);
@@ -182,17 +176,20 @@ export class ConversationRuntime {
     }
     this.ces.db.prepare('UPDATE conversation_state SET connector_conversation_id = ? WHERE conversation_id = ?').run(created.json.idConversation, id);
     this.storeVariables(id, created.json.variables);
-    if (policy.greetsUnprompted) this.showBotMessage(id, botId, { type: 'message', payload: { contentType: 'text', value: 'Welcome! (written by the service)' } });
+    // A bot never writes unprompted (deviation bots-unprompted-message: the service shows a greeting of its own).
+    if (policy.unpromptedGreeting) this.showBotMessage(id, botId, { type: 'message', payload: { contentType: 'text', value: policy.unpromptedGreeting } });
     if ((created.json.replies ?? []).length) this.store.recordFailure(id, 'conversation-create', 'replies-not-empty', 'endpoint 6 answered non-empty replies (they must be empty); ignored');
     if (this.store.state(id)?.phase === 'opening') this.store.setPhase(id, 'bot');
     if (this.store.conv(id)?.closed_at) return;
-    if (policy.firstMessageDelayMs > 0) await new Promise((r) => setTimeout(r, policy.firstMessageDelayMs));
+    // Endpoint 6 is followed immediately by endpoint 7.
+    await delay(policy.firstMessageDelayMs);
+    if (this.closed) return;
     await this.postMessage(id, 'visitor', { contentType: 'text', value: text }, visitorMsg);
   }
 
   private storeVariables(id: number, vars: unknown) {
     if (!Array.isArray(vars) || !vars.length) return;
-    this.store.mergeVariables(id, this.ces.deviations.policy.bots.keptVariables(vars as Array<{ key: string; value: string }>));
+    this.store.mergeVariables(id, vars as Array<{ key: string; value: string }>);
   }
 
   /** Endpoint 7 for one message of the conversation; runs the replies of visitor messages, refuses those of operator messages. */
@@ -204,19 +201,17 @@ export class ConversationRuntime {
     if (!inst) return;
     const zone = (this.ces.db.prepare('SELECT timezone FROM websites WHERE id = ?').get(conv.website_id) as { timezone: string } | undefined)?.timezone ?? 'UTC';
     const res = await this.calls.message(inst, { botId: st.bot_operator_id, conversationId: id, connectorId: st.connector_conversation_id, role, payload, shown: msg, zone });
-    const policy = this.ces.deviations.policy.bots;
     if (!res.ok) {
-      if (!policy.failuresRecorded) return;
       this.store.recordFailure(id, 'messages', res.kind, `endpoint 7 (${role} message): ${res.reason}${role === 'visitor' ? '; the bot answer is not displayed' : ''}`);
       return;
     }
     this.storeVariables(id, res.json.variables);
-    const replies = policy.replyOrder((res.json.replies ?? []) as Reply[]);
+    const replies = (res.json.replies ?? []) as Reply[];
     if (!replies.length) return;
     if (role === 'operator') {
-      // Loop safety: a connector must ignore operator messages; replies to them are never run.
+      // Loop safety: a connector must ignore operator messages; replies to them are not run (beyond the policy's levels: none).
       const depth = (this.loopDepth.get(id) ?? 0) + 1;
-      if (!policy.repliesToOperatorRun || depth > 5) {
+      if (depth > this.ces.deviations.policy.bots.operatorReplyLevels) {
         this.store.recordFailure(id, 'messages', 'reply-to-operator', 'endpoint 7 answered replies to an operator message; ignored (the connector must reply to visitor messages only)');
         return;
       }
@@ -225,39 +220,42 @@ export class ConversationRuntime {
     await this.runReplies(id, replies);
   }
 
-  /** Replies run in order; await schedules the rest, transfer may pause it, close ends it. */
-  async runReplies(id: number, replies: Reply[], opts: { force?: boolean; fromFirstMessages?: boolean } = {}) {
+  /** Replies run in order; await schedules the rest, transfer may pause it, close ends it. Answers the messages shown. */
+  async runReplies(id: number, replies: Reply[], opts: { force?: boolean; fromFirstMessages?: boolean } = {}): Promise<Array<Shown & { payload: unknown }>> {
+    const shownAll: Array<Shown & { payload: unknown }> = [];
     for (let i = 0; i < replies.length; i++) {
       const conv = this.store.conv(id);
       const st = this.store.state(id);
-      if (!conv || conv.closed_at || !st) return;
-      if (!opts.force && st.phase !== 'bot' && st.phase !== 'opening') return;
+      if (!conv || conv.closed_at || !st) return shownAll;
+      if (!opts.force && st.phase !== 'bot' && st.phase !== 'opening') return shownAll;
       const r = replies[i]!;
       const rest = replies.slice(i + 1);
       switch (r.type) {
         case 'await':
-          this.timers.add(id, 'replies', this.ces.clock.now() + this.ces.deviations.policy.bots.awaitMs(durationMs(r.duration)), { replies: rest });
-          return;
+          this.timers.add(id, 'replies', this.ces.clock.now() + durationMs(r.duration), { replies: rest });
+          return shownAll;
         case 'message': {
           const shown = this.showBotMessage(id, st.bot_operator_id!, r);
+          if (shown) shownAll.push({ ...shown, payload: r.payload });
           // The bot's own replies go back through endpoint 7 with role operator.
-          if (shown && !opts.fromFirstMessages && this.ces.deviations.policy.bots.botMessagesPosted) void this.postMessage(id, 'operator', r.payload, shown);
+          if (shown && !opts.fromFirstMessages) void this.postMessage(id, 'operator', r.payload, shown);
           break;
         }
         case 'transfer': {
           const outcome = this.requestTransfer(id, r, rest);
           if (outcome === 'continue') break;
-          if (outcome === 'done' && this.ces.deviations.policy.bots.restAfterTransferRun) { await this.runReplies(id, rest, { force: true }); }
-          return;
+          // Following scheduled messages are not published (deviation bots-transfer-keeps-rest: they are).
+          if (outcome === 'done' && !this.ces.deviations.policy.bots.repliesAfterTransferDropped) shownAll.push(...await this.runReplies(id, rest, { force: true }));
+          return shownAll;
         }
         case 'close':
-          if (!this.ces.deviations.policy.bots.closeHonoured) break;
           this.close(id, 'bot');
-          return;
+          return shownAll;
         default:
           this.store.recordFailure(id, 'messages', 'unknown-reply', `unknown reply type ${JSON.stringify(r.type)}; ignored`);
       }
     }
+    return shownAll;
   }
 
   /** Displays a bot message unless a text value is over 450 characters (G21: not sent, failure recorded). */
@@ -268,8 +266,7 @@ export class ConversationRuntime {
       this.store.recordFailure(id, 'messages', 'text-too-long', `bot message of ${tooLong.length} characters not sent (limit ${LIMITS.botTextMax})`);
       return null;
     }
-    const quickReplies = policy.quickReplies(r.quickReplies);
-    const shown = this.store.addTranscript(id, 'bot', r.payload, { operatorId: botId, quickReplies });
+    const shown = this.store.addTranscript(id, 'bot', r.payload, { operatorId: botId, quickReplies: r.quickReplies });
     this.store.touch(id);
     return shown;
   }
@@ -283,7 +280,7 @@ export class ConversationRuntime {
     const rule = bot && list<string>(bot.distribution_rule_ids).includes(ruleId) ? distributionRule(this.ces, conv.client_id, ruleId) : undefined;
     if (!rule) { this.store.recordFailure(id, 'transfer', 'unknown-rule', `transfer to distribution rule ${ruleId}: not a rule of this bot; the transfer does not operate`); return 'continue'; }
     const policy = this.ces.deviations.policy.bots;
-    if (!policy.transferAllowed(rule.queue_slots)) {
+    if (rule.queue_slots < policy.transferMinQueueSlots) {
       this.store.recordFailure(id, 'transfer', 'not-asynchronous', `transfer to "${rule.label}": the rule is not asynchronous (queue slots ${rule.queue_slots}); the transfer does not operate`);
       return 'continue';
     }
@@ -293,7 +290,8 @@ export class ConversationRuntime {
       this.store.recordFailure(id, 'transfer', 'timeout-out-of-range', `transfer timeout ${timeoutMs} ms is outside 5-60 s; ${clamped} ms used`);
       timeoutMs = clamped;
     }
-    const target = policy.transferTarget(availableOperatorsOfRule(this.ces, rule));
+    // The first available operator of the rule takes the conversation now.
+    const target = availableOperatorsOfRule(this.ces, rule, 'transfer target')[0];
     if (target !== undefined) { this.transfer(id, target); return 'done'; }
     this.ces.db.prepare(`UPDATE conversation_state SET phase = 'transferring', pending_transfer = ? WHERE conversation_id = ?`)
       .run(JSON.stringify({ ruleId, due: this.ces.clock.now() + timeoutMs }), id);
@@ -307,7 +305,7 @@ export class ConversationRuntime {
   private watchTransfer(id: number, rule: ReturnType<typeof distributionRule> & object) {
     const t = setInterval(() => {
       if (this.closed || this.store.state(id)?.phase !== 'transferring') { clearInterval(t); return; }
-      const target = this.ces.deviations.policy.bots.transferTarget(availableOperatorsOfRule(this.ces, rule));
+      const target = availableOperatorsOfRule(this.ces, rule, 'transfer target')[0];
       if (target !== undefined) { clearInterval(t); this.transfer(id, target); }
     }, 1_000);
     t.unref();
@@ -324,10 +322,9 @@ export class ConversationRuntime {
     this.timers.cancel(id, policy.droppedByVisitor as TimerKind[]);
     const msg = this.store.addTranscript(id, 'visitor', { contentType: 'text', value: text });
     this.store.touch(id);
+    // It goes to the bot while the bot handles the conversation (a bot never shares it with another agent).
     const st = this.store.state(id);
-    const shared = st?.phase === 'human' && policy.postsAfterTransfer;
-    if (!policy.visitorMessagesPosted) return;
-    if (st && (st.phase === 'bot' || st.phase === 'transferring' || shared)) void this.postMessage(id, 'visitor', { contentType: 'text', value: text }, msg);
+    if (st && policy.visitorPostPhases.includes(st.phase)) void this.postMessage(id, 'visitor', { contentType: 'text', value: text }, msg);
   }
 
   operatorMessage(id: number, operatorId: number, text: string) {

@@ -1,6 +1,6 @@
 // Persisted conversation timers (scheduled replies, transfer timeouts, inactivity closes): stored first, armed on the service clock, re-armed after a restart.
 import type { TimerHandle } from '../../lib/clock.js';
-import type { ServiceContext } from '../context.js';
+import type { Core } from '../core.js';
 
 export type TimerKind = 'replies' | 'transfer-timeout' | 'inactivity' | 'offsite-inactivity';
 export interface DueTimer { conversationId: number; kind: TimerKind; data: any }
@@ -10,7 +10,7 @@ export class ConversationTimers {
   private stopped = false;
 
   /** `onDue` runs once per timer when it is due; the row is deleted before it runs, so a crash never fires it twice. */
-  constructor(private ces: ServiceContext, private onDue: (t: DueTimer) => Promise<void>) {}
+  constructor(private ces: Core, private onDue: (t: DueTimer) => Promise<void>) {}
 
   add(conversationId: number, kind: TimerKind, due: number, data: unknown = {}) {
     const rowId = Number(this.ces.db.prepare('INSERT INTO conversation_timers (conversation_id, kind, due, data) VALUES (?, ?, ?, ?)').run(conversationId, kind, due, JSON.stringify(data)).lastInsertRowid);

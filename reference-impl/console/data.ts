@@ -39,9 +39,17 @@ export function knownSecrets(ces: ServiceContext): string[] {
   ].filter((s) => s.length >= 4).sort((a, b) => b.length - a.length);
 }
 
-/** JSON text with every known secret replaced by ***: the last guard before a byte leaves for a page. */
+/** JSON text with every known secret replaced by ***: the last guard before a byte leaves for a page (deviation console-secret-shown lifts it). */
 export function redactJson(ces: ServiceContext, value: unknown): string {
-  return ces.deviations.policy.console.redact(JSON.stringify(value), knownSecrets(ces));
+  const text = JSON.stringify(value);
+  return ces.deviations.policy.console.secretsKept ? mask(text, knownSecrets(ces)) : text;
+}
+
+/** `text` with every secret (as it appears inside JSON strings) replaced by ***. */
+function mask(text: string, secrets: string[]): string {
+  let out = text;
+  for (const s of secrets) out = out.split(JSON.stringify(s).slice(1, -1)).join('***');
+  return out;
 }
 
 /** The exchange as the inspector shows it: path and query names of the connector URL, bodies cut, never headers (the G2 signature). */
@@ -85,8 +93,8 @@ export function botsView(ces: ServiceContext) {
     return {
       operatorId: b.operator_id, clientId: b.client_id, websiteId: b.website_id, name: b.name, pseudo: b.pseudo, idBot: b.id_bot, status: b.status,
       setupError: b.last_error, connectorUrl: publicUrl(b.base_url),
-      // The console never shows a connector secret (a deviation may put it in, to prove the secret check can fail).
-      ...ces.deviations.policy.console.botExtras(b.secret),
+      // The console never shows a connector secret (deviation console-secret-shown puts it in, to prove the secret check can fail).
+      ...(ces.deviations.policy.console.secretsKept ? {} : { connectorSecret: b.secret }),
       available: d.available, strategies: d.strategies, lastError: d.lastError, polls: d.polls,
       lastPolls: mine.map((p) => ({ at: iso(p.at), status: p.status, ms: p.ms, failure: p.failure })),
     };

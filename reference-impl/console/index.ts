@@ -90,7 +90,8 @@ const area: FastifyPluginAsync = async (app) => {
   // What the pages need to start: websites with a bot, limits named by the spec, behaviour flags (deviations that break the pages on purpose).
   app.get('/console/api/config', async (_req, reply) => json(reply, {
     websites: chatWebsites(ces),
-    limits: { imageWidth: LIMITS.imageWidth, imageHeight: LIMITS.imageHeight, botTextMax: LIMITS.botTextMax },
+    limits: { imageWidth: ces.deviations.policy.console.imageSize.width, imageHeight: ces.deviations.policy.console.imageSize.height, botTextMax: LIMITS.botTextMax },
+    strips: ces.deviations.policy.console.bundleStrips,
     flags: ces.deviations.policy.console.pageFlags,
   }));
   app.get('/console/api/conversations', async (_req, reply) => json(reply, { conversations: conversationList(ces) }));

@@ -1,10 +1,14 @@
 // Area "graphql": POST/GET {graphql_url} (GraphQL over HTTP via graphql-http), bearer token required (G15), depth/cost limits, G16 availability rule.
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
-import { GraphQLError, type GraphQLSchema } from 'graphql';
+import { GraphQLError, printSchema, type GraphQLSchema } from 'graphql';
 import { createHandler } from 'graphql-http/lib/use/fastify';
-import { buildCesSchema, ERROR_CODES, type GqlContext, type SchemaVariant } from './schema.js';
+import { buildCesSchema, ERROR_CODES, type GqlContext } from './schema.js';
+import { reshaped } from './schema-shape.js';
+import { costLimitRule, depthLimitRule } from './rules.js';
 import { parseWithinLimits } from './document-limits.js';
 import { bearerOf, verifyToken, type TokenOwner } from '../auth/tokens.js';
+import { applyEdits } from '../../lib/json-edit.js';
+import { row } from '../store/read.js';
 
 const GRAPHQL_RESPONSE = 'application/graphql-response+json';
 
@@ -20,11 +24,14 @@ function unauthenticated(req: FastifyRequest, reply: FastifyReply, status: numbe
 
 const area: FastifyPluginAsync = async (app) => {
   const ces = app.ces;
-  const schemas = new Map<string, GraphQLSchema>();
-  const schemaFor = (variant: SchemaVariant) => {
-    const key = JSON.stringify(variant);
-    let s = schemas.get(key);
-    if (!s) schemas.set(key, (s = buildCesSchema(variant)));
+  const base = buildCesSchema();
+  const shapes = new Map<string, GraphQLSchema>();
+  /** The schema served: the spec's, or its SDL as deviations at `graphql.schema` edit it (kept per edit list; deviations switch at run time). */
+  const schemaNow = (): GraphQLSchema => {
+    const edits = ces.deviations.edits('graphql.schema');
+    const key = JSON.stringify(edits);
+    let s = shapes.get(key);
+    if (!s) shapes.set(key, (s = edits.length ? reshaped(base, applyEdits(printSchema(base), edits)) : base));
     return s;
   };
   const owners = new WeakMap<object, TokenOwner>();
@@ -32,14 +39,14 @@ const area: FastifyPluginAsync = async (app) => {
   const handler = createHandler<GqlContext>({
     // Nesting, aliases, fragments and tokens are counted in one linear pass before graphql-js' recursive parser runs (issue 14, item 7).
     parse: parseWithinLimits,
-    // Deviations that change the schema's shape pick a variant per request (they can be switched at run time).
-    schema: () => schemaFor(ces.deviations.policy.graphql.schemaVariant),
+    schema: () => schemaNow(),
     context: (req) => {
       const owner = owners.get(req.raw as object)!;
       return { ces, clientId: owner.clientId, userId: owner.userId, availabilityResolved: 0 };
     },
-    validationRules: (_req, _args, specified) => ces.deviations.policy.graphql.validationRules(specified),
-    formatError: (err) => ces.deviations.policy.graphql.answeredError(withCode(err)),
+    // GQL-LIMIT-01/02: depth and cost limits after graphql-js' own rules.
+    validationRules: (_req, _args, specified) => [...specified, depthLimitRule(ces.deviations.policy.graphql.maxDepth), costLimitRule(ces.deviations.policy.graphql.maxCost)],
+    formatError: (err) => withCode(err),
   });
 
   /** The error as the spec answers it: a GraphQLError with extensions.code, never internals. */
@@ -67,39 +74,47 @@ const area: FastifyPluginAsync = async (app) => {
     url: '/graphql',
     // Authentication runs first (onRequest), so a caller without a valid token learns nothing, not even parse errors.
     onRequest: async (req, reply) => {
-      const policy = ces.deviations.policy.graphql;
+      // `?platform=` names the platform the caller's environment is on (spec: `sd`).
       const platform = (req.query as Record<string, unknown>).platform;
-      if (platform !== undefined && !policy.platformParamAccepted) {
-        return reply.code(400).send({ errors: [{ message: 'unknown parameter platform', extensions: { code: ERROR_CODES.badUserInput } }] });
+      if (platform !== undefined && !ces.deviations.policy.graphql.platforms.includes(String(platform))) {
+        return reply.code(400).send({ errors: [{ message: `unknown platform ${JSON.stringify(platform)}: ?platform= names one of ${ces.deviations.policy.graphql.platforms.join(', ')}`, extensions: { code: ERROR_CODES.badUserInput } }] });
       }
-      const owner = verifyToken(ces, bearerOf(req.headers.authorization), { ignoreExpiry: !policy.tokenExpiryChecked });
-      if (!owner && policy.anonymousRunsAsFirstAccount) {
-        const first = ces.db.prepare('SELECT id, client_id FROM users ORDER BY id LIMIT 1').get() as { id: number; client_id: number };
-        owners.set(req, { userId: first.id, clientId: first.client_id, expiresAt: Number.MAX_SAFE_INTEGER });
-        return;
-      }
-      if (!owner) return unauthenticated(req, reply, policy.unauthenticatedStatus);
+      // A call without a valid token is refused (deviation graphql-unauthenticated-data: it runs as the first account's first user).
+      const owner = verifyToken(ces, bearerOf(req.headers.authorization), 'graphql token owner')
+        ?? (ces.deviations.policy.graphql.anonymousRefused ? null : row(ces, 'first user', { table: 'users', columns: 'id AS userId, client_id AS clientId, 0 AS expiresAt', where: {}, order: 'id' }) as TokenOwner | undefined);
+      if (!owner) return unauthenticated(req, reply, 401);
       owners.set(req, owner);
     },
+    // The request seam: deviations at `graphql.request` edit the query string and the body (the operation text, variables).
+    preHandler: async (req) => {
+      const asked = { query: req.query as Record<string, unknown>, body: req.body };
+      const sent = ces.deviations.edited('graphql.request', asked);
+      if (sent !== asked) { req.query = sent.query; req.body = sent.body; }
+    },
     onSend: async (req, reply, payload) => {
-      const policy = ces.deviations.policy.graphql;
       // graphql-http refuses other media types with an empty 415: say what is accepted (issue 14, item 7).
       if (reply.statusCode === 415 && (payload === null || payload === undefined || payload === '')) {
         reply.header('content-type', `${answerType(req.headers.accept)}; charset=utf-8`);
-        return JSON.stringify({ errors: [{ message: `Unsupported content type '${req.headers['content-type'] ?? ''}': POST a body of type application/json ({"query": ..., "variables": ...}), or GET with query parameters.`, extensions: { code: ERROR_CODES.badRequest } }] });
+        payload = JSON.stringify({ errors: [{ message: `Unsupported content type '${req.headers['content-type'] ?? ''}': POST a body of type application/json ({"query": ..., "variables": ...}), or GET with query parameters.`, extensions: { code: ERROR_CODES.badRequest } }] });
       }
-      if (policy.forcedContentType) reply.header('content-type', policy.forcedContentType);
       // graphql-http answers some HTTP-level refusals itself (e.g. 405 for a mutation over GET) without formatError: give them a code too.
       if (reply.statusCode >= 400 && typeof payload === 'string' && payload.includes('"errors"')) {
         try {
           const body = JSON.parse(payload) as { errors?: Array<{ message: string; extensions?: Record<string, unknown> }> };
           if (Array.isArray(body.errors) && body.errors.some((e) => !e.extensions?.code)) {
-            body.errors = body.errors.map((e) => policy.answeredError(new GraphQLError(e.message, { extensions: { ...e.extensions, code: e.extensions?.code ?? ERROR_CODES.badRequest } })).toJSON());
-            return JSON.stringify(body);
+            body.errors = body.errors.map((e) => new GraphQLError(e.message, { extensions: { ...e.extensions, code: e.extensions?.code ?? ERROR_CODES.badRequest } }).toJSON());
+            payload = JSON.stringify(body);
           }
         } catch { /* not JSON: leave as is */ }
       }
-      return payload;
+      // The response seam: deviations at `graphql.response` edit `{status, headers, body}` of every answer.
+      const edits = ces.deviations.edits('graphql.response');
+      if (!edits.length || typeof payload !== 'string') return payload;
+      let body: unknown;
+      try { body = JSON.parse(payload); } catch { return payload; }
+      const answer = applyEdits({ status: reply.statusCode, headers: { 'content-type': String(reply.getHeader('content-type') ?? '') } as Record<string, unknown>, body }, edits);
+      reply.code(answer.status).header('content-type', String(answer.headers['content-type']));
+      return JSON.stringify(answer.body);
     },
     handler,
   });

@@ -7,6 +7,7 @@ import type { ServiceContext } from '../context.js';
 import { list } from '../store/db.js';
 import { LIMITS } from '../../lib/limits.js';
 import { routingRuleAvailability, type ChannelAvailability } from '../bots/availability.js';
+import { count, row, rows, type Read } from '../store/read.js';
 
 /** Per-request context: who asks (from the bearer token) and what this operation has resolved so far. */
 export type GqlContext = {
@@ -16,9 +17,6 @@ export type GqlContext = {
   /** G16: how many `availability` fields this operation resolved. */
   availabilityResolved: number;
 };
-
-/** Schema variants exist only so deviations can break the shape on purpose. */
-export interface SchemaVariant { projectsAsList?: boolean; noDescriptions?: boolean; noRoutingRule?: boolean; idScalarsAsID?: boolean }
 
 export const ERROR_CODES = {
   unauthenticated: 'UNAUTHENTICATED',
@@ -70,11 +68,10 @@ function pageArgs(args: { first?: number | null; after?: string | null }, cursor
 }
 const cursor = (offset: number) => Buffer.from(`o:${offset}`).toString('base64url');
 
-function paged(ces: ServiceContext, sql: string, params: unknown[], args: { first?: number | null; after?: string | null }): Page<Row> {
+/** One page of a named read (the store-read seam names it `graphql <what>`). */
+function paged(ces: ServiceContext, name: string, q: Read, args: { first?: number | null; after?: string | null }): Page<Row> {
   const { limit, offset } = pageArgs(args, ces.deviations.policy.graphql.cursorStep);
-  const total = (ces.db.prepare(`SELECT count(*) AS n FROM (${sql})`).get(...params) as { n: number }).n;
-  const rows = ces.db.prepare(`${sql} LIMIT ? OFFSET ?`).all(...params, limit, offset) as Row[];
-  return { rows, total, offset };
+  return { rows: rows(ces, name, { ...q, limit, offset }), total: count(ces, name, q), offset };
 }
 
 function parseInstant(value: string, name: string): number {
@@ -86,11 +83,11 @@ function parseInstant(value: string, name: string): number {
 
 const idNum = (id: string): number | null => (/^\d+$/.test(id) ? Number(id) : null);
 
-export function buildCesSchema(variant: SchemaVariant = {}): GraphQLSchema {
-  // G27: conversation ids are UUID, legacy ids LegacyId (deviation graphql-id-scalars-missing: plain ID and Int).
-  const uuidType = variant.idScalarsAsID ? GraphQLID : UUIDScalar;
-  const legacyType = variant.idScalarsAsID ? GraphQLInt : LegacyIdScalar;
-  const d = (text: string) => (variant.noDescriptions ? undefined : text);
+export function buildCesSchema(): GraphQLSchema {
+  // G27: conversation ids are UUID, legacy ids LegacyId.
+  const uuidType = UUIDScalar;
+  const legacyType = LegacyIdScalar;
+  const d = (text: string) => text;
   const f = <TSource = Row>(type: GraphQLOutputType, description: string, resolve?: GraphQLFieldConfig<TSource, GqlContext>['resolve'], args?: GraphQLFieldConfig<TSource, GqlContext>['args']): GraphQLFieldConfig<TSource, GqlContext> =>
     ({ type, description: d(description), resolve, args });
   const pageArgDefs = {
@@ -132,9 +129,7 @@ export function buildCesSchema(variant: SchemaVariant = {}): GraphQLSchema {
       name: f(nn(GraphQLString), 'Name of the customer account.'),
       lang: f(nn(GraphQLString), 'Language of the account, 2 characters.'),
       premiumEnabled: f(nn(GraphQLBoolean), 'True when the account has the premium offer.', (c) => !!c.premium_enabled),
-      projects: variant.projectsAsList
-        ? f(nnList(project), 'Projects of the account.', (c, _a, ctx) => ctx.ces.db.prepare('SELECT * FROM websites WHERE client_id = ? ORDER BY id').all(c.id))
-        : f(nn(projectConnection), 'Projects (websites) of the account.', (c, args, ctx) => paged(ctx.ces, 'SELECT * FROM websites WHERE client_id = ? ORDER BY id', [c.id], args), pageArgDefs),
+      projects: f(nn(projectConnection), 'Projects (websites) of the account.', (c, args, ctx) => paged(ctx.ces, 'graphql projects', { table: 'websites', where: { client_id: c.id }, order: 'id' }, args), pageArgDefs),
     }),
   });
   const project: GraphQLObjectType = new GraphQLObjectType<Row, GqlContext>({
@@ -195,8 +190,8 @@ export function buildCesSchema(variant: SchemaVariant = {}): GraphQLSchema {
         if (!ids.length) return [];
         return ctx.ces.db.prepare(`SELECT * FROM tags WHERE client_id = ? AND id IN (${ids.map(() => '?').join(',')}) ORDER BY id`).all(c.client_id, ...ids);
       }),
-      satisfactionSurvey: f(satisfactionSurvey, 'The visitor\'s satisfaction survey answers, if any.', (c, _a, ctx) => ctx.ces.deviations.policy.graphql.survey(
-        ctx.ces.db.prepare('SELECT * FROM satisfactions WHERE client_id = ? AND conversation_id = ? ORDER BY id LIMIT 1').get(c.client_id, c.id) as Row | undefined)),
+      satisfactionSurvey: f(satisfactionSurvey, 'The visitor\'s satisfaction survey answers, if any.', (c, _a, ctx) =>
+        row(ctx.ces, 'graphql survey', { table: 'satisfactions', where: { client_id: c.client_id, conversation_id: c.id }, order: 'id' }) ?? null),
     },
   });
   const conversationConnection = connection('Conversation', conversation, 'conversation');
@@ -228,7 +223,7 @@ export function buildCesSchema(variant: SchemaVariant = {}): GraphQLSchema {
           throw new GraphQLError(`only ${LIMITS.graphqlAvailabilityPerQuery} routingRule availability may be resolved per query`, { extensions: { code: ERROR_CODES.availabilityLimit } });
         }
         ctx.availabilityResolved++;
-        return policy.availability(routingRuleAvailability(ctx.ces, ctx.clientId, String(r.id)));
+        return routingRuleAvailability(ctx.ces, ctx.ces.bots.poller, ctx.clientId, String(r.id));
       }),
     },
   });
@@ -246,51 +241,43 @@ export function buildCesSchema(variant: SchemaVariant = {}): GraphQLSchema {
     },
   });
 
-  /** Closed conversations of the caller's client, newest closure first. */
-  const closed = (ctx: GqlContext, args: Row, from: number | null, to: number | null) => {
-    const where = ['client_id = ?', 'closed_at IS NOT NULL'];
-    const params: unknown[] = [ctx.clientId];
-    if (args.projectIds?.length) { where.push(`website_id IN (${args.projectIds.map(() => '?').join(',')})`); params.push(...args.projectIds.map((p: string) => idNum(p) ?? -1)); }
-    if (args.channels?.length) { where.push(`channel IN (${args.channels.map(() => '?').join(',')})`); params.push(...args.channels); }
-    if (from != null) { where.push('closed_at >= ?'); params.push(from); }
-    if (to != null) { where.push('closed_at < ?'); params.push(to); }
-    return paged(ctx.ces, `SELECT * FROM conversations WHERE ${where.join(' AND ')} ORDER BY closed_at DESC, id DESC`, params, args);
-  };
+  /** Closed conversations of the caller's client (within [from, to) of closure when given), newest closure first; `name` names the read. */
+  const closed = (ctx: GqlContext, name: string, args: Row, from: number | null, to: number | null) => paged(ctx.ces, name, {
+    table: 'conversations', order: 'closed_at DESC, id DESC',
+    where: {
+      client_id: ctx.clientId, 'closed_at !=': null,
+      ...(args.projectIds?.length ? { 'website_id in': args.projectIds.map((p: string) => idNum(p) ?? -1) } : {}),
+      ...(args.channels?.length ? { 'channel in': args.channels } : {}),
+      ...(from != null ? { 'closed_at >=': from } : {}),
+      ...(to != null ? { 'closed_at <': to } : {}),
+    },
+  }, args);
 
   const query = new GraphQLObjectType<unknown, GqlContext>({
     name: 'Query', description: d('Everything a token\'s user may read, always limited to the user\'s own account.'),
     fields: (): GraphQLFieldConfigMap<unknown, GqlContext> => ({
-      client: f(nn(client), 'The account of the token\'s user.', (_s, _a, ctx) => ctx.ces.deviations.policy.graphql.clientRow(ctx.ces.db, ctx.clientId)),
+      client: f(nn(client), 'The account of the token\'s user.', (_s, _a, ctx) => row(ctx.ces, 'graphql client', { table: 'clients', where: { id: ctx.clientId } })),
       project: f(project, 'One project of the account by id; null when the account has no such project.', (_s, args, ctx) => {
         const id = idNum(args.id);
-        if (id == null) return null;
-        return ctx.ces.deviations.policy.graphql.projectRow(ctx.ces.db, id, ctx.clientId) ?? null;
+        return id == null ? null : row(ctx.ces, 'graphql project', { table: 'websites', where: { id, client_id: ctx.clientId } }) ?? null;
       }, { id: { type: nn(GraphQLID), description: d('Identifier of the project.') } }),
-      projects: variant.projectsAsList
-        ? f(nnList(project), 'Projects of the account.', (_s, _a, ctx) => ctx.ces.db.prepare('SELECT * FROM websites WHERE client_id = ? ORDER BY id').all(ctx.clientId))
-        : f(nn(projectConnection), 'Projects of the account, as a connection (`edges { node { id name } }`).', (_s, args, ctx) =>
-          paged(ctx.ces, 'SELECT * FROM websites WHERE client_id = ? ORDER BY id', [ctx.clientId], args), pageArgDefs),
+      projects: f(nn(projectConnection), 'Projects of the account, as a connection (`edges { node { id name } }`).', (_s, args, ctx) =>
+        paged(ctx.ces, 'graphql projects', { table: 'websites', where: { client_id: ctx.clientId }, order: 'id' }, args), pageArgDefs),
       conversationTag: f(conversationTag, 'One conversation tag by id; null when the account has no such tag.', (_s, args, ctx) => {
         const id = idNum(args.id);
-        const wanted = id == null ? id : ctx.ces.deviations.policy.graphql.tagId(id);
-        return wanted == null ? null : ctx.ces.db.prepare('SELECT * FROM tags WHERE id = ? AND client_id = ?').get(wanted, ctx.clientId) ?? null;
+        return id == null ? null : row(ctx.ces, 'graphql tag', { table: 'tags', where: { id, client_id: ctx.clientId } }) ?? null;
       }, { id: { type: nn(GraphQLID), description: d('Identifier of the tag.') } }),
       conversationTags: f(nn(tagConnection), 'Conversation tags of the account.', (_s, args, ctx) =>
-        paged(ctx.ces, 'SELECT * FROM tags WHERE client_id = ? ORDER BY id', [ctx.clientId], args), pageArgDefs),
-      conversation: variant.idScalarsAsID
-        ? f(conversation, 'One conversation by UUID (or REST integer id); null when the account has no such conversation.', (_s, args, ctx) => {
-          const n = idNum(args.id);
-          return ctx.ces.db.prepare(`SELECT * FROM conversations WHERE client_id = ? AND ${n == null ? 'uuid = ?' : 'id = ?'}`).get(ctx.clientId, n ?? args.id) ?? null;
-        }, { id: { type: nn(GraphQLID), description: d('UUID or REST integer id of the conversation.') } })
-        : f(conversation, 'One conversation by UUID (`id`) or by REST integer id (`legacyId`), exactly one of them; null when the account has no such conversation.', (_s, args, ctx) => {
-          if ((args.id == null) === (args.legacyId == null)) throw badInput('conversation needs exactly one of id (UUID) and legacyId (LegacyId).');
-          return ctx.ces.db.prepare(`SELECT * FROM conversations WHERE client_id = ? AND ${args.id != null ? 'uuid = ?' : 'id = ?'}`).get(ctx.clientId, args.id ?? args.legacyId) ?? null;
-        }, {
-          id: { type: UUIDScalar, description: d('UUID of the conversation (G27: declare it `$id: UUID!`).') },
-          legacyId: { type: LegacyIdScalar, description: d('REST integer id of the conversation.') },
-        }),
+        paged(ctx.ces, 'graphql tags', { table: 'tags', where: { client_id: ctx.clientId }, order: 'id' }, args), pageArgDefs),
+      conversation: f(conversation, 'One conversation by UUID (`id`) or by REST integer id (`legacyId`), exactly one of them; null when the account has no such conversation.', (_s, args, ctx) => {
+        if ((args.id == null) === (args.legacyId == null)) throw badInput('conversation needs exactly one of id (UUID) and legacyId (LegacyId).');
+        return row(ctx.ces, 'graphql conversation', { table: 'conversations', where: { client_id: ctx.clientId, ...(args.id != null ? { uuid: args.id } : { id: args.legacyId }) } }) ?? null;
+      }, {
+        id: { type: UUIDScalar, description: d('UUID of the conversation (G27: declare it `$id: UUID!`).') },
+        legacyId: { type: LegacyIdScalar, description: d('REST integer id of the conversation.') },
+      }),
       searchClosedConversations: f(nn(conversationConnection), 'Closed conversations, newest closure first, optionally within `from`/`to` (closure time). Superseded by `closedConversations`, which requires an interval.', (_s, args, ctx) =>
-        closed(ctx, args, args.from ? parseInstant(args.from, 'from') : null, args.to ? parseInstant(args.to, 'to') : null), {
+        closed(ctx, 'graphql closed conversations', args, args.from ? parseInstant(args.from, 'from') : null, args.to ? parseInstant(args.to, 'to') : null), {
         ...projectFilterArgs,
         from: { type: GraphQLString, description: d('Closed at or after this instant, ISO 8601.') },
         to: { type: GraphQLString, description: d('Closed before this instant, ISO 8601.') },
@@ -300,28 +287,29 @@ export function buildCesSchema(variant: SchemaVariant = {}): GraphQLSchema {
         const from = parseInstant(args.interval.from, 'interval.from');
         const to = parseInstant(args.interval.to, 'interval.to');
         if (from >= to) throw badInput('interval.from must be before interval.to');
-        return closed(ctx, args, ...ctx.ces.deviations.policy.graphql.closedInterval(from, to));
+        return closed(ctx, 'graphql closed conversations in an interval', args, from, to);
       }, { interval: { type: new GraphQLNonNull(interval), description: d('Closure period.') }, ...projectFilterArgs, ...pageArgDefs }),
       satisfactionSurveyResponses: f(nn(surveyConnection), 'Satisfaction survey responses of the account, newest first.', (_s, args, ctx) => {
-        const where = ['client_id = ?']; const params: unknown[] = [ctx.clientId];
-        if (args.projectIds?.length) { where.push(`website_id IN (${args.projectIds.map(() => '?').join(',')})`); params.push(...args.projectIds.map((p: string) => idNum(p) ?? -1)); }
-        if (args.from) { where.push('created_at >= ?'); params.push(parseInstant(args.from, 'from')); }
-        if (args.to) { where.push('created_at < ?'); params.push(parseInstant(args.to, 'to')); }
-        return paged(ctx.ces, `SELECT * FROM satisfactions WHERE ${where.join(' AND ')} ORDER BY created_at DESC, id DESC`, params, args);
+        return paged(ctx.ces, 'graphql surveys', {
+          table: 'satisfactions', order: 'created_at DESC, id DESC',
+          where: {
+            client_id: ctx.clientId,
+            ...(args.projectIds?.length ? { 'website_id in': args.projectIds.map((p: string) => idNum(p) ?? -1) } : {}),
+            ...(args.from ? { 'created_at >=': parseInstant(args.from, 'from') } : {}),
+            ...(args.to ? { 'created_at <': parseInstant(args.to, 'to') } : {}),
+          },
+        }, args);
       }, {
         projectIds: projectFilterArgs.projectIds,
         from: { type: GraphQLString, description: d('Answered at or after this instant, ISO 8601.') },
         to: { type: GraphQLString, description: d('Answered before this instant, ISO 8601.') },
         ...pageArgDefs,
       }),
-      // Deviation variant: the root field routingRule is missing (GQL-OBJ-01).
-      ...(variant.noRoutingRule ? {} : {
-        routingRule: f(routingRule, 'One routing rule by id; null when the account has no such rule.', (_s, args, ctx) =>
-          ctx.ces.db.prepare('SELECT * FROM routing_rules WHERE id = ? AND client_id = ?').get(args.id, ctx.clientId) ?? null,
-        { id: { type: nn(GraphQLID), description: d('Identifier of the rule.') } }),
-      }),
+      routingRule: f(routingRule, 'One routing rule by id; null when the account has no such rule.', (_s, args, ctx) =>
+        row(ctx.ces, 'graphql routing rule', { table: 'routing_rules', where: { id: args.id, client_id: ctx.clientId } }) ?? null,
+      { id: { type: nn(GraphQLID), description: d('Identifier of the rule.') } }),
       routingRules: f(nn(ruleConnection), 'Routing rules of the account, oldest first.', (_s, args, ctx) =>
-        paged(ctx.ces, 'SELECT * FROM routing_rules WHERE client_id = ? ORDER BY created_at, id', [ctx.clientId], args), pageArgDefs),
+        paged(ctx.ces, 'graphql routing rules', { table: 'routing_rules', where: { client_id: ctx.clientId }, order: 'created_at, id' }, args), pageArgDefs),
     }),
   });
 

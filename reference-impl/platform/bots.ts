@@ -4,12 +4,14 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { LIMITS } from '../../lib/limits.js';
 import { list } from '../store/db.js';
 import { routingRuleAvailability } from '../bots/availability.js';
-import { botOperator, createBotOnConnector, installation, type DistributionRule } from '../bots/setup.js';
+import { bindingRefusal, botOperator, createBotOnConnector, installation, type DistributionRule } from '../bots/setup.js';
 
 const bad = (reply: FastifyReply, message: string) => reply.code(400).send({ error: 'invalid_request', message });
 const notFound = (reply: FastifyReply, what: string) => reply.code(404).send({ error: 'not_found', message: `unknown ${what}` });
 const isStr = (v: unknown): v is string => typeof v === 'string' && v.length > 0;
 const intList = (v: unknown): v is number[] => Array.isArray(v) && v.every((x) => Number.isInteger(x));
+/** The scheme of a URL (`https:`), or '' when it is not one. */
+const schemeOf = (url: string): string => { try { return new URL(url).protocol; } catch { return ''; } };
 
 /** Registers the routes on the platform scope (its hook has authenticated the client). */
 export default function registerBots(app: FastifyInstance): void {
@@ -23,7 +25,7 @@ export default function registerBots(app: FastifyInstance): void {
   const appView = (a: any) => ({ id: a.id, name: a.name, pluginKind: a.plugin_kind, baseUrl: a.base_url, createdAt: iso(a.created_at) });
   const installView = (i: any) => ({ id: i.id, appId: i.app_id, websiteId: i.website_id, idConnectorVersion: i.id_connector_version, createdAt: iso(i.created_at) });
   const ruleView = (r: DistributionRule) => ({ id: r.id, label: r.label, queueSlots: r.queue_slots, asynchronous: r.queue_slots > 0, operatorIds: list<number>(r.operator_ids) });
-  const routingView = (r: any) => ({ id: r.id, websiteId: r.website_id, label: r.label, channels: list<string>(r.channels), operatorIds: list<number>(r.operator_ids), availability: routingRuleAvailability(ces, r.client_id, r.id) });
+  const routingView = (r: any) => ({ id: r.id, websiteId: r.website_id, label: r.label, channels: list<string>(r.channels), operatorIds: list<number>(r.operator_ids), availability: routingRuleAvailability(ces, ces.bots.poller, r.client_id, r.id) });
   const botView = (b: any) => {
     const op = db.prepare('SELECT name, pseudo, language_list FROM operators WHERE id = ?').get(b.operator_id) as any;
     return { idOperator: String(b.operator_id), installationId: b.install_id, name: op?.name, pseudo: op?.pseudo, language: list<string>(op?.language_list)[0] ?? null,
@@ -40,7 +42,8 @@ export default function registerBots(app: FastifyInstance): void {
     const { name, pluginKind = 'bot', baseUrl, secret } = (req.body ?? {}) as any;
     if (!isStr(name)) return bad(reply, 'name is required');
     if (pluginKind !== 'bot') return bad(reply, 'pluginKind must be "bot"');
-    if (!isStr(baseUrl) || !(/^https:\/\//.test(baseUrl) || (ces.deviations.policy.platform.plainHttpConnectors(ces.settings.insecure) && /^http:\/\//.test(baseUrl)))) return bad(reply, 'baseUrl must be an https:// URL (the connector base URL must use HTTPS)');
+    const schemes = ces.settings.insecure ? [...ces.deviations.policy.platform.connectorSchemes, 'http:'] : ces.deviations.policy.platform.connectorSchemes;
+    if (!isStr(baseUrl) || !schemes.includes(schemeOf(baseUrl))) return bad(reply, 'baseUrl must be an https:// URL (the connector base URL must use HTTPS)');
     if (!isStr(secret) || secret.length < 8) return bad(reply, 'secret (at least 8 characters) is required');
     const id = Number(db.prepare('INSERT INTO connector_apps (client_id, name, plugin_kind, base_url, secret, created_at) VALUES (?, ?, ?, ?, ?, ?)').run(clientOf(req), name, pluginKind, baseUrl, secret, ces.clock.now()).lastInsertRowid);
     return reply.code(201).send(appView(db.prepare('SELECT * FROM connector_apps WHERE id = ?').get(id)));
@@ -113,12 +116,15 @@ export default function registerBots(app: FastifyInstance): void {
     const installId = prev?.install_id ?? Number(body.installationId);
     if (!db.prepare('SELECT id FROM connector_installs WHERE id = ? AND client_id = ?').get(installId, clientId)) return bad(reply, 'installationId must be an installation of this client');
     // A bot operator is tied to exactly one language.
-    if (body.language !== undefined && !(isStr(body.language) && ces.deviations.policy.platform.botLanguage(body.language))) return bad(reply, 'language must be exactly one two-letter code');
+    if (body.language !== undefined && !(isStr(body.language) && new RegExp(ces.deviations.policy.platform.botLanguagePattern).test(body.language))) return bad(reply, 'language must be exactly one two-letter code');
     if (!prev && (!isStr(body.name) || !isStr(body.pseudo) || !isStr(body.language))) return bad(reply, 'name, pseudo and language are required');
     const notText = (['name', 'pseudo', 'idBot'] as const).filter((k) => body[k] !== undefined && !isStr(body[k]));
     if (notText.length) return bad(reply, `${notText.join(', ')} must be non-empty strings`);
     const ruleIds = body.distributionRuleIds ?? (prev ? list<string>(prev.distribution_rule_ids) : []);
     if (!Array.isArray(ruleIds) || !ruleIds.every((r: unknown) => isStr(r) && db.prepare('SELECT id FROM distribution_rules WHERE id = ? AND client_id = ?').get(r, clientId))) return bad(reply, 'distributionRuleIds must list distribution rules of this client');
+    // A scenario can be bound to only one bot agent: a second binding is refused, naming the bot operator that holds the scenario.
+    const taken = isStr(body.idBot) ? bindingRefusal(ces, installId, body.idBot, existing) : null;
+    if (taken) return reply.code(409).send({ error: 'conflict', message: taken });
     const now = ces.clock.now();
     const website = (db.prepare('SELECT website_id FROM connector_installs WHERE id = ?').get(installId) as { website_id: number }).website_id;
     // Everything is validated above; the writes happen together or not at all.
@@ -140,7 +146,7 @@ export default function registerBots(app: FastifyInstance): void {
       return id;
     })();
     const res = await createBotOnConnector(ces, client, opId, isStr(body.idBot) ? body.idBot : undefined);
-    if (!res.ok) return reply.code(502).send({ error: 'connector_failed', message: res.error, bot: botView(botOperator(ces, opId)) });
+    if (!res.ok) return reply.code(res.conflict ? 409 : 502).send({ error: res.conflict ? 'conflict' : 'connector_failed', message: res.error, bot: botView(botOperator(ces, opId)) });
     onBotReady(opId);
     return reply.code(existing === undefined ? 201 : 200).send(botView(botOperator(ces, opId)));
   };

@@ -16,7 +16,7 @@ const platform: FastifyPluginAsync = async (app) => {
   app.decorateRequest('platformClient', null as unknown as ClientRow);
   // Route hooks of this scope run after the router decoded and matched the path, for unknown paths too (the 404 handler below).
   app.addHook('onRequest', async (req, reply) => {
-    const client = clientFromRequest(app.ces, req);
+    const client = clientFromRequest(app.ces.apiKeys, req);
     if (!client) return reply.code(403).send(PLATFORM_FORBIDDEN);
     req.platformClient = client;
   });

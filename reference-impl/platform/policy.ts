@@ -1,20 +1,9 @@
-// Policy of the platform API: which URLs and languages it accepts; deviations (fixtures/deviations/bots.json, webhooks.json) override fields.
-import type { PolicyModule } from '../policies.js';
+// Named values of the platform API (G17): the URL schemes and the language form it accepts, which deviations may set (fixtures/deviations/bots.json, webhooks.json).
 
-const defaults = {
-  /** Plain-http connector base URLs are accepted only when the service runs with --insecure. */
-  plainHttpConnectors: (insecure: boolean): boolean => insecure,
-  /** Plain-http callback URLs are accepted only when the service runs with --insecure. */
-  plainHttpCallbacks: (insecure: boolean): boolean => insecure,
-  /** A bot operator has exactly one language, a two-letter code. */
-  botLanguage: (language: string): boolean => /^[a-z]{2}$/.test(language),
-};
-
-export const PLATFORM_POLICY: PolicyModule<typeof defaults> = {
-  defaults,
-  variants: {
-    plainHttpConnectors: { always: () => true },
-    plainHttpCallbacks: { always: () => true },
-    botLanguage: { any: () => true },
-  },
+export const PLATFORM_POLICY = {
+  /** Schemes of connector base URLs and webhook callback URLs (spec: HTTPS only; `--insecure` adds http: for local development). */
+  connectorSchemes: ['https:'] as readonly string[],
+  callbackSchemes: ['https:'] as readonly string[],
+  /** A bot operator has exactly one language, a two-letter code (a pattern without repetition). */
+  botLanguagePattern: '^[a-z]{2}$',
 };

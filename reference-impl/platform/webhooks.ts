@@ -4,6 +4,7 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import { expandKinds, subscriptionError, subscriptionView } from '../webhooks/subscriptions.js';
 import type { AttemptRow, DeliveryRow, SubscriptionRow } from '../webhooks/dispatcher.js';
 import type { ClientRow } from '../auth/api-key.js';
+import { rows as readRows, type Criteria } from '../store/read.js';
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
@@ -21,7 +22,8 @@ export default function registerWebhooks(app: FastifyInstance): void {
   app.post<{ Body: Record<string, unknown> }>('/webhooks', async (req, reply) => {
     const client = req.platformClient;
     const body = (req.body ?? {}) as Record<string, unknown>;
-    const err = subscriptionError(body, deviations.policy.platform.plainHttpCallbacks(settings.insecure));
+    const schemes = deviations.policy.platform.callbackSchemes;
+    const err = subscriptionError(body, settings.insecure ? [...schemes, 'http:'] : schemes);
     if (err) return invalid(reply, err);
     const includeDeprecated = body.includeDeprecated === true;
     const id = randomUUID();
@@ -57,12 +59,11 @@ export default function registerWebhooks(app: FastifyInstance): void {
       const s = own(client, req.params.id);
       if (!s) return notFound(reply, req.params.id);
       const q = req.query;
-      const where = ['subscription_id = ?', 'client_id = ?'];
-      const args: unknown[] = [s.id, client.id];
+      const where: Criteria = { subscription_id: s.id, client_id: client.id };
       for (const [col, v] of [['event_id', q.eventId], ['correlation_id', q.correlationId], ['state', q.state], ['event_type', q.eventType]] as const) {
-        if (typeof v === 'string' && v) { where.push(`${col} = ?`); args.push(v); }
+        if (typeof v === 'string' && v) where[col] = v;
       }
-      const rows = db.prepare(`SELECT * FROM webhook_deliveries WHERE ${where.join(' AND ')} ORDER BY id`).all(...args) as DeliveryRow[];
+      const rows = readRows(app.ces, 'delivery log', { table: 'webhook_deliveries', where, order: 'id' }) as DeliveryRow[];
       const attempts = db.prepare('SELECT * FROM webhook_attempts WHERE delivery = ? ORDER BY attempt');
       return {
         data: rows.map((d) => ({

@@ -1,4 +1,5 @@
-// G26: lists as real clients send them — PHP's http_build_query writes `name[0]=a&name[1]=b`, others `name[]=a` — mean the same as the spec's forms.
+// G26: lists as real clients send them — PHP's http_build_query writes `name[0]=a&name[1]=b`, others `name[]=a`, OpenAPI's default form
+// style and Python's requests `name=a&name=b` — mean the same as the spec's forms.
 
 /** `name[]` or `name[<index>]` at the end of a key: the list suffix, and the key without it. */
 const LIST_SUFFIX = /^(.*?)\[(\d*)\]$/;
@@ -25,8 +26,20 @@ export function foldLists(entries: Record<string, unknown>, keep: (name: string)
   return out;
 }
 
-/** The query with list filters folded into the spec's comma lists: `filters[x][0]=a&filters[x][1]=b` → `filters[x]=a,b`. */
-export function filterLists(q: Record<string, unknown>): Record<string, unknown> {
+/**
+ * The query with list filters folded into the spec's comma lists: `filters[x][0]=a&filters[x][1]=b`, `filters[x][]=a&filters[x][]=b`
+ * and, for the list filters named in `lists`, the repeated `filters[x]=a&filters[x]=b` → `filters[x]=a,b`. A filter that is not a
+ * list given twice stays an array (refused as given twice).
+ */
+export function filterLists(q: Record<string, unknown>, lists: readonly string[] = []): Record<string, unknown> {
   const folded = foldLists(q, (name) => /^filters\[[a-z_]+\]$/.test(name));
-  return Object.fromEntries(Object.entries(folded).map(([k, v]) => (/^filters\[[a-z_]+\]\[\]$/.test(k) && Array.isArray(v) ? [k.slice(0, -2), v.map(String).join(',')] : [k, v])));
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(folded)) {
+    const m = /^filters\[([a-z_]+)\](\[\])?$/.exec(k);
+    const key = m ? `filters[${m[1]}]` : k;
+    const value = m && Array.isArray(v) && (m[2] || lists.includes(m[1]!)) ? v.map(String).join(',') : v;
+    // One name in two forms (`filters[x]=a&filters[x][]=b`) is a filter given twice: kept as two values, so it is refused.
+    out[key] = key in out ? [out[key], value].flat() : value;
+  }
+  return out;
 }

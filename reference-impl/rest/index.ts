@@ -5,7 +5,7 @@ import { RestFail, forbidden } from './envelope.js';
 import { installErrorHandling, uriLimitHook } from '../../lib/http-errors.js';
 import { LIMITS } from '../../lib/limits.js';
 import { REST_BASES, type Platform } from './request.js';
-import { resourceOf } from './list.js';
+import { routeNames } from './list.js';
 import { applyEdits } from '../../lib/json-edit.js';
 import peopleRoutes from './routes-people.js';
 import activityRoutes from './routes-activity.js';
@@ -17,6 +17,7 @@ const scope = (platform: Platform, registry: RouteRegistry): FastifyPluginAsync 
   installErrorHandling(app, {
     shape: (status, message) => ({ meta: { status: status === 403 || status >= 500 ? 'error' : 'fail', message } }),
     accepted: 'application/json or application/x-www-form-urlencoded',
+    fixedPathsFirst: true,
   });
   // Real clients send `Content-Type: application/json` with no body at all (a DELETE from PHP curl wrappers or axios defaults): that
   // is a request without a body, not bad JSON. Routes that need a body then answer their own 400 naming what to send.
@@ -29,19 +30,29 @@ const scope = (platform: Platform, registry: RouteRegistry): FastifyPluginAsync 
   app.addHook('onRequest', uriLimitHook(LIMITS.restUriMaxChars));
   app.addHook('onRequest', async (req) => {
     req.platform = platform;
-    const policy = app.ces.deviations.policy.rest;
-    if (platform === 'ha' && !policy.haBaseServed) throw new RestFail(404, `Unknown route ${req.method} ${req.url.split('?')[0]}.`);
+    const dev = app.ces.deviations;
+    // The request seam: deviations at `rest.request` edit the query and headers (here) and the body (preValidation), per route.
+    const asked = { query: req.query as Record<string, unknown>, headers: req.headers as Record<string, unknown> };
+    const sent = dev.edited('rest.request', asked, ...routeNames(req));
+    if (sent !== asked) { req.query = sent.query; req.headers = sent.headers as typeof req.headers; }
+    if (platform === 'ha' && !dev.policy.rest.haBaseServed) throw new RestFail(404, `Unknown route ${req.method} ${req.url.split('?')[0]}.`);
+    if (dev.policy.rest.versionHeader && req.headers[dev.policy.rest.versionHeader] !== '2') throw new RestFail(400, `Name the API version in the ${dev.policy.rest.versionHeader} header (2).`);
     // Every route, including unknown ones, needs a valid key: nothing is revealed to anonymous callers.
-    const client = clientFromRequest(app.ces, req, policy.presentedKey);
+    const client = clientFromRequest(app.ces.apiKeys, req);
     if (!client) throw forbidden();
     req.client = client;
   });
-  // The response seam: deviations at `rest.response` edit answers (JSON edits per resource, fixtures/deviations/rest*.json).
+  app.addHook('preValidation', async (req) => {
+    if (req.body !== undefined) req.body = app.ces.deviations.edited('rest.request', { body: req.body }, ...routeNames(req)).body;
+  });
+  // The response seam: deviations at `rest.response` edit answers (JSON edits per route, fixtures/deviations/rest*.json).
   app.addHook('onSend', async (req, reply, payload) => {
-    const resource = resourceOf(req);
-    const edits = [...app.ces.deviations.edits('rest.response', resource), ...app.ces.deviations.edits('rest.response', `${req.method} ${resource}`)];
-    if (!edits.length || typeof payload !== 'string' || !String(reply.getHeader('content-type') ?? '').includes('json')) return payload;
-    return JSON.stringify(applyEdits(JSON.parse(payload), edits));
+    // JSON only: an answer is labelled another media type only when the policy lists it (never, but for a deviation).
+    const labelled = app.ces.deviations.policy.rest.labelledAs.find((t) => String(req.headers.accept ?? '').includes(t));
+    if (labelled && String(reply.getHeader('content-type') ?? '').includes('json')) reply.header('content-type', `${labelled}; charset=utf-8`);
+    if (typeof payload !== 'string' || !String(reply.getHeader('content-type') ?? '').includes('json')) return payload;
+    const edits = app.ces.deviations.edits('rest.response', ...routeNames(req));
+    return edits.length ? JSON.stringify(applyEdits(JSON.parse(payload), edits)) : payload;
   });
   openapiRoute(app, registry);
   peopleRoutes(app);

@@ -5,11 +5,43 @@ import { badRequest, success, type Pagination } from './envelope.js';
 import type { Policies } from '../policies.js';
 import { integerOf, shown } from './request.js';
 import { wildcard } from './wildcard.js';
+import { filterLists } from './form-lists.js';
 
 type RestPolicy = Policies['rest'];
 export type Row = Record<string, any>;
-/** A filter over a row; `q` (optional) carries the list options, e.g. whether `*` is a wildcard. */
-export type FilterFn = (row: Row, value: string, q?: ListQuery) => boolean;
+
+/**
+ * What a filter's value is. One definition serves both sides: parsing reads the value by it (and folds G26's list forms of the
+ * list kinds), and the OpenAPI document states it (openapi.ts `filterParameter`), so the two cannot disagree.
+ */
+export type FilterKind =
+  /** One id: decimal digits from 0 to 2^53 - 1; no wildcard. */
+  | { kind: 'id' }
+  /** A list of ids: the spec's comma list `1,2`, or G26's `x[]=1&x[]=2`, `x[0]=1&x[1]=2`, `x=1&x=2`. */
+  | { kind: 'ids' }
+  /** Text; `*` is a wildcard (matched in linear time). */
+  | { kind: 'text' }
+  /** `YYYY-MM-DD` or `YYYY-MM-DD HH:MM:SS` (UTC), a date of the calendar. */
+  | { kind: 'date' }
+  /** One of the values. */
+  | { kind: 'enum'; values: readonly string[] }
+  /** A list of the values (same list forms as `ids`). */
+  | { kind: 'enums'; values: readonly string[] }
+  /** An id, or one of the values (the transaction filter conversation_id also takes `null` and `!null`). */
+  | { kind: 'id-or'; values: readonly string[] }
+  /** An id, or a text value for the resources named by text (the statistic filter resource_id of contact_type and page_type). */
+  | { kind: 'id-or-text' };
+/** The filters a route accepts, by name. */
+export type FilterKinds = Record<string, FilterKind>;
+/** Whether a filter's value is a list (its G26 list forms are read). */
+export const isListKind = (k: FilterKind): boolean => k.kind === 'ids' || k.kind === 'enums';
+
+/** A filter over a row, with the kind of value it reads; `q` (optional) carries the list options. */
+export type FilterFn = ((row: Row, value: string, q?: ListQuery) => boolean) & { kind: FilterKind };
+/** A filter function with the kind of value it reads. */
+export const typed = (kind: FilterKind, fn: (row: Row, value: string, q?: ListQuery) => boolean): FilterFn => Object.assign(fn, { kind });
+/** The kinds of a route's filters (for parseList and the route's OpenAPI metadata). */
+export const kindsOf = (filters: Record<string, FilterFn>): FilterKinds => Object.fromEntries(Object.entries(filters).map(([name, f]) => [name, f.kind]));
 
 /** Query parameters every REST route accepts besides filters (authentication and the spec's list options). */
 const COMMON_PARAMS = new Set(['page', 'limit', 'full', 'key']);
@@ -18,14 +50,22 @@ export interface ListQuery {
   page: number; limit: number; full: boolean; filters: Record<string, string>;
   /** The REST policy in force when the list was asked for (deviations switch at run time). */
   policy: RestPolicy;
-  /** Filters validated but not applied (a deviation's). */
-  ignored: string[];
 }
 
 /** The resource a route serves, as deviations name it: `/api/2/conversation.json-unicode/:id` → `conversation`. */
 export function resourceOf(req: FastifyRequest): string {
   const url = req.routeOptions.url ?? req.url;
   return url.replace(/^(\/ha)?\/api\/2\//, '').split('/')[0]!.replace(/\.json(-unicode)?$/, '');
+}
+
+/**
+ * The names deviations scope a REST edit with (`where`): the resource, `METHOD resource`, `METHOD /route` (`GET /operator/live`)
+ * and the base (`sd`, `ha`).
+ */
+export function routeNames(req: FastifyRequest): string[] {
+  const resource = resourceOf(req);
+  const route = (req.routeOptions.url ?? '').replace(/^(\/ha)?\/api\/2/, '');
+  return [resource, `${req.method} ${resource}`, `${req.method} ${route}`, req.platform];
 }
 
 function positiveInt(name: string, raw: unknown, min: number): number {
@@ -35,9 +75,11 @@ function positiveInt(name: string, raw: unknown, min: number): number {
 }
 
 /** Parses and validates list options and filters; unknown filters or parameters are refused naming what is accepted. */
-export function parseList(req: FastifyRequest, filterNames: string[], extraParams: string[] = []): ListQuery {
-  // G26: a list filter as `filters[x][0]=a&filters[x][1]=b` or `filters[x][]=a` is the spec's comma list `filters[x]=a,b`.
-  const q = req.server.ces.deviations.policy.rest.listQuery((req.query ?? {}) as Record<string, unknown>);
+export function parseList(req: FastifyRequest, kinds: FilterKinds, extraParams: string[] = []): ListQuery {
+  const filterNames = Object.keys(kinds);
+  // G26: a list filter as `filters[x][0]=a&filters[x][1]=b`, `filters[x][]=a` or `filters[x]=a&filters[x]=b` is the spec's comma list `filters[x]=a,b`.
+  const lists = filterNames.filter((n) => isListKind(kinds[n]!));
+  const q = filterLists((req.query ?? {}) as Record<string, unknown>, lists);
   const filters: Record<string, string> = {};
   for (const [k, v] of Object.entries(q)) {
     if (k.startsWith('filters')) {
@@ -62,9 +104,7 @@ export function parseList(req: FastifyRequest, filterNames: string[], extraParam
   // Above the maximum the limit is clamped, not refused (G11).
   const limit = Math.min(asked, policy.pageMax);
   if (q.full !== undefined && q.full !== '0' && q.full !== '1') throw badRequest(`'full' must be 0 or 1 (got ${JSON.stringify(q.full)}).`);
-  const resource = resourceOf(req);
-  const ignored = policy.ignoredFilters.filter((f) => f.startsWith(resource + ' ')).map((f) => f.slice(resource.length + 1));
-  return { page, limit, full: policy.fullShown(q.full === '1'), filters, policy, ignored };
+  return { page, limit, full: q.full === '1', filters, policy };
 }
 
 /** An id filter value: decimal digits within Number.MAX_SAFE_INTEGER (ids are never negative). */
@@ -73,10 +113,10 @@ export function intValue(name: string, v: string): number {
   if (n === null) throw badRequest(`filters[${name}] must be an integer from 0 to ${Number.MAX_SAFE_INTEGER} (got ${shown(v)}).`);
   return n;
 }
+/** A list of ids: a comma list of decimal integers, each within Number.MAX_SAFE_INTEGER, none empty (`1,,2` and `1,` are refused). */
 export function intList(name: string, v: string): number[] {
-  const parts = v.split(',').map((s) => s.trim()).filter(Boolean);
-  const ids = parts.map((p) => integerOf(p));
-  if (!parts.length || ids.some((n) => n === null)) throw badRequest(`filters[${name}] must be a comma list of integers from 0 to ${Number.MAX_SAFE_INTEGER} (got ${shown(v)}).`);
+  const ids = v.split(',').map((p) => integerOf(p));
+  if (ids.some((n) => n === null)) throw badRequest(`filters[${name}] must be a comma list of integers from 0 to ${Number.MAX_SAFE_INTEGER} (got ${shown(v)}).`);
   return ids as number[];
 }
 const asList = (x: unknown): unknown[] => (Array.isArray(x) ? x : typeof x === 'string' && x.startsWith('[') ? JSON.parse(x) : []);
@@ -84,25 +124,26 @@ const asList = (x: unknown): unknown[] => (Array.isArray(x) ? x : typeof x === '
 /** Filter builders over a row field. */
 export const F = {
   /** Integer equality on a column. */
-  int: (col: string): FilterFn => (row, v) => row[col] === intValue(col, v),
+  int: (col: string): FilterFn => typed({ kind: 'id' }, (row, v) => row[col] === intValue(col, v)),
   /** String match with `*` wildcards. */
-  text: (col: string): FilterFn => (row, v, q) => (q ? q.policy.textMatcher(v) : wildcard(v))(row[col]),
+  text: (col: string): FilterFn => typed({ kind: 'text' }, (row, v) => wildcard(v)(row[col])),
   /** An integer contained in a list column. */
-  listHas: (col: string, name = col): FilterFn => (row, v) => asList(row[col]).includes(intValue(name, v)),
+  listHas: (col: string, name = col): FilterFn => typed({ kind: 'id' }, (row, v) => asList(row[col]).includes(intValue(name, v))),
   /** Any of a comma list of integers contained in a list column. */
-  listAny: (col: string, name = col): FilterFn => (row, v) => { const want = intList(name, v); return asList(row[col]).some((x) => want.includes(x as number)); },
+  listAny: (col: string, name = col): FilterFn => typed({ kind: 'ids' }, (row, v) => { const want = intList(name, v); return asList(row[col]).some((x) => want.includes(x as number)); }),
 };
 
 /** Applies filters (all must match), paginates, and shapes items (full or the documented summary). */
 export function listAnswer(rows: Row[], q: ListQuery, filters: Record<string, FilterFn>, shape: (row: Row, full: boolean) => Row) {
   // Validate every filter value once before matching, so an invalid value fails even on an empty table.
   for (const [name, value] of Object.entries(q.filters)) filters[name]!({}, value, q);
-  const applied = Object.entries(q.filters).filter(([name]) => !q.ignored.includes(name));
-  const matching = rows.filter((r) => applied.every(([name, value]) => filters[name]!(r, value, q)));
-  const start = q.policy.pageStart(q.page, q.limit, matching.length);
+  const matching = rows.filter((r) => Object.entries(q.filters).every(([name, value]) => filters[name]!(r, value, q)));
+  const count = matching.length;
+  const pages = Math.ceil(count / q.limit);
+  // A page past the end is empty (G11); deviation rest-page-past-end answers the last page again.
+  const start = (q.page > pages && q.policy.lastPageRepeated ? Math.max(pages, 1) - 1 : q.page - 1) * q.limit;
+  const pagination: Pagination = { page: q.page, pages, limit: q.limit, count };
   const page = matching.slice(start, start + q.limit);
-  const count = q.policy.paginationCount(matching.length, page.length);
-  const pagination: Pagination = { page: q.page, pages: Math.ceil(count / q.limit), limit: q.limit, count };
   return success(page.map((r) => shape(r, q.full)), { pagination });
 }
 

@@ -4,10 +4,14 @@
 //   app.get('/path/:id', { config: { openapi: {
 //     summary: 'One line saying what the route does',
 //     list?: true,                       // a list: page, limit, full, filters[...] parameters and a `pagination` answer
-//     filters?: ['website_id', ...],     // accepted filters[<name>] (lists)
+//     filters?: { website_id: { kind: 'id' }, ... }, // accepted filters[<name>] and the kind of value each reads (list.ts FilterKind:
+//                                        //   the same definition parses the value, so document and server agree)
 //     deprecatedFilters?: ['website_id'],// filters kept for history, marked deprecated (e.g. the statistic filter website_id)
 //     params?: ['formatHistory', ...],   // other query parameters the route accepts
-//     values?: { channel: ['chat', ...] }, // the only values a filter or parameter accepts (an enum in the document)
+//     values?: { formatHistory: ['0', '1'] }, // the only values a parameter accepts (an enum in the document)
+//     extensions?: { 'x-indicator-channels': {...} }, // `x-` members of the operation (data a rule needs, machine-readable)
+//     rules?: [{ name, summary, message }], // 400s that follow from a rule between values or from stored data (no schema can state
+//                                        //   them): in the description and as examples of the operation's 400
 //     response: 'rest/operator.json',    // $id of the schema of one `data` item (lists: each item; `$defs/summary` = the list subset)
 //     body?: 'rest/operator-write.json', // $id of the request body schema (JSON and form)
 //     bodyRequired?: ['name', ...],      // fields the body must have on this route (create), beyond what the shared schema says
@@ -18,15 +22,22 @@
 import type { FastifyInstance } from 'fastify';
 import { allSchemas } from '../../lib/schemas.js';
 import { LIMITS } from '../../lib/limits.js';
-import { DATE_RE } from './activity/period.js';
+import { DATE_PATTERN } from './activity/period.js';
+import { isListKind, type FilterKind, type FilterKinds } from './list.js';
+
+/** A 400 that follows from a rule between values or from stored data, documented with the message it answers. */
+export interface BusinessRule { name: string; summary: string; message: string }
 
 export interface OpenApiRoute {
   summary: string;
   list?: boolean;
-  filters?: string[];
+  filters?: FilterKinds;
   deprecatedFilters?: string[];
   params?: string[];
   values?: Record<string, readonly string[]>;
+  rules?: readonly BusinessRule[];
+  /** `x-` members of the operation: data its rules need, for tools that follow them (the statistic indicators' channels). */
+  extensions?: Record<`x-${string}`, unknown>;
   response: string;
   body?: string;
   bodyRequired?: readonly string[];
@@ -67,29 +78,88 @@ export function collectRoutes(app: FastifyInstance, registry: RouteRegistry): vo
 /** GET /openapi.json, behind the same key check as every REST route. */
 export function openapiRoute(app: FastifyInstance, registry: RouteRegistry): void {
   app.get('/openapi.json', { config: { openapi: { summary: 'This OpenAPI 3.1 document (not wrapped in the envelope)', response: 'openapi' } } }, async () => {
-    return app.ces.deviations.policy.rest.openapiDocument(registry.document());
+    return registry.document();
   });
 }
 
 const MAX_ID = Number.MAX_SAFE_INTEGER;
 /** An id: decimal digits only, from 0 to 2^53 - 1 (issue 14, item 6: anything else is a 400). */
 const ID_SCHEMA = { type: 'integer', minimum: 0, maximum: MAX_ID };
-/** Filters whose `_id` is not a numeric id of the service (free text, or text values besides numbers). */
-const TEXT_IDS = new Set(['external_id', 'unique_id', 'visitor_id', 'resource_id', 'conversation_id', 'rule_id', 'parent_id']);
+const MAX_CHARS = LIMITS.restFilterValueMaxChars;
+/** The most items a list filter can hold when every item is as long as `itemChars`: the comma list must fit the value limit. */
+const maxItems = (itemChars: number) => Math.floor((MAX_CHARS + 1) / (itemChars + 1));
+const G26 = "also sent as `filters[x][]=a&filters[x][]=b`, `filters[x][0]=a&filters[x][1]=b` or `filters[x]=a&filters[x]=b` (G26)";
 
-/** The schema of one filter's value, from its name (ids, comma lists of ids, dates, text with `*` wildcards); every value is bounded. */
-export function filterSchema(filter: string): { schema: object; description: string; example: string } {
-  const text = { type: 'string', maxLength: LIMITS.restFilterValueMaxChars };
-  if (filter === 'id' || (filter.endsWith('_id') && !TEXT_IDS.has(filter))) return { schema: ID_SCHEMA, description: `Only items whose ${filter} is this id.`, example: '1' };
-  if (filter.endsWith('_list')) return { schema: { ...text, pattern: '^[0-9, ]+$' }, description: `Comma list of ids (${filter}).`, example: '1,2' };
-  if (filter === 'from' || filter === 'to') {
-    return {
-      schema: { type: 'string', pattern: DATE_RE.source },
-      description: `${filter === 'from' ? 'Start' : 'End'} of the period, YYYY-MM-DD or YYYY-MM-DD HH:MM:SS (UTC), a real calendar date${filter === 'to' ? '; a date alone covers its whole day' : ''}.`,
-      example: filter === 'from' ? '2024-01-01 00:00:00' : '2024-02-01 00:00:00',
-    };
+/** The query parameter of one filter, stated from the kind of value it reads (list.ts FilterKind); every value is bounded. */
+export function filterParameter(name: string, k: FilterKind): Record<string, unknown> {
+  const text = { type: 'string', maxLength: MAX_CHARS };
+  // Lists are the spec's comma lists: OpenAPI's form style without explode.
+  const list = isListKind(k) ? { style: 'form', explode: false } : {};
+  const of = (schema: object, description: string, example: unknown) => ({ name: `filters[${name}]`, in: 'query', required: false, ...list, schema, description, example });
+  switch (k.kind) {
+    case 'id': return of(ID_SCHEMA, `Only items whose ${name} is this id (decimal digits; no wildcard).`, 1);
+    case 'ids': return of({ type: 'array', minItems: 1, maxItems: maxItems(String(MAX_ID).length), items: ID_SCHEMA },
+      `Comma list of ids (\`1,2\`; decimal digits, no wildcard); ${G26}.`, [1, 2]);
+    case 'text': return of(text, `Filter on ${name}; a value may contain * as a wildcard (matched in linear time); at most ${MAX_CHARS} characters.`, 'a*');
+    case 'date': return of({ type: 'string', pattern: DATE_PATTERN },
+      `${name === 'to' ? 'End' : 'Start'} of the period: YYYY-MM-DD or YYYY-MM-DD HH:MM:SS (UTC), a date of the calendar${name === 'to' ? '; a date alone covers its whole day' : ''}.`,
+      name === 'to' ? '2024-02-01 00:00:00' : '2024-01-01 00:00:00');
+    case 'enum': return of({ enum: [...k.values] }, `One of ${k.values.join(', ')}.`, k.values[0]);
+    case 'enums': return of({ type: 'array', minItems: 1, maxItems: maxItems(Math.max(...k.values.map((v) => v.length))), items: { enum: [...k.values] } },
+      `Comma list of names (each one of the listed values); ${G26}.`, [k.values[0]]);
+    case 'id-or': return of({ anyOf: [ID_SCHEMA, { enum: [...k.values] }] }, `An id, or one of ${k.values.join(', ')}.`, 1);
+    case 'id-or-text': return of({ anyOf: [ID_SCHEMA, { ...text, minLength: 1 }] }, 'An id, or the value that names a resource of a text-named kind.', 1);
   }
-  return { schema: text, description: `Filter on ${filter}; a value may contain * as a wildcard (matched in linear time); at most ${LIMITS.restFilterValueMaxChars} characters.`, example: 'a*' };
+}
+
+/** The decimal spellings (no leading zero) of the integers from 0 to `max`, as a pattern: a form carries every value as text. */
+export function uintPattern(max: number): string {
+  const m = String(max);
+  const alts = ['0', ...(m.length > 1 ? [`[1-9][0-9]{0,${m.length - 2}}`] : [])];
+  for (let i = 0; i < m.length; i++) {
+    const low = i === 0 ? 1 : 0;
+    const d = Number(m[i]);
+    if (d > low) alts.push(`${m.slice(0, i)}[${low}-${d - 1}]${i < m.length - 1 ? `[0-9]{${m.length - 1 - i}}` : ''}`);
+  }
+  alts.push(m);
+  return `^(?:${alts.join('|')})$`;
+}
+
+/**
+ * The schema of a body sent as a form, from its JSON schema: a form has no types, so each value is stated as the text the server
+ * reads (booleans `true`, `false`, `1`, `0`; integers in decimal; `null` or empty for no id); lists are the repeated field.
+ */
+export function formSchemaOf(schema: any): any {
+  const value = (v: any): any => {
+    const types: string[] = Array.isArray(v.type) ? v.type : v.type ? [v.type] : [];
+    const { type: _t, minimum: _min, maximum, enum: values, items, ...rest } = v;
+    if (types.includes('boolean')) return { ...rest, enum: ['true', 'false', '1', '0'] };
+    if (types.includes('integer')) {
+      const digits = { type: 'string', pattern: uintPattern(maximum ?? Number.MAX_SAFE_INTEGER) };
+      return types.includes('null') ? { ...rest, anyOf: [digits, { enum: ['', 'null'] }] } : { ...rest, ...digits };
+    }
+    if (Array.isArray(values)) return { ...rest, enum: [...new Set(values.map(String))] };
+    if (types.includes('array')) return { ...rest, type: 'array', items: value(items ?? {}) };
+    if (types.includes('string')) return { ...rest, type: 'string' };
+    return v;
+  };
+  const props = (p: Record<string, any> | undefined) => (p ? Object.fromEntries(Object.entries(p).map(([k, v]) => [k, value(v)])) : undefined);
+  const walk = (node: any): any => ({
+    ...node,
+    ...(node.properties ? { properties: props(node.properties) } : {}),
+    ...(node.oneOf ? { oneOf: node.oneOf.map(walk) } : {}),
+    ...(node.anyOf ? { anyOf: node.anyOf.map(walk) } : {}),
+  });
+  const out = walk(schema);
+  if (Array.isArray(out.examples)) out.examples = out.examples.map(formReadingOf);
+  return out;
+}
+
+/** A JSON value as a form carries it: scalars as text, lists as lists of text. */
+export function formReadingOf(body: unknown): unknown {
+  if (!body || typeof body !== 'object' || Array.isArray(body)) return body;
+  const text = (x: unknown) => (x === null ? 'null' : String(x));
+  return Object.fromEntries(Object.entries(body).map(([k, v]) => [k, Array.isArray(v) ? v.map(text) : text(v)]));
 }
 
 /** The example answer of GET /openapi.json (the document itself, shortened). */
@@ -117,24 +187,36 @@ function componentOf(id: string, schema: any): any {
   return walk(schema);
 }
 
+/** The example of a 400 for an invalid value (the shared BadRequest answer's). */
+const INVALID_VALUE = { status: 'fail', message: "'page' must be an integer from 1 to 9007199254740991 (got \"0\")." };
+
+/** The 400 of an operation with business rules: the shared answer, with one example per rule besides the invalid-value one. */
+function badRequestWith(rules: readonly BusinessRule[]): object {
+  return {
+    description: 'fail: an invalid parameter, filter or body (the message names it), or a broken rule of the operation (its description lists them).',
+    content: { 'application/json': { schema: ref('rest/envelope.json', '/$defs/fail'), examples: {
+      'invalid-value': { summary: 'A value outside its schema', value: { meta: INVALID_VALUE } },
+      ...Object.fromEntries(rules.map((r) => [r.name, { summary: r.summary, value: { meta: { status: 'fail', message: r.message } } }])),
+    } } },
+  };
+}
+
 export function buildOpenApi(routes: CollectedRoute[]): object {
   const schemas = Object.fromEntries(Object.entries(allSchemas()).filter(([id]) => id.startsWith('rest/')).sort(([a], [b]) => a.localeCompare(b)));
   const paths: Record<string, Record<string, unknown>> = {};
   const undocumented: string[] = [];
+  /** Body schemas sent as forms too: each gets a `<name>-form` component. */
+  const forms = new Set<string>();
   for (const r of [...routes].sort((a, b) => a.path.localeCompare(b.path) || a.method.localeCompare(b.method))) {
     if (!r.openapi) { undocumented.push(`${r.method} ${r.path}`); continue; }
     const o = r.openapi;
     const path = r.path.replace(/:([A-Za-z_]+)/g, '{$1}');
     const parameters: unknown[] = [...path.matchAll(/\{([A-Za-z_]+)\}/g)].map((m) => ({ name: m[1], in: 'path', required: true, schema: ID_SCHEMA, example: 1 }));
     if (o.list) parameters.push({ $ref: '#/components/parameters/page' }, { $ref: '#/components/parameters/limit' }, { $ref: '#/components/parameters/full' });
-    // A value set the route declares is the filter's or parameter's schema (an enum), else the schema follows from the name.
+    // A value set the route declares is the parameter's schema (an enum).
     const valuesOf = (n: string) => (o.values?.[n] ? { schema: { enum: [...o.values[n]!] }, example: o.values[n]![0] } : undefined);
-    for (const f of [...new Set([...(o.filters ?? []), ...(o.deprecatedFilters ?? [])])]) {
-      const fs = { ...filterSchema(f), ...valuesOf(f) };
-      parameters.push({
-        name: `filters[${f}]`, in: 'query', required: false, schema: fs.schema, description: fs.description, example: fs.example,
-        ...(o.deprecatedFilters?.includes(f) ? { deprecated: true } : {}),
-      });
+    for (const [f, kind] of Object.entries(o.filters ?? {})) {
+      parameters.push({ ...filterParameter(f, kind), ...(o.deprecatedFilters?.includes(f) ? { deprecated: true } : {}) });
     }
     for (const p of o.params ?? []) parameters.push({ name: p, in: 'query', required: false, schema: { type: 'string', maxLength: LIMITS.restFilterValueMaxChars }, ...valuesOf(p) });
     const item = o.response === 'openapi' ? { type: 'object', description: 'The OpenAPI document.' }
@@ -154,17 +236,30 @@ export function buildOpenApi(routes: CollectedRoute[]): object {
     const okExample = o.response === 'openapi' ? OPENAPI_EXAMPLE : itemExample === undefined ? undefined
       : o.list ? { meta: { status: 'success' }, data: [itemExample], pagination: { page: 1, pages: 1, limit: LIMITS.restPageDefault, count: 1 } }
       : { meta: { status: 'success' }, data: itemExample };
-    const bodySchema = o.body ? (o.bodyRequired?.length ? { allOf: [ref(o.body), { required: [...o.bodyRequired] }] } : ref(o.body)) : undefined;
+    const withRequired = (schema: object) => (o.bodyRequired?.length ? { allOf: [schema, { required: [...o.bodyRequired] }] } : schema);
+    const bodySchema = o.body ? withRequired(ref(o.body)) : undefined;
+    const formSchema = o.body ? withRequired({ $ref: `#/components/schemas/${name(o.body)}-form` }) : undefined;
+    if (o.body) forms.add(o.body);
+    // A list field of a form is its name repeated (`roles=a&roles=b`, OpenAPI's form default; G26 also reads `roles[]=a` and `roles[0]=a`).
+    const listFields = Object.entries<any>(o.body ? schemas[o.body]?.properties ?? {} : {}).filter(([, p]) => p.type === 'array').map(([k]) => k);
+    const encoding = listFields.length ? { encoding: Object.fromEntries(listFields.map((k) => [k, { style: 'form', explode: true }])) } : {};
+    const bodyExample = o.body && schemas[o.body]?.examples?.[0] ? { example: schemas[o.body].examples[0] } : {};
+    const rules = o.rules ?? [];
     const op: Record<string, unknown> = {
       summary: o.summary,
+      ...(rules.length ? { description: `Besides each value's own schema, these rules are checked (400 fail when broken): ${rules.map((x) => x.summary).join('; ')}.` } : {}),
       operationId: `${r.method.toLowerCase()}${path.replace(/[{}]/g, '').split(/[/._-]/).map((s) => s.charAt(0).toUpperCase() + s.slice(1)).join('')}`,
       ...(o.deprecated ? { deprecated: true } : {}),
+      ...o.extensions,
       ...(parameters.length ? { parameters } : {}),
       // The body schema's first `examples` entry is the operation's example: a request the reference accepts (fuzzers send it first).
-      ...(o.body ? { requestBody: { required: true, content: Object.fromEntries(['application/json', 'application/x-www-form-urlencoded'].map((t) => [t, { schema: bodySchema, ...(schemas[o.body!]?.examples?.[0] ? { example: schemas[o.body!].examples[0] } : {}) }])) } } : {}),
+      ...(o.body ? { requestBody: { required: true, content: {
+        'application/json': { schema: bodySchema, ...bodyExample },
+        'application/x-www-form-urlencoded': { schema: formSchema, ...encoding, ...(bodyExample.example ? { example: formReadingOf(bodyExample.example) } : {}) },
+      } } } : {}),
       responses: {
         [okCode]: { description: 'Success', content: { 'application/json': { schema: okSchema, ...(okExample === undefined ? {} : { example: okExample }) } } },
-        '400': { $ref: '#/components/responses/BadRequest' },
+        '400': rules.length ? badRequestWith(rules) : { $ref: '#/components/responses/BadRequest' },
         '403': { $ref: '#/components/responses/Forbidden' },
         ...(path.includes('{') || o.unknownIds ? { '404': { $ref: '#/components/responses/UnknownId' } } : {}),
         '405': { $ref: '#/components/responses/MethodNotAllowed' },
@@ -207,7 +302,7 @@ export function buildOpenApi(routes: CollectedRoute[]): object {
         full: { name: 'full', in: 'query', required: false, schema: { enum: ['0', '1'] }, example: '1', description: '1 shows every field of each item; otherwise the subset documented in the item schema.' },
       },
       responses: {
-        BadRequest: fail('fail: invalid parameter, filter or body (the message names it).', { status: 'fail', message: "'page' must be an integer from 1 to 9007199254740991 (got \"0\")." }),
+        BadRequest: fail('fail: invalid parameter, filter or body (the message names it).', INVALID_VALUE),
         Forbidden: { description: 'error: authentication failed (G10): no key, a wrong key, or different keys given several ways.', content: { 'application/json': { schema: envelopeOf({ const: 'error' }, { const: 'Forbidden' }), example: { meta: { status: 'error', message: 'Forbidden' } } } } },
         UnknownId: { description: "fail: no such id for the key's client (REST-ID-01).", content: { 'application/json': { schema: envelopeOf({ const: 'fail' }, { type: 'string', pattern: "^Unknown '[^']+' with 'id' .+\\.$" }), example: { meta: { status: 'fail', message: "Unknown 'operator' with 'id' 99." } } } } },
         MethodNotAllowed: { ...fail('fail: the path exists, not with this method.', { status: 'fail', message: 'Method PATCH is not allowed on /api/2/operator/1; allowed: DELETE, GET, HEAD, PUT.' }), headers: { Allow: { description: 'The methods the path accepts.', schema: { type: 'string' } } } },
@@ -216,7 +311,10 @@ export function buildOpenApi(routes: CollectedRoute[]): object {
         UnsupportedMediaType: fail('fail: the body is neither application/json nor application/x-www-form-urlencoded.', { status: 'fail', message: "Unsupported content type 'text/plain': send application/json or application/x-www-form-urlencoded." }),
         HeadersTooLarge: { description: 'The request line and headers are over 16 KiB: refused by the HTTP server before the service reads it (no body).' },
       },
-      schemas: Object.fromEntries(Object.entries(schemas).map(([id, s]) => [name(id), componentOf(id, s)])),
+      schemas: Object.fromEntries([
+        ...Object.entries(schemas).map(([id, s]) => [name(id), componentOf(id, s)]),
+        ...[...forms].sort().map((id) => [`${name(id)}-form`, { ...formSchemaOf(componentOf(id, schemas[id])), title: `${schemas[id].title ?? name(id)} (form)` }]),
+      ].sort(([a], [b]) => String(a).localeCompare(String(b)))),
     },
   };
 }

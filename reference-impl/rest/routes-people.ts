@@ -1,17 +1,23 @@
 // REST routes for client, website, operator (CRUD, live, statistic, profile), group, skill and visitor.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { success, badRequest } from './envelope.js';
-import { parseList, listAnswer, F, intValue, type FilterFn, type Row } from './list.js';
+import { parseList, listAnswer, F, intValue, kindsOf, typed, type FilterFn, type Row } from './list.js';
 import { totalChanges } from '../store/db.js';
-import type { OpenApiRoute } from './openapi.js';
+import type { BusinessRule, OpenApiRoute } from './openapi.js';
 import { nextOperatorId } from './people/operator-ids.js';
 import * as R from './people/resources.js';
 import { clientRow, clientRows } from './people/tenant.js';
 import { operatorWrite, bodyObject, CREATE_REQUIRED } from './people/operator-write.js';
-import { liveResource, liveRow, liveRowsOf, isAvailable, parseLiveBody, applyLive } from './people/live.js';
+import { liveResource, liveRow, liveRowsOf, slotsOf, isAvailable, parseLiveBody, applyLive } from './people/live.js';
 
 /** Route metadata for the OpenAPI document (format: see openapi.ts). */
 const doc = (openapi: OpenApiRoute) => ({ config: { openapi } });
+
+/** Rules of an operator body that depend on stored data (operator-write.ts): documented with the 400 they answer. */
+const OPERATOR_WRITE_RULES: readonly BusinessRule[] = [
+  { name: 'email-taken', summary: "'email' is not used by another operator of the key's client", message: "'email' is already used by operator 3." },
+  { name: 'unknown-ids', summary: "website_list, skill_list and group_id name the key's client's own websites, skills and group", message: "'website_list' names unknown website id(s) 99." },
+];
 
 /** Filters of GET /operator, also accepted by GET /operator/live. */
 const OPERATOR_FILTERS: Record<string, FilterFn> = {
@@ -26,15 +32,14 @@ const OPERATOR_FILTERS: Record<string, FilterFn> = {
 const GROUP_FILTERS: Record<string, FilterFn> = { parent_id: F.int('parent_id') };
 const SKILL_FILTERS: Record<string, FilterFn> = {
   // A skill matches operator_id when that operator (of the same client) has it.
-  operator_id: (row, v, q) => {
+  operator_id: typed({ kind: 'id' }, (row, v) => {
     const id = intValue('operator_id', v);
     if (row._operatorSkills === undefined) return true;
     return (row._operatorSkills as Map<number, number[]>).get(id)?.includes(row.id) === true;
-  },
+  }),
   parent_id: F.int('parent_id'),
 };
 const VISITOR_FILTERS: Record<string, FilterFn> = { unique_id: F.text('unique_id'), external_id: F.text('external_id'), website_id: F.listHas('website_id') };
-const names = (f: Record<string, FilterFn>) => Object.keys(f);
 
 export default function peopleRoutes(app: FastifyInstance): void {
   const ces = app.ces;
@@ -43,42 +48,43 @@ export default function peopleRoutes(app: FastifyInstance): void {
 
   /**
    * GET /operator/live is the hottest read (desks and dashboards poll it): the client's operators with their live rows are kept
-   * between requests while nothing at all was written through this stack's one connection (SQLite's total_changes()) and the
-   * deviations are the same; any write reads them again. The kept rows are never modified (the route builds new objects).
+   * between requests while nothing at all was written through this stack's one connection (SQLite's total_changes(); switching
+   * deviations writes too, sim/control.ts); any write reads them again. The kept rows are never modified (the route builds new objects).
    */
   const liveViews = new Map<string, { changes: number; rows: Row[] }>();
   const liveView = (req: FastifyRequest): Row[] => {
     const changes = totalChanges(ces.db);
-    const key = `${req.client.id} ${ces.deviations.list().join(',')}`;
+    const key = String(req.client.id);
     const kept = liveViews.get(key);
     if (kept && kept.changes === changes) return kept.rows;
     const ops = clientRows(req, 'operator');
     const live = liveRowsOf(ces, ops.map((op) => op.id as number));
+    const slots = slotsOf(ces, req.client.id);
     // Each row carries its live resource, built once per change: the route only filters, pages and serialises.
-    const rows = ops.map((op) => { const l = live.get(op.id) ?? null; return { ...op, _live: l, _resource: liveResource(op, l) }; });
+    const rows = ops.map((op) => { const l = live.get(op.id) ?? null; return { ...op, _live: l, _resource: liveResource(op, l, slots.get(op.id)) }; });
     if (liveViews.size >= 64) liveViews.clear();
     liveViews.set(key, { changes, rows });
     return rows;
   };
 
   // --- client, website (deprecated) ---
-  app.get('/client', doc({ summary: 'List the clients the key may see (its own client only)', list: true, filters: [], response: 'rest/client.json', deprecated: true }), async (req) => {
-    const q = parseList(req, []);
+  app.get('/client', doc({ summary: 'List the clients the key may see (its own client only)', list: true, filters: {}, response: 'rest/client.json', deprecated: true }), async (req) => {
+    const q = parseList(req, {});
     return listAnswer(clientRows(req, 'client'), q, {}, (r, full) => R.client(r, full));
   });
   app.get('/client/:id', doc({ summary: 'Get a client', response: 'rest/client.json', deprecated: true }), async (req) => success(R.client(clientRow(req, 'client'))));
-  app.get('/website', doc({ summary: "List the key's client's websites", list: true, filters: [], response: 'rest/website.json', deprecated: true }), async (req) => {
-    const q = parseList(req, []);
+  app.get('/website', doc({ summary: "List the key's client's websites", list: true, filters: {}, response: 'rest/website.json', deprecated: true }), async (req) => {
+    const q = parseList(req, {});
     return listAnswer(clientRows(req, 'website'), q, {}, (r, full) => R.website(r, full));
   });
   app.get('/website/:id', doc({ summary: 'Get a website', response: 'rest/website.json', deprecated: true }), async (req) => success(R.website(clientRow(req, 'website'))));
 
   // --- operator ---
-  app.get('/operator', doc({ summary: 'List operators', list: true, filters: names(OPERATOR_FILTERS), response: 'rest/operator.json' }), async (req) => {
-    const q = parseList(req, names(OPERATOR_FILTERS));
+  app.get('/operator', doc({ summary: 'List operators', list: true, filters: kindsOf(OPERATOR_FILTERS), response: 'rest/operator.json' }), async (req) => {
+    const q = parseList(req, kindsOf(OPERATOR_FILTERS));
     return listAnswer(clientRows(req, 'operator'), q, OPERATOR_FILTERS, (r, full) => R.operator(ces, r, full));
   });
-  app.post('/operator', doc({ summary: 'Create an operator', body: 'rest/operator-write.json', bodyRequired: CREATE_REQUIRED, response: 'rest/operator.json' }), async (req, reply) => {
+  app.post('/operator', doc({ summary: 'Create an operator', body: 'rest/operator-write.json', bodyRequired: CREATE_REQUIRED, response: 'rest/operator.json', rules: OPERATOR_WRITE_RULES }), async (req, reply) => {
     const cols = operatorWrite(req, 'create');
     const now = ces.clock.now();
     const id = ces.db.transaction(() => {
@@ -91,19 +97,16 @@ export default function peopleRoutes(app: FastifyInstance): void {
     event('user.created', req, id);
     return reply.code(ces.deviations.policy.rest.createdStatus).send(success(R.operator(ces, clientRow(req, 'operator', id))));
   });
-  app.get('/operator/live', doc({ summary: 'Live availability of the operators (default: available ones only; connected=0: every operator that logged in at least once)', list: true, filters: names(OPERATOR_FILTERS), params: ['connected'], values: { connected: ['0'] }, response: 'rest/operator-live.json' }), async (req) => {
-    const q = parseList(req, names(OPERATOR_FILTERS), ['connected']);
+  app.get('/operator/live', doc({ summary: 'Live availability of the operators (default: available ones only; connected=0: every operator that logged in at least once)', list: true, filters: kindsOf(OPERATOR_FILTERS), params: ['connected'], values: { connected: ['0'] }, response: 'rest/operator-live.json' }), async (req) => {
+    const q = parseList(req, kindsOf(OPERATOR_FILTERS), ['connected']);
     const connected = (req.query as Record<string, unknown>).connected;
     if (connected !== undefined && connected !== '0') throw badRequest(`'connected' accepts only 0 (got ${JSON.stringify(connected)}).`);
-    const rows = liveView(req);
-    const wanted = rows.filter((r) => {
-      if (connected === '0') return r._live !== null;
-      return ces.deviations.policy.rest.liveListed(r, isAvailable(r._resource));
-    });
+    // The default view lists the operators available on some channel; connected=0 also those offline that logged in once.
+    const wanted = liveView(req).filter((r) => (connected === '0' ? r._live !== null : isAvailable(r._resource)));
     return listAnswer(wanted, q, OPERATOR_FILTERS, (r) => r._resource);
   });
   app.get('/operator/:id', doc({ summary: 'Get an operator', response: 'rest/operator.json' }), async (req) => success(R.operator(ces, clientRow(req, 'operator'))));
-  app.put('/operator/:id', doc({ summary: 'Update an operator (any subset of the fields)', body: 'rest/operator-write.json', response: 'rest/operator.json' }), async (req) => {
+  app.put('/operator/:id', doc({ summary: 'Update an operator (any subset of the fields)', body: 'rest/operator-write.json', response: 'rest/operator.json', rules: OPERATOR_WRITE_RULES }), async (req) => {
     const current = clientRow(req, 'operator');
     const cols = operatorWrite(req, 'update', current);
     const set = { ...cols, updated_at: ces.clock.now() };
@@ -123,34 +126,35 @@ export default function peopleRoutes(app: FastifyInstance): void {
   });
   app.get('/operator/:id/live', doc({ summary: 'Live availability of one operator', response: 'rest/operator-live.json' }), async (req) => {
     const op = clientRow(req, 'operator');
-    return success(liveResource(op, liveRow(ces, op.id)));
+    return success(liveResource(op, liveRow(ces, op.id), slotsOf(ces, req.client.id).get(op.id)));
   });
-  app.put('/operator/:id/live', doc({ summary: 'Set the live availability of one operator per channel, or disconnect it (connected=0 alone)', body: 'rest/operator-live-write.json', response: 'rest/operator-live.json' }), async (req) => {
+  app.put('/operator/:id/live', doc({ summary: 'Set the live availability of one operator per channel, or disconnect it (connected=0 alone)', body: 'rest/operator-live-write.json', response: 'rest/operator-live.json',
+    rules: [{ name: 'channel-not-enabled', summary: 'a channel made available is enabled on the operator (<channel>_enabled true)', message: 'The call channel is not enabled for operator 12 (call_enabled is false).' }] }), async (req) => {
     const op = clientRow(req, 'operator');
-    const change = parseLiveBody(req, bodyObject(req));
+    const change = parseLiveBody(bodyObject(req));
     const result = ces.db.transaction(() => applyLive(req, op, change))();
     if (result.connectedBefore !== result.connectedAfter) event(result.connectedAfter ? 'user.connected' : 'user.disconnected', req, op.id);
-    return success(liveResource(op, liveRow(ces, op.id)), { message: result.message });
+    return success(liveResource(op, liveRow(ces, op.id), slotsOf(ces, req.client.id).get(op.id)), { message: result.message });
   });
   app.get('/operator/:id/statistic', doc({ summary: 'Statistic of one operator', response: 'rest/operator-statistic.json' }), async (req) => success(R.operatorStatistic(ces, clientRow(req, 'operator'))));
   app.get('/operator/:id/profile', doc({ summary: 'Profile of one operator', response: 'rest/operator-profile.json' }), async (req) => success(R.operatorProfile(ces, clientRow(req, 'operator'))));
 
   // --- group, skill, visitor ---
-  app.get('/group', doc({ summary: 'List groups', list: true, filters: names(GROUP_FILTERS), response: 'rest/group.json' }), async (req) => {
-    const q = parseList(req, names(GROUP_FILTERS));
+  app.get('/group', doc({ summary: 'List groups', list: true, filters: kindsOf(GROUP_FILTERS), response: 'rest/group.json' }), async (req) => {
+    const q = parseList(req, kindsOf(GROUP_FILTERS));
     return listAnswer(clientRows(req, 'group'), q, GROUP_FILTERS, (r, full) => R.group(ces, r, full));
   });
   app.get('/group/:id', doc({ summary: 'Get a group', response: 'rest/group.json' }), async (req) => success(R.group(ces, clientRow(req, 'group'))));
-  app.get('/skill', doc({ summary: 'List skills', list: true, filters: names(SKILL_FILTERS), response: 'rest/skill.json' }), async (req) => {
-    const q = parseList(req, names(SKILL_FILTERS));
+  app.get('/skill', doc({ summary: 'List skills', list: true, filters: kindsOf(SKILL_FILTERS), response: 'rest/skill.json' }), async (req) => {
+    const q = parseList(req, kindsOf(SKILL_FILTERS));
     // operator_id is resolved against the key's client's operators only: another client's operator has no skills here.
     const skillsOf = new Map(clientRows(req, 'operator').map((o) => [o.id as number, JSON.parse(o.skill_list) as number[]]));
     const rows = clientRows(req, 'skill').map((s) => ({ ...s, _operatorSkills: skillsOf }));
     return listAnswer(rows, q, SKILL_FILTERS, (r, full) => R.skill(ces, r, full));
   });
   app.get('/skill/:id', doc({ summary: 'Get a skill', response: 'rest/skill.json' }), async (req) => success(R.skill(ces, clientRow(req, 'skill'))));
-  app.get('/visitor', doc({ summary: 'List visitors', list: true, filters: names(VISITOR_FILTERS), response: 'rest/visitor.json' }), async (req) => {
-    const q = parseList(req, names(VISITOR_FILTERS));
+  app.get('/visitor', doc({ summary: 'List visitors', list: true, filters: kindsOf(VISITOR_FILTERS), response: 'rest/visitor.json' }), async (req) => {
+    const q = parseList(req, kindsOf(VISITOR_FILTERS));
     return listAnswer(clientRows(req, 'visitor'), q, VISITOR_FILTERS, (r, full) => R.visitor(r, full));
   });
   app.get('/visitor/:id', doc({ summary: 'Get a visitor', response: 'rest/visitor.json' }), async (req) => success(R.visitor(clientRow(req, 'visitor'))));

@@ -6,10 +6,10 @@
 
 export type Matcher = (s: unknown) => boolean;
 
-/** A case-insensitive matcher of `pattern`; with `literal`, `*` is an ordinary character. */
-export function wildcard(pattern: string, literal = false): Matcher {
+/** A case-insensitive matcher of `pattern`. */
+export function wildcard(pattern: string): Matcher {
   const lower = pattern.toLowerCase();
-  const parts = literal ? [lower] : lower.split('*');
+  const parts = lower.split('*');
   const text = (s: unknown) => (s === null || s === undefined ? null : String(s).toLowerCase());
   if (parts.length === 1) return (s) => text(s) === lower;
   const first = parts[0]!;

@@ -29,7 +29,9 @@ export function registerSimControl(app: FastifyInstance): void {
     return { now: new Date(clock.now()).toISOString(), offsetMs: clock.offset };
   });
 
-  app.get('/deviations', async () => ({ ids: deviations.list() }));
+  /** The deviations switched on, as the routes below answer them. */
+  const switchedOn = () => ({ ids: deviations.list() });
+  app.get('/deviations', async () => switchedOn());
   app.post<{ Body: { ids?: unknown } }>('/deviations', async (req, reply) => {
     const ids = req.body?.ids;
     if (!Array.isArray(ids) || ids.some((i) => typeof i !== 'string')) {
@@ -40,7 +42,10 @@ export function registerSimControl(app: FastifyInstance): void {
       if (e instanceof UnknownDeviationError) return reply.code(400).send({ error: 'unknown_deviation', message: e.message });
       throw e;
     }
-    return { ids: deviations.list() };
+    // Recorded in the store: views kept while nothing was written (GET /operator/live) are read again under the new deviations.
+    const on = switchedOn();
+    setMeta(db, 'deviations', JSON.stringify(on.ids));
+    return on;
   });
-  app.delete('/deviations', async () => { deviations.clear(); return { ids: [] }; });
+  app.delete('/deviations', async () => { deviations.clear(); setMeta(db, 'deviations', '[]'); return { ids: [] }; });
 }

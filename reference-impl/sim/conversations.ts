@@ -1,7 +1,8 @@
 // Simulation API, conversations (DESIGN.md, contract): visitors and operators drive conversations; transcripts, failures and exchanges are read back.
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { list } from '../store/db.js';
-import { RuntimeError, SIM_CHANNELS } from '../bots/runtime.js';
+import { RuntimeError } from '../bots/runtime.js';
+import { CHANNELS } from '../channels.js';
 import { availableOperatorsOfRule, type DistributionRule } from '../bots/setup.js';
 
 const bad = (reply: FastifyReply, message: string) => reply.code(400).send({ error: 'invalid_request', message });
@@ -17,7 +18,7 @@ export function registerSimConversations(app: FastifyInstance): void {
 
   app.post<{ Body: { channel?: unknown; text?: unknown; visitorId?: unknown; websiteId?: unknown } }>('/conversations', async (req, reply) => {
     const { channel, text, visitorId, websiteId } = req.body ?? {};
-    if (typeof channel !== 'string' || !SIM_CHANNELS.includes(channel)) return bad(reply, `channel must be one of ${SIM_CHANNELS.join(', ')}`);
+    if (typeof channel !== 'string' || !CHANNELS.includes(channel)) return bad(reply, `channel must be one of ${CHANNELS.join(', ')}`);
     if (typeof text !== 'string' || !text) return bad(reply, 'text must be a non-empty string');
     if (visitorId !== undefined && typeof visitorId !== 'string') return bad(reply, 'visitorId must be a string');
     const website = (websiteId === undefined

@@ -6,6 +6,7 @@ import { installErrorHandling, plainShape } from '../../lib/http-errors.js';
 import { registerSimConversations } from './conversations.js';
 import { registerSimLogins } from './logins.js';
 import { registerSimVisitors } from './visitors.js';
+import { registerSimActivity } from './activity.js';
 
 const sim: FastifyPluginAsync = async (app) => {
   // Route hooks of this scope run after the router decoded and matched the path, for unknown paths too (the 404 handler below).
@@ -15,5 +16,6 @@ const sim: FastifyPluginAsync = async (app) => {
   registerSimConversations(app);
   registerSimLogins(app);
   registerSimVisitors(app);
+  registerSimActivity(app);
 };
 export default sim;

@@ -9,7 +9,7 @@ export function registerSimVisitors(app: FastifyInstance): void {
   const { db, clock } = app.ces;
   // Sim action (visitor side of the desk): a visitor's details are edited, which raises visitor.updated.
   app.get<{ Querystring: { limit?: string } }>('/visitors', async (req, reply) => {
-    const client = clientFromRequest(app.ces, req);
+    const client = clientFromRequest(app.ces.apiKeys, req);
     if (!client) return forbidden(reply);
     const limit = Math.min(Math.max(Number(req.query.limit ?? 20) || 20, 1), 100);
     const rows = db.prepare('SELECT id, unique_id, external_id FROM visitors WHERE client_id = ? ORDER BY id LIMIT ?').all(client.id, limit) as Array<{ id: number; unique_id: string; external_id: string | null }>;
@@ -18,7 +18,7 @@ export function registerSimVisitors(app: FastifyInstance): void {
 
   const EDITABLE = ['lastname', 'firstname', 'address', 'city', 'zip', 'country', 'phone', 'email', 'browser', 'external_id'] as const;
   app.post<{ Params: { uniqueId: string }; Body: Record<string, unknown> }>('/visitors/:uniqueId', async (req, reply) => {
-    const client = clientFromRequest(app.ces, req);
+    const client = clientFromRequest(app.ces.apiKeys, req);
     if (!client) return forbidden(reply);
     const body = (req.body ?? {}) as Record<string, unknown>;
     const visitor = db.prepare('SELECT id, unique_id FROM visitors WHERE client_id = ? AND unique_id = ?').get(client.id, req.params.uniqueId) as { id: number; unique_id: string } | undefined;

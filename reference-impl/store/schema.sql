@@ -20,11 +20,11 @@ CREATE TABLE IF NOT EXISTS operators (
   chat_max_number INTEGER NOT NULL, chat_and_call INTEGER NOT NULL, chat_priority INTEGER NOT NULL, call_priority INTEGER NOT NULL,
   video_priority INTEGER NOT NULL, language_list TEXT NOT NULL, language_admin TEXT NOT NULL, group_id INTEGER,
   website_list TEXT NOT NULL, skill_list TEXT NOT NULL, sso_key TEXT NOT NULL, created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL);
--- Live availability; a row exists once the operator has logged in at least once.
+-- Live availability; a row exists once the operator has logged in at least once. Slots in use are not stored: they are the open
+-- conversations the operator holds (G32, rest/people/live.ts).
 CREATE TABLE IF NOT EXISTS operator_live (
   operator_id INTEGER PRIMARY KEY, connected INTEGER NOT NULL,
   chat_available INTEGER NOT NULL, call_available INTEGER NOT NULL, video_available INTEGER NOT NULL,
-  chat_slot_number INTEGER NOT NULL DEFAULT 0, call_slot_number INTEGER NOT NULL DEFAULT 0, video_slot_number INTEGER NOT NULL DEFAULT 0,
   call_slot_max_number INTEGER NOT NULL DEFAULT 1, video_slot_max_number INTEGER NOT NULL DEFAULT 1);
 -- Periods of presence, used by the presence/occupation/production statistic indicators.
 CREATE TABLE IF NOT EXISTS operator_presence (
@@ -58,4 +58,5 @@ CREATE TABLE IF NOT EXISTS callmeetings (
   id INTEGER PRIMARY KEY, client_id INTEGER NOT NULL, phone_number TEXT NOT NULL, visitor_uid TEXT NOT NULL, status TEXT NOT NULL,
   start_at INTEGER NOT NULL, website_id INTEGER NOT NULL, targeting_rule_id TEXT NOT NULL, skill_id TEXT NOT NULL);
 CREATE INDEX IF NOT EXISTS conv_client_created ON conversations(client_id, created_at);
+CREATE INDEX IF NOT EXISTS conv_open_operator ON conversations(client_id, operator_id) WHERE closed_at IS NULL;
 CREATE INDEX IF NOT EXISTS op_client ON operators(client_id);

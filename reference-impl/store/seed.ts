@@ -3,14 +3,14 @@ import type { Faker } from '@faker-js/faker';
 import { faker as english } from '@faker-js/faker/locale/en';
 import { scryptSync, createHash, randomBytes } from 'node:crypto';
 import type { Db } from './db.js';
+import { CHANNELS } from '../channels.js';
+import { CALL_MEETING_STATES } from '../rest/activity/callmeeting-states.js';
 
-export const CHANNELS_ONSITE = ['chat', 'call', 'video'] as const;
-export const CHANNELS_OFFSITE = ['social_a', 'social_b', 'social_c', 'social_d', 'social_e', 'sms'] as const;
-export const CHANNELS = [...CHANNELS_ONSITE, ...CHANNELS_OFFSITE] as const;
+/** Channels of the seeded history: every channel but mobile_app, which only conversations started through the simulation API use. */
+const SEEDED_CHANNELS = CHANNELS.filter((c) => c !== 'mobile_app');
 export const ROLES = ['expert', 'operator', 'manager', 'admin'] as const;
 export const LANGUAGE_ADMIN_WEBSITE = ['en', 'de', 'es', 'it', 'pt', 'nl', 'se', 'tw', 'ja', 'ko', 'fr'] as const;
 export const LANGUAGE_ADMIN_OPERATOR = ['de', 'en', 'es', 'fr'] as const;
-export const CALLMEETING_STATUSES = ['pending', 'progress', 'done', 'failed', 'working'] as const;
 const DAY = 86_400_000;
 
 /** The seeded login of a client: the ready file's `user` is the first client's. */
@@ -119,7 +119,7 @@ export function seed(db: Db, seedValue = 42, plan: SeedPlan = DEFAULT_PLAN, now 
         // Most operators have logged in once; some are available now, some offline; a few never logged in.
         if (o % 7 !== 6) {
           const connected = bot || o % 3 !== 2;
-          ins('operator_live', { operator_id: id, connected, chat_available: connected && o % 2 === 0, call_available: connected && o % 4 === 0, video_available: connected && o % 6 === 0, chat_slot_number: connected ? o % 3 : 0 });
+          ins('operator_live', { operator_id: id, connected, chat_available: connected && o % 2 === 0, call_available: connected && o % 4 === 0, video_available: connected && o % 6 === 0 });
         }
         // Presence periods over the last 6 months feed the presence/occupation/production indicators.
         for (let p = 0; p < 12; p++) {
@@ -155,7 +155,7 @@ export function seed(db: Db, seedValue = 42, plan: SeedPlan = DEFAULT_PLAN, now 
 
       const conversationIds: Array<{ id: number; operator: number | null; website: number; uid: string; created: number }> = [];
       for (let c = 0; c < cp.conversations; c++) {
-        const channel = CHANNELS[c % CHANNELS.length]!;
+        const channel = SEEDED_CHANNELS[c % SEEDED_CHANNELS.length]!;
         const created = pastMs(182);
         const answered = c % 6 !== 5;
         const operator = answered ? f.helpers.arrayElement(humanIds) : null;
@@ -203,7 +203,7 @@ export function seed(db: Db, seedValue = 42, plan: SeedPlan = DEFAULT_PLAN, now 
           comment: f.lorem.sentence(), created_at: conv.created + 600_000, website_id: conv.website, operator_id: conv.operator, conversation_id: conv.id,
         });
       }
-      CALLMEETING_STATUSES.forEach((status, i) => {
+      CALL_MEETING_STATES.forEach((status, i) => {
         for (let k = 0; k < 3; k++) {
           ins('callmeetings', {
             client_id: clientId, phone_number: f.phone.number({ style: 'international' }), visitor_uid: f.helpers.arrayElement(visitorUids), status,

@@ -1,14 +1,14 @@
 // The durable webhook dispatcher: a SQLite outbox, attempts claimed and settled in batches, signed POSTs over a bounded pool per subscriber origin, retries +10 s / +20 s, dead letters.
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { Agent, type Dispatcher } from 'undici';
 import type Database from 'better-sqlite3';
 import { sign } from '../../lib/signature.js';
-import { applyEdits } from '../../lib/json-edit.js';
 import type { ServiceContext } from '../context.js';
 import type { DomainEvent } from '../events.js';
 import type { TimerHandle } from '../../lib/clock.js';
-import { payloadsFor, type Payload } from './payloads.js';
+import { payloadsFor } from './payloads.js';
 import { outboundSecureContext } from '../../lib/outbound.js';
+import { rows } from '../store/read.js';
 
 export interface SubscriptionRow {
   id: string; client_id: number; url: string; secret: string; events: string; include_deprecated: number; created_at: number; deleted_at: number | null;
@@ -24,6 +24,9 @@ export interface AttemptRow {
 
 /** Outcome of one attempt: a 20x answer stops; 30x/40x/50x, a timeout or a network error is a failure (G3, G4). */
 type Outcome = { status: number | null; error: string | null; ok: boolean; network?: boolean };
+
+/** The class of a failed attempt: `30x`, `40x`, `50x` (any other status by its hundred), `timeout` or `network`. */
+const failureClass = (o: Outcome): string => (o.status !== null ? `${Math.floor(o.status / 100)}0x` : o.network ? 'network' : 'timeout');
 
 /**
  * A pending delivery as the dispatcher holds it between its row's writes: what its next attempt needs (kept from enqueue, or read once
@@ -70,7 +73,7 @@ export class WebhookDispatcher {
   /** Origin and path of each callback URL seen (parsed once, not per attempt). */
   private targets = new Map<string, { origin: string; path: string } | null>();
   // Statements and transactions prepared once per stack (better-sqlite3 builds a transaction's wrappers on every call of db.transaction).
-  private readonly st: Record<'insert' | 'subscription' | 'attempt' | 'ended' | 'delivered' | 'retry' | 'gone' | 'first', Database.Statement>;
+  private readonly st: Record<'insert' | 'subscription' | 'attempt' | 'ended' | 'delivered' | 'retry' | 'dead', Database.Statement>;
   private readonly insertAll: Database.Transaction<(rows: unknown[][]) => number[]>;
   private readonly claimAll: Database.Transaction<(batch: Pending[], now: number) => Claimed[]>;
   private readonly settleAll: Database.Transaction<(done: WebhookDispatcher['outcomes']) => Pending[]>;
@@ -85,8 +88,7 @@ export class WebhookDispatcher {
       ended: db.prepare('UPDATE webhook_attempts SET ended_at = ?, status = ?, error = ? WHERE id = ?'),
       delivered: db.prepare(`UPDATE webhook_deliveries SET state = 'delivered', finished_at = ?, due_at = NULL WHERE id = ?`),
       retry: db.prepare('UPDATE webhook_deliveries SET next_attempt = ?, due_at = ? WHERE id = ?'),
-      gone: db.prepare(`UPDATE webhook_deliveries SET state = 'dead', finished_at = ?, due_at = NULL WHERE id = ?`),
-      first: db.prepare('SELECT delivery_id FROM webhook_attempts WHERE delivery = ? AND attempt = 1'),
+      dead: db.prepare(`UPDATE webhook_deliveries SET state = 'dead', finished_at = ?, due_at = NULL WHERE id = ?`),
     };
     this.insertAll = db.transaction((rows: unknown[][]) => rows.map((r) => Number(this.st.insert.run(...r).lastInsertRowid)));
     this.claimAll = db.transaction((batch: Pending[], now: number) => this.claimRows(batch, now));
@@ -123,29 +125,28 @@ export class WebhookDispatcher {
     if (this.closing) return;
     const { db, clock, deviations } = this.ces;
     const now = clock.now();
-    const payloads = payloadsFor(db, deviations, e, now);
+    // The payload seam: deviations at `webhooks.payload` edit each body, per event kind (fixtures/deviations/webhooks.json).
+    const payloads = payloadsFor(db, deviations.policy.webhooks, e, now).map((p) => ({ ...p, body: deviations.edited('webhooks.payload', p.body, p.kind) }));
     if (!payloads.length) return;
-    const subs = deviations.policy.webhooks.subscriptionsFor(db, e.clientId) as SubscriptionRow[];
+    // The subscriptions of the event's client; deprecated kinds go only to those that opted in.
+    const current = rows(this.ces, 'event subscriptions', { table: 'webhook_subscriptions', where: { client_id: e.clientId, deleted_at: null } }) as SubscriptionRow[];
+    const optedIn = payloads.some((p) => p.deprecated)
+      ? rows(this.ces, 'deprecated event subscriptions', { table: 'webhook_subscriptions', where: { client_id: e.clientId, deleted_at: null, include_deprecated: 1 } }) as SubscriptionRow[]
+      : [];
     const made: Pending[] = [];
-    const rows: unknown[][] = [];
+    const inserts: unknown[][] = [];
     for (const p of payloads) {
-      for (const s of subs) {
-        if (!this.wants(s, p)) continue;
+      for (const s of p.deprecated ? optedIn : current) {
+        if (!(JSON.parse(s.events) as string[]).includes(p.kind)) continue;
         const d: Pending = { id: 0, subscriptionId: s.id, url: s.url, body: JSON.stringify(p.body), correlationId: timeOrderedUuid(now), attempt: 1, due: now, where: 'queued' };
         made.push(d);
-        rows.push([s.id, s.client_id, p.body.eventId, p.kind, d.correlationId, d.body, now, now]);
+        inserts.push([s.id, s.client_id, p.body.eventId, p.kind, d.correlationId, d.body, now, now]);
       }
     }
     if (!made.length) return;
     // One row is its own transaction; several (fan-out) are written together.
-    const ids = rows.length === 1 ? [Number(this.st.insert.run(...rows[0]!).lastInsertRowid)] : this.insertAll(rows);
+    const ids = inserts.length === 1 ? [Number(this.st.insert.run(...inserts[0]!).lastInsertRowid)] : this.insertAll(inserts);
     made.forEach((d, i) => { d.id = ids[i]!; this.pending.set(d.id, d); this.queue(d); });
-  }
-
-  private wants(s: SubscriptionRow, p: Payload): boolean {
-    const kinds = JSON.parse(s.events) as string[];
-    if (!kinds.includes(p.kind)) return false;
-    return !p.deprecated || this.ces.deviations.policy.webhooks.deprecatedSent(s.include_deprecated === 1);
   }
 
   /**
@@ -217,13 +218,13 @@ export class WebhookDispatcher {
     return t;
   }
 
-  /** Takes what each lane may send now (up to its connections; one at a time in all under `sequentialQueue`), records the attempts, sends them. */
+  /** Takes what each lane may send now (up to its connections, and the policy's attempts in flight in all), records the attempts, sends them. */
   private drain(): void {
     if (this.closing) return;
-    const policy = this.ces.deviations.policy.webhooks;
+    const inFlightMax = this.ces.deviations.policy.webhooks.deliveriesInFlightMax;
     const batch: Pending[] = [];
     for (const lane of this.lanes.values()) {
-      while (batch.length < CLAIM_BATCH && (policy.sequentialQueue ? this.busy + batch.length < 1 : lane.busy < SUBSCRIBER_CONNECTIONS)) {
+      while (batch.length < CLAIM_BATCH && lane.busy < SUBSCRIBER_CONNECTIONS && this.busy + batch.length < inFlightMax) {
         const id = lane.retries.length ? lane.retries.shift() : lane.head < lane.fresh.length ? lane.fresh[lane.head++] : undefined;
         if (id === undefined) break;
         const d = this.pending.get(id);
@@ -243,7 +244,6 @@ export class WebhookDispatcher {
 
   /** In one transaction: each delivery's subscription (a deleted one ends the delivery) and its attempt row, written before it leaves. */
   private claimRows(batch: Pending[], now: number): Claimed[] {
-    const policy = this.ces.deviations.policy.webhooks;
     const subs = new Map<string, SubscriptionRow | undefined>();
     const out: Claimed[] = [];
     for (const d of batch) {
@@ -251,15 +251,15 @@ export class WebhookDispatcher {
       const s = subs.get(d.subscriptionId);
       const t = s && s.deleted_at === null ? this.target(s.url) : null;
       if (!s || !t) {
-        this.st.gone.run(now, d.id);
+        this.st.dead.run(now, d.id);
         this.release(d);
         this.pending.delete(d.id);
         continue;
       }
-      const deliveryId = policy.deliveryId(() => (this.st.first.get(d.id) as { delivery_id: string } | undefined)?.delivery_id);
-      const correlationId = policy.correlationId(d.correlationId, d.attempt);
-      const r = this.st.attempt.run(d.id, d.attempt, deliveryId, correlationId, d.due, now);
-      out.push({ d, attemptId: Number(r.lastInsertRowid), deliveryId, correlationId, secret: s.secret, origin: t.origin, path: t.path });
+      // X-Service-Delivery is new for every attempt; X-Service-CorrelationId the same for every attempt of a delivery.
+      const deliveryId = randomUUID();
+      const r = this.st.attempt.run(d.id, d.attempt, deliveryId, d.correlationId, d.due, now);
+      out.push({ d, attemptId: Number(r.lastInsertRowid), deliveryId, correlationId: d.correlationId, secret: s.secret, origin: t.origin, path: t.path });
     }
     return out;
   }
@@ -289,25 +289,23 @@ export class WebhookDispatcher {
   }
 
   private headers(c: Claimed, body: string): Record<string, string> {
-    const dev = this.ces.deviations;
-    const policy = dev.policy.webhooks;
     const h: Record<string, string> = {
       'content-type': 'application/json',
       'x-service-delivery': c.deliveryId,
       'x-service-correlationid': c.correlationId,
-      'x-service-signature': policy.signatureHeader(sign(c.secret, policy.signedBytes(body))),
+      // G1: HMAC-SHA256 of the raw body sent.
+      'x-service-signature': sign(c.secret, body),
     };
-    // The request seam: deviations at `webhooks.headers` edit the headers (fixtures/deviations/webhooks.json).
-    const edits = dev.edits('webhooks.headers');
-    return edits.length ? applyEdits(h, edits) : h;
+    // The request seam: deviations at `webhooks.headers` edit the headers, of every attempt or of the retries only (fixtures/deviations/webhooks.json).
+    return this.ces.deviations.edited('webhooks.headers', h, c.d.attempt > 1 ? 'retry' : 'first attempt');
   }
 
   /** The POST through the subscriber origin's pool, answered by a bare dispatch handler (no response stream per answer). */
   private post(c: Claimed): Promise<Outcome> {
     const body = c.d.body;
     const headers = this.headers(c, body);
-    const delivered = this.ces.deviations.policy.webhooks.delivered;
-    return new Promise<Outcome>((resolve) => { this.agent().dispatch({ origin: c.origin, path: c.path, method: 'POST', body, headers }, new Answer(resolve, delivered)); });
+    const [lowest, highest] = this.ces.deviations.policy.webhooks.deliveredStatuses;
+    return new Promise<Outcome>((resolve) => { this.agent().dispatch({ origin: c.origin, path: c.path, method: 'POST', body, headers }, new Answer(resolve, (status) => status >= lowest && status <= highest)); });
   }
 
   /** Writes the outcomes of this turn in one transaction, then arms the retries. */
@@ -320,7 +318,6 @@ export class WebhookDispatcher {
 
   /** Records an attempt's outcome and decides: delivered, retry at +10 s / +20 s after the failure (returned, to arm), or dead letter. */
   private settleRows(c: Claimed, outcome: Outcome, endedAt: number): Pending[] {
-    const { db } = this.ces;
     const policy = this.ces.deviations.policy.webhooks;
     const d = c.d;
     this.st.ended.run(endedAt, outcome.status, outcome.error, c.attemptId);
@@ -330,8 +327,9 @@ export class WebhookDispatcher {
       return [];
     }
     const delay = policy.retryDelaysMs[d.attempt - 1];
-    if (delay === undefined || policy.finalFailure(outcome)) {
-      policy.deadLetter(db, d.id, endedAt);
+    // After the last retry, or a failure of a class that ends the delivery at once: a dead letter, kept in the log.
+    if (delay === undefined || policy.finalFailureClasses.includes(failureClass(outcome))) {
+      this.st.dead.run(endedAt, d.id);
       this.pending.delete(d.id);
       return [];
     }

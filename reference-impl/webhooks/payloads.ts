@@ -2,9 +2,9 @@
 import { randomUUID } from 'node:crypto';
 import type { Db } from '../store/db.js';
 import { list } from '../store/db.js';
-import type { Deviations } from '../deviations.js';
+import type { Policies } from '../policies.js';
 import type { DomainEvent } from '../events.js';
-import { applyEdits } from '../../lib/json-edit.js';
+import { isOffsite } from '../channels.js';
 
 /** Event kinds a subscription may name (spec "Event kinds"; user.connected/disconnected per G22). */
 export const CURRENT_KINDS = [
@@ -16,12 +16,6 @@ export const DEPRECATED_KINDS = ['conversation.transferred', 'conversation.close
 export const ALL_KINDS: readonly string[] = [...CURRENT_KINDS, ...DEPRECATED_KINDS];
 /** The platform the reference implementation serves events from (spec: observed values `sd` and `ha`). */
 export const PLATFORM = 'sd';
-
-/** Channels of v2.conversation.closed (spec "Event kinds"); offsite ones carry a null visitorExternalId. */
-const V2_CLOSED_CHANNELS: Record<string, string> = {
-  chat: 'CHAT', call: 'CALL', video: 'VIDEO', social_a: 'SOCIAL_A', social_b: 'SOCIAL_B', social_c: 'SOCIAL_C', mobile_app: 'MOBILE_APP', sms: 'SMS',
-};
-const ONSITE = new Set(['chat', 'call', 'video']);
 
 /** One payload to deliver: its kind, whether it is deprecated (conversation.started on chat is), and the body fields. */
 export interface Payload { kind: string; deprecated: boolean; body: Record<string, unknown> }
@@ -46,30 +40,38 @@ interface ConversationRow {
  * The payload seam: deviations at `webhooks.payload` edit each body, per event kind (fixtures/deviations/webhooks.json).
  */
 /** One payload of `kind` with the common fields, the given ones and both timestamps in the kind's form; the payload seam applied. */
-function payload(dev: Deviations, e: DomainEvent, sentAtMs: number, kind: string, deprecated: boolean, fields: Record<string, unknown>): Payload {
+function payload(e: DomainEvent, sentAtMs: number, kind: string, deprecated: boolean, fields: Record<string, unknown>): Payload {
   const time = kind.startsWith('v2.') ? v2Time : oldTime;
   const body = { eventId: randomUUID(), eventType: kind, platform: PLATFORM, clientId: e.clientId, ...fields, createdAt: time(e.at), sentAt: time(sentAtMs) };
-  const edits = dev.edits('webhooks.payload', kind);
-  return { kind, deprecated, body: edits.length ? applyEdits(body, edits) : body };
+  return { kind, deprecated, body };
 }
 
-export function payloadsFor(db: Db, dev: Deviations, e: DomainEvent, sentAtMs: number): Payload[] {
+export function payloadsFor(db: Db, policy: Policies['webhooks'], e: DomainEvent, sentAtMs: number): Payload[] {
   switch (e.kind) {
     case 'user.created': case 'user.updated': case 'user.connected': case 'user.disconnected':
-      return [payload(dev, e, sentAtMs, e.kind, false, { userId: e.userId })];
+      return [payload(e, sentAtMs, e.kind, false, { userId: e.userId })];
     case 'visitor.updated':
-      return [payload(dev, e, sentAtMs, 'visitor.updated', false, { operatorId: e.operatorId, visitorId: e.visitorId })];
+      return [payload(e, sentAtMs, 'visitor.updated', false, { operatorId: e.operatorId, visitorId: e.visitorId })];
+    case 'satisfaction.answered': {
+      // G33: the deprecated satisfaction.filled, its score the answer's global note as an integer percentage.
+      const s = db.prepare(`SELECT s.*, c.visitor_uid FROM satisfactions s JOIN conversations c ON c.id = s.conversation_id WHERE s.id = ? AND s.client_id = ?`)
+        .get(e.satisfactionId, e.clientId) as { website_id: number; conversation_id: number; operator_id: number; visitor_uid: string; note_welcome: number; note_resolution: number; node_delay: number } | undefined;
+      if (!s) return [];
+      return [payload(e, sentAtMs, 'satisfaction.filled', true, {
+        websiteId: s.website_id, conversationId: s.conversation_id, operatorId: s.operator_id, visitorId: s.visitor_uid,
+        score: Math.round((s.note_welcome + s.note_resolution + s.node_delay) / 3),
+      })];
+    }
     default: break;
   }
 
-  const policy = dev.policy.webhooks;
-  const one = (kind: string, deprecated: boolean, fields: Record<string, unknown>): Payload => payload(dev, e, sentAtMs, kind, deprecated, fields);
+  const one = (kind: string, deprecated: boolean, fields: Record<string, unknown>): Payload => payload(e, sentAtMs, kind, deprecated, fields);
   const c = db.prepare('SELECT * FROM conversations WHERE id = ? AND client_id = ?').get(e.conversationId, e.clientId) as ConversationRow | undefined;
   if (!c) return [];
   const channel = c.channel.toLowerCase();
-  const onsite = ONSITE.has(channel);
+  const onsite = !isOffsite(channel);
   // visitorExternalId is a String for onsite conversations; a visitor without an external id is named by its unique id (spec silent).
-  const externalId = onsite ? (c.visitor_external_id ?? c.visitor_uid) : policy.offsiteExternalId(c);
+  const externalId = onsite ? (c.visitor_external_id ?? c.visitor_uid) : null;
   const old = (extra: Record<string, unknown> = {}) => ({
     websiteId: c.website_id, conversationId: c.id, operatorId: c.operator_id, channel, visitorId: c.visitor_uid, ...extra,
   });
@@ -78,7 +80,7 @@ export function payloadsFor(db: Db, dev: Deviations, e: DomainEvent, sentAtMs: n
   if (e.kind === 'conversation.pushed') {
     if (channel === 'chat' || channel === 'video') {
       out.push(one('v2.conversation.pushed', false, {
-        projectId: c.website_id, conversationId: policy.v2ConversationId(c), operatorId: c.operator_id,
+        projectId: c.website_id, conversationId: c.uuid, operatorId: c.operator_id,
         visitorExternalId: externalId, channel: channel.toUpperCase(),
       }));
     }
@@ -92,7 +94,7 @@ export function payloadsFor(db: Db, dev: Deviations, e: DomainEvent, sentAtMs: n
     // Current use of conversation.started: calls only (a chat start is the deprecated form, produced from conversation.pushed above).
     if (channel === 'call') out.push(one('conversation.started', false, old()));
   } else if (e.kind === 'conversation.closed') {
-    const v2Channel = V2_CLOSED_CHANNELS[channel];
+    const v2Channel = policy.closedChannels[channel];
     if (v2Channel) {
       out.push(one('v2.conversation.closed', false, {
         projectId: c.website_id, conversationId: c.uuid, operatorIds: list<number>(c.operator_ids), visitorExternalId: externalId, channel: v2Channel,

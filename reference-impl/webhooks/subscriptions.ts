@@ -10,12 +10,12 @@ export function subscriptionView(s: SubscriptionRow) {
 }
 
 /** Validates a subscription request; returns an error message, or null when acceptable. */
-export function subscriptionError(body: Record<string, unknown>, insecureAllowed: boolean): string | null {
+export function subscriptionError(body: Record<string, unknown>, schemes: readonly string[]): string | null {
   const { url, secret, events, includeDeprecated } = body;
   if (typeof url !== 'string' || !url) return '"url" is required: the HTTPS callback URL';
   let parsed: URL;
   try { parsed = new URL(url); } catch { return `"url" is not a valid URL: ${url}`; }
-  if (parsed.protocol !== 'https:' && !(insecureAllowed && parsed.protocol === 'http:')) {
+  if (!schemes.includes(parsed.protocol)) {
     return `"url" must use HTTPS (callback URLs are HTTPS only), got ${parsed.protocol.replace(':', '')}`;
   }
   if (typeof secret !== 'string' || secret.length < 8) return '"secret" is required: a string of at least 8 characters that signs every delivery';

@@ -7,6 +7,7 @@ import { test as simTest, SimDriver } from '../fixtures/sim.js';
 import { test as partnersTest, ConnectorControl, type ConnectorRequest, type Reply } from '../fixtures/partners.js';
 import { test as clockTest } from '../fixtures/clock.js';
 import { attachSequence, clauses, type SequenceCall } from '../fixtures/evidence.js';
+import { notJudged } from '../verdicts.js';
 
 export { expect, needs, clauses, expectSchema, type ConnectorRequest, type Reply };
 
@@ -19,6 +20,35 @@ export interface SimBot {
   operatorId: number; clientId: number; websiteId: number; idBot: string; status: string; languages: string[]; available: boolean;
   routingRules: Array<{ id: string; websiteId: number; channels: string[] }>;
   distributionRules: Array<{ id: string; label: string; queueSlots: number; asynchronous: boolean; operatorIds: number[]; availableOperatorIds: number[] }>;
+}
+
+/** How long the seeded bots may take to be ready and available (a poll of endpoint 4 each second; a loaded CI machine). */
+const SEEDED_BOTS_MS = 15_000;
+
+/** The clause that judges what a connector log entry shows wrong (the check a NOT JUDGED names). */
+const CLAUSE_OF_PROBLEM: Array<[RegExp, string]> = [[/^signature/, 'BOT-SIG-01'], [/^query/, 'BOT-QUERY-01'], [/^body/, 'BOT-SCHEMA-01 / BOT-SETUP-02']];
+
+/** One line per call of the fake connector's log: what the service sent and what the connector answered. */
+export const quoteCall = (r: ConnectorRequest) => `${r.method} ${r.path}${r.rawQuery ? `?${r.rawQuery}` : ''} → ${r.answer?.status ?? 'no answer'}${r.violations.length ? ` (${r.violations.join('; ')})` : ''}`;
+
+/**
+ * Why the service's calls failed at the fake connector, from its log: the calls it refused or found invalid, grouped by endpoint
+ * and problem, with the clause that judges each (undefined: none in the log).
+ */
+export function partnerCause(requests: ConnectorRequest[]): string | undefined {
+  // Refusals (401) and what the connector found wrong, not the faults checks script (their 500s and 503s).
+  const bad = requests.filter((r) => r.violations.length > 0 || !r.signature.ok || r.answer?.status === 401);
+  if (!bad.length) return undefined;
+  const groups = new Map<string, { n: number; example: ConnectorRequest; clause: string }>();
+  for (const r of bad) {
+    const problem = r.violations[0] ?? `answered ${r.answer?.status}`;
+    const key = `${r.endpoint} ${problem.split(':')[0]}`;
+    const g = groups.get(key) ?? { n: 0, example: r, clause: CLAUSE_OF_PROBLEM.find(([re]) => re.test(problem))?.[1] ?? 'the connector\'s answer' };
+    g.n++;
+    groups.set(key, g);
+  }
+  const lines = [...groups.values()].slice(0, 4).map((g) => `${g.n} call(s) like ${quoteCall(g.example)} [judged by ${g.clause}]`);
+  return `The fake connector refused or found invalid the service's calls (its log): ${lines.join('; ')}.`;
 }
 
 /** A visible text of a transcript entry. */
@@ -67,16 +97,25 @@ export class BotDriver {
   }
   /**
    * The two seeded bots with a routing rule: the first serves conversation checks (parallel), the second is the lab bot
-   * (serial timing/availability checks, which make it unavailable at times). Waits until the one(s) `ready` names are available.
+   * (timing/availability checks, which make it unavailable at times). Waits until both have gone through the bot creation flow
+   * and the one(s) `ready` names are available (`none`: only the creation flow). When they do not in time, the check cannot
+   * judge what it is about: NOT JUDGED, with the cause the fake connector's log shows (the service's calls it refused, and the
+   * check of the clause that judges them), never a failure of this check's own clauses.
    */
-  async seededBots(ready: 'conv' | 'lab' | 'both' = 'conv'): Promise<{ conv: SimBot; lab: SimBot }> {
+  async seededBots(ready: 'conv' | 'lab' | 'both' | 'none' = 'conv'): Promise<{ conv: SimBot; lab: SimBot }> {
     let pair: { conv: SimBot; lab: SimBot } | undefined;
-    await expect.poll(async () => {
+    const since = await this.lastSeq();
+    const what = `two seeded bots ready (bot creation flow done)${ready === 'none' ? '' : `, ${ready} available (polls answered)`}`;
+    const ok = await expect.poll(async () => {
       const bots = (await this.bots()).filter((b) => b.status === 'ready' && b.routingRules.length > 0).sort((a, b) => a.operatorId - b.operatorId);
       if (bots.length < 2) return false;
       pair = { conv: bots[0]!, lab: bots[1]! };
-      return (ready === 'lab' || pair.conv.available) && (ready === 'conv' || pair.lab.available);
-    }, { message: `two seeded bots ready (bot creation flow done), ${ready} available (polls answered)`, timeout: 15_000 }).toBe(true);
+      return ready === 'none' || ((ready === 'lab' || pair.conv.available) && (ready === 'conv' || pair.lab.available));
+    }, { message: what, timeout: SEEDED_BOTS_MS }).toBe(true).then(() => true, () => false);
+    if (!ok) {
+      const { requests } = await this.requests({ since });
+      notJudged(`${what}: not within ${SEEDED_BOTS_MS / 1000} s. ${partnerCause(requests) ?? `The fake connector's log shows no refused call in that time (${requests.length} calls); the service's bots did not become ready.`}`);
+    }
     return pair!;
   }
   async advance(ms: number) {

@@ -1,6 +1,25 @@
 // The bot creation flow as the fake connector saw it (endpoints 1-3), bot operators, and the platform API that registers connectors and bots (G17).
-import { test, expect, expectSchema, clauses, type ConnectorRequest, type SimBot } from './helpers.js';
+import { test, expect, expectSchema, clauses, quoteCall, type ConnectorRequest, type SimBot } from './helpers.js';
 import { addSecret } from '../../lib/mask.js';
+import { under, notJudgedIf } from '../verdicts.js';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** The query and signature of the calls of a creation flow, as the connector received them (BOT-QUERY-01, BOT-SIG-01). */
+function judgeQueryAndSignature(calls: ConnectorRequest[], websiteId: number) {
+  under('BOT-QUERY-01', () => {
+    const bad = calls.filter((r) => !UUID.test(r.query.idConnectorVersion ?? '') || r.query.idWebsite !== String(websiteId));
+    expect(bad.map(quoteCall), `every call of the creation flow carries idConnectorVersion (UUID) and idWebsite ${websiteId} (the installation's project)`).toEqual([]);
+  });
+  under('BOT-SIG-01', () => {
+    const bad = calls.filter((r) => !r.signature.ok);
+    expect(bad.map((r) => `${r.signature.reason}: ${quoteCall(r)}`), 'every call of the creation flow carries a valid X-Service-Signature').toEqual([]);
+  });
+}
+
+// The checks of this file create bot operators on the seeded installation, which offers few scenarios: they run one after the
+// other (in order, each judged on its own), so none takes the scenario another one is about to name.
+test.describe.configure({ mode: 'default' });
 
 /** Endpoints 1, 2, 3 in that order for bot `b` among `requests`, with valid bodies and answers. */
 function expectFlow(requests: ConnectorRequest[], b: SimBot, when: string) {
@@ -20,7 +39,7 @@ function expectFlow(requests: ConnectorRequest[], b: SimBot, when: string) {
 
 test('bot creation flow: GET /external-bots, PUT /bots/{idOperator} with the write body, GET /bots/{idOperator}; one scenario and one language per bot',
   clauses('BOT-SETUP-01', 'BOT-SETUP-02', 'BOT-SETUP-03', 'BOT-SETUP-04').needs('sim', 'connector_url'), async ({ bot, api, target }) => {
-    const { conv, lab } = await bot.seededBots('both');
+    const { conv, lab } = await bot.seededBots('none');
     const { requests } = await bot.requests();
     for (const b of [conv, lab]) {
       expectFlow(requests, b, 'at start');
@@ -30,45 +49,99 @@ test('bot creation flow: GET /external-bots, PUT /bots/{idOperator} with the wri
   });
 
 test('platform API: HTTPS connector apps, installation with idConnectorVersion, rules, and a bot created through the creation flow now',
-  clauses('BOT-SETUP-05', 'BOT-SETUP-01', 'BOT-SETUP-02', 'BOT-SETUP-04').needs('sim', 'platform', 'connector_url'), async ({ bot, api, target }) => {
-    const { conv } = await bot.seededBots();
+  clauses('BOT-SETUP-05', 'BOT-SETUP-01', 'BOT-SETUP-02', 'BOT-SETUP-04', 'BOT-QUERY-01', 'BOT-SIG-01').needs('sim', 'platform', 'connector_url'), async ({ bot, api, target }) => {
+    const { conv } = await bot.seededBots('none');
     const base = target.platform_url ?? `${target.base_url}/platform`;
     const h = { 'x-api-key': target.api_key };
     // Connector secrets of this check never reach the report.
     for (const s of ['secret-123456', 'another-secret-42']) addSecret(s);
     const created: string[] = [];
     try {
+      // The platform API's own answers are decisions of G17 (BOT-SETUP-05); the creation flow they start is the spec's.
       const denied = await api.postJson(`${base}/connector-apps`, { name: 'x', baseUrl: target.connector_url, secret: 'secret-123456' });
-      expect(denied.status, 'no API key: refused').toBe(403);
+      under('BOT-SETUP-05', () => expect(denied.status, 'no API key: refused').toBe(403));
       const plain = await api.postJson(`${base}/connector-apps`, { name: 'plain', pluginKind: 'bot', baseUrl: 'http://127.0.0.1:9/', secret: 'secret-123456' }, h);
-      expect(plain.status, 'a plain-http base URL is refused').toBe(400);
-      const app = await api.postJson(`${base}/connector-apps`, { name: 'Checked connector', pluginKind: 'bot', baseUrl: target.connector_url, secret: 'another-secret-42' }, h);
-      expect(app.status, app.text).toBe(201);
+      under('BOT-SETUP-05', () => expect(plain.status, 'a plain-http base URL is refused').toBe(400));
+      // Under a path the fake connector does not serve, with a secret it does not know: the flow of this app fails, and its
+      // calls never look like the service's own (the connector logs them as unknown paths).
+      const app = await api.postJson(`${base}/connector-apps`, { name: 'Checked connector', pluginKind: 'bot', baseUrl: `${target.connector_url}/refusing`, secret: 'another-secret-42' }, h);
+      under('BOT-SETUP-05', () => expect(app.status, app.text).toBe(201));
+      notJudgedIf(app.status !== 201, `the platform API did not register a connector app (${app.status}): the creation flow cannot be run now`);
       const inst = await api.postJson(`${base}/connector-apps/${app.json.id}/installations`, { websiteId: conv.websiteId }, h);
-      expect(inst.status, inst.text).toBe(201);
-      expect(inst.json.idConnectorVersion).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i);
+      under('BOT-SETUP-05', () => {
+        expect(inst.status, inst.text).toBe(201);
+        expect(inst.json.idConnectorVersion).toMatch(UUID);
+      });
       const rule = await api.postJson(`${base}/distribution-rules`, { label: 'Checked queue', queueSlots: 2, operatorIds: conv.distributionRules[0]!.operatorIds }, h);
-      expect(rule.status, rule.text).toBe(201);
-      expect(rule.json.asynchronous, 'queue slots > 0: asynchronous').toBe(true);
-      // The new app signs with another secret than the fake connector knows: the flow fails and says so (the connector refuses the calls).
+      under('BOT-SETUP-05', () => {
+        expect(rule.status, rule.text).toBe(201);
+        expect(rule.json.asynchronous, 'queue slots > 0: asynchronous').toBe(true);
+      });
+      notJudgedIf(inst.status !== 201 || rule.status !== 201, `the platform API did not install the app or create a rule (${inst.status}, ${rule.status}): the creation flow cannot be run now`);
       const refused = await api.postJson(`${base}/bots`, { installationId: inst.json.id, name: 'Checked bot', pseudo: 'Checker', language: 'en', distributionRuleIds: [rule.json.id] }, h);
-      expect(refused.status, 'a connector that refuses the calls fails the creation flow').toBe(502);
       if (refused.json?.bot?.idOperator) created.push(refused.json.bot.idOperator);
+      under('BOT-SETUP-05', () => expect(refused.status, 'a connector that refuses the calls fails the creation flow').toBe(502));
       // On the seeded installation the flow runs now, under the service's current behaviour.
       const seededInstall = (await api.request({ url: `${base}/installations`, headers: h })).json.data.find((i: { websiteId: number; id: number }) => i.websiteId === conv.websiteId && i.id !== inst.json.id);
       const since = await bot.lastSeq();
       const ok = await api.postJson(`${base}/bots`, { installationId: seededInstall.id, name: 'Checked bot', pseudo: 'Checker', language: 'en', distributionRuleIds: [rule.json.id], idBot: 'spare' }, h);
-      expect(ok.status, ok.text).toBe(201);
-      created.push(ok.json.idOperator);
-      await bot.waitRequest({ endpoint: 'bot-put', idOperator: ok.json.idOperator, since }, 3_000);
-      const fresh: SimBot = (await bot.bots()).find((b) => String(b.operatorId) === ok.json.idOperator)!;
-      expect(fresh.languages, 'the created bot operator has exactly one language').toEqual(['en']);
-      expectFlow((await bot.requests({ since })).requests, fresh, 'created through the platform API');
+      const idOperator = ok.json?.idOperator ?? ok.json?.bot?.idOperator;
+      if (idOperator) created.push(idOperator);
+      await bot.waitRequest({ endpoint: 'bot-get', idOperator: idOperator ?? 'none', since }, 3_000);
+      // What the connector received in this flow, whatever the service made of it.
+      const { requests } = await bot.requests({ since });
+      const flow = requests.filter((r) => r.endpoint === 'external-bots' || ((r.endpoint === 'bot-put' || r.endpoint === 'bot-get') && r.idOperator === String(idOperator)));
+      judgeQueryAndSignature(flow, conv.websiteId);
+      under('BOT-SETUP-05', () => expect(ok.status, ok.text).toBe(201));
+      notJudgedIf(!idOperator, `the platform API created no bot (${ok.status} ${ok.text.slice(0, 200)}); the connector's log of the flow: ${flow.map(quoteCall).join('; ') || 'no call'}`);
+      const fresh: SimBot | undefined = (await bot.bots()).find((b) => String(b.operatorId) === String(idOperator));
+      expect(fresh, `the created bot operator ${idOperator} is listed`).toBeTruthy();
+      expect(fresh!.languages, 'the created bot operator has exactly one language').toEqual(['en']);
+      expectFlow(requests, fresh!, 'created through the platform API');
       const multi = await api.postJson(`${base}/bots`, { installationId: seededInstall.id, name: 'Two languages', pseudo: 'Bi', language: 'en,fr', idBot: 'spare' }, h);
-      if (multi.json?.idOperator) created.push(multi.json.idOperator);
-      expect(multi.status, 'a bot operator has exactly one language').toBe(400);
+      const multiId = multi.json?.idOperator ?? multi.json?.bot?.idOperator;
+      if (multiId) created.push(multiId);
+      // The spec: one language per bot operator (a refusal, however answered); the status code is G17's decision.
+      expect(multi.status, `a bot operator with two languages is not created (${multi.status} ${multi.text.slice(0, 120)})`).toBeGreaterThanOrEqual(400);
+      under('BOT-SETUP-05', () => expect(multi.status, 'refused with 400').toBe(400));
     } finally {
       // Bots made here stop being polled.
+      for (const id of created) await api.request({ method: 'DELETE', url: `${base}/bots/${id}`, headers: h });
+    }
+  });
+
+test('a scenario is bound to only one bot agent: a second binding (POST or PUT /platform/bots) is refused naming the bot that holds it; the creation flow picks a free scenario',
+  clauses('BOT-SETUP-03').needs('sim', 'platform', 'connector_url'), async ({ bot, api, target }) => {
+    const { conv, lab } = await bot.seededBots('both');
+    expect(conv.idBot, 'the seeded bot operators hold two scenarios').not.toBe(lab.idBot);
+    const base = target.platform_url ?? `${target.base_url}/platform`;
+    const h = { 'x-api-key': target.api_key };
+    const installs = (await api.request({ url: `${base}/installations`, headers: h })).json.data as Array<{ id: number; appId: number; websiteId: number }>;
+    const seeded = installs.filter((i) => i.websiteId === conv.websiteId).sort((a, b) => a.id - b.id)[0]!;
+    const appInstalls = new Set(installs.filter((i) => i.appId === seeded.appId).map((i) => i.id));
+    const created: string[] = [];
+    const body = (name: string, extra: Record<string, unknown> = {}) => ({ installationId: seeded.id, name, pseudo: name, language: 'en', distributionRuleIds: conv.distributionRules.map((r) => r.id), ...extra });
+    try {
+      const second = await api.postJson(`${base}/bots`, body('Second binding', { idBot: conv.idBot }), h);
+      if (second.json?.idOperator) created.push(second.json.idOperator);
+      expect(second.status, `POST /platform/bots naming scenario ${conv.idBot}, held by bot operator ${conv.operatorId}, is refused with a 4xx: ${second.text}`).toBeGreaterThanOrEqual(400);
+      expect(second.status).toBeLessThan(500);
+      expect(second.text, 'the refusal names the bot operator that holds the scenario').toContain(String(conv.operatorId));
+
+      const held = ((await api.request({ url: `${base}/bots`, headers: h })).json.data as Array<{ idOperator: string; installationId: number; idBot: string | null }>)
+        .filter((b) => appInstalls.has(b.installationId) && b.idBot).map((b) => b.idBot);
+      const free = await api.postJson(`${base}/bots`, body('Free scenario'), h);
+      if (free.json?.idOperator) created.push(free.json.idOperator);
+      expect(free.status, `POST /platform/bots without idBot takes a free scenario: ${free.text}`).toBe(201);
+      expect(held, `the creation flow picks a scenario no other bot operator of the app holds (held: ${held.join(', ')})`).not.toContain(free.json.idBot);
+
+      const rebind = await api.request({ method: 'PUT', url: `${base}/bots/${free.json.idOperator}`, headers: { ...h, 'content-type': 'application/json' }, body: JSON.stringify({ idBot: conv.idBot }) });
+      expect(rebind.status, `PUT /platform/bots/${free.json.idOperator} naming scenario ${conv.idBot} is refused with a 4xx: ${rebind.text}`).toBeGreaterThanOrEqual(400);
+      expect(rebind.status).toBeLessThan(500);
+      expect(rebind.text, 'the refusal names the bot operator that holds the scenario').toContain(String(conv.operatorId));
+      const after = await api.request({ url: `${base}/bots/${free.json.idOperator}`, headers: h });
+      expect(after.json?.idBot, 'a refused binding leaves the bot on its own scenario').toBe(free.json.idBot);
+    } finally {
       for (const id of created) await api.request({ method: 'DELETE', url: `${base}/bots/${id}`, headers: h });
     }
   });

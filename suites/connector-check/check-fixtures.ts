@@ -3,7 +3,7 @@ import { test as base, expect, currentTarget, clauses, checkedPartner } from '..
 import { agentFor, http } from '../../lib/http.js';
 import { mask } from '../../lib/mask.js';
 import { connectorSettings, missingUrl, type ConnectorCheckSettings } from '../../check/settings.js';
-import { ConnectorClient, describe as describeExchange, type Exchange } from '../../check/connector-client.js';
+import { ConnectorClient, describe as describeExchange, describe, brief, endpointOf, type Exchange } from '../../check/connector-client.js';
 import os from 'node:os';
 import { createHash } from 'node:crypto';
 import path from 'node:path';
@@ -12,7 +12,8 @@ import { attachSequence, type SequenceCall } from '../evidence.js';
 import { saveCheckConversation } from '../../transcripts/from-check.js';
 import { notJudged, reproduction } from '../verdicts.js';
 import { ANNOTATION } from '../../lib/verdicts.js';
-import { exchangesCurl, rerunCommand } from '../../check/reproduce.js';
+import { exchangesCurl, rerunCommand, withDependencies } from '../../check/reproduce.js';
+import { botCreated, endpointAbsent, is2xx, refusedAuth } from '../../check/evidence.js';
 import type { TestInfo } from '@playwright/test';
 import { SIGNATURE_HEADER, verify } from '../../lib/signature.js';
 import { confirmPartnerDown, partnerDown, recordBot } from '../../check/partner.js';
@@ -68,34 +69,48 @@ function attachedExchanges(info: TestInfo, secret: string): Exchange[] {
       const key = `${r.method} ${r.url} ${JSON.stringify(r.body)} ${r.signature}`;
       if (seen.has(key)) continue;
       seen.add(key);
-      out.push({ endpoint: 1, method: r.method, path: new URL(r.url).pathname, url: r.url, signed: r.signedBytes, requestBody: r.body, ms: Number(it.ms) || 0, status: it.response?.status, error: it.response?.error, ...(r.signature !== 'valid' ? { signature: r.signature } : {}) });
+      const path = new URL(r.url).pathname.slice(new URL(connectorSettings(currentTarget()).url).pathname.replace(/\/$/, '').length);
+      const answer = it.response?.body;
+      out.push({
+        endpoint: endpointOf(r.method, path), method: r.method, path, url: r.url, signed: r.signedBytes, requestBody: r.body, ms: Number(it.ms) || 0, status: it.response?.status, error: it.response?.error,
+        ...(answer !== undefined && typeof answer !== 'string' ? { json: answer } : {}), ...(r.signature !== 'valid' ? { signature: r.signature } : {}),
+      });
     }
   }
   return out;
 }
 
-/** After a check that failed or warned: its reproduction (curl of what it judged; a re-run command for timing and concurrency). */
-function reproduceCheck(info: TestInfo): void {
+/** Longest curl sequence of a reproduction: the calls judged (at most 10) with what they depend on. */
+const MAX_REPRODUCED_CALLS = 24;
+
+/**
+ * After a check that failed or warned: its reproduction (the curls of what it judged, with every call they depend on: the bot's
+ * creation, the conversation's opening and earlier messages; a re-run command for timing and concurrency).
+ */
+function reproduceCheck(info: TestInfo, run: ConversationRun | undefined): void {
   const failed = info.status !== info.expectedStatus && info.status !== 'skipped';
   const warned = info.annotations.some((x) => x.type === ANNOTATION.warn);
   if ((!failed && !warned) || info.annotations.some((x) => x.type === ANNOTATION.reproduction)) return;
   const s = connectorSettings(currentTarget());
-  const exchanges = attachedExchanges(info, s.secret).slice(0, 10);
+  const exchanges = withDependencies(attachedExchanges(info, s.secret).slice(0, 10), run).slice(0, MAX_REPRODUCED_CALLS);
   const clauseIds = info.tags.map((t) => t.replace(/^@/, ''));
   const timing = clauseIds.some((c) => RERUN_CLAUSES.includes(c));
   const parts: string[] = [];
   // Where no call shows it (timing, concurrency, a check without calls such as the URL's scheme): the command that re-runs the clause.
   if (timing || !exchanges.length) parts.push(`# re-run just this clause:\n${rerunCommand(clauseIds.find((c) => RERUN_CLAUSES.includes(c)) ?? clauseIds[0]!)}`);
   if (exchanges.length) {
-    parts.push(`# the ${exchanges.length === 1 ? 'call' : `${exchanges.length} calls`} the check judged, as sent (set CES_SECRET to the connector's secret):`);
+    parts.push(`# the ${exchanges.length === 1 ? 'call' : `${exchanges.length} calls`} the check judged, with the calls they depend on, in order, as sent (set CES_SECRET to the connector's secret):`);
     parts.push(exchangesCurl(exchanges.map((ex) => ({ note: `${ex.method} ${ex.path}${ex.signature ? ` (${ex.signature} signature)` : ''}: answered ${ex.error ? `nothing (${ex.error.split('\n')[0]})` : ex.status} in ${Math.round(ex.ms)} ms during the check`, ex })),
       { caFile: currentTarget().ca_file, unsigned: s.unsigned, maxTimeS: timing ? 15 : 30 }));
   }
   if (parts.length) reproduction(parts.join('\n'));
 }
 
-export const test = base.extend<{ connector: ConnectorCheckSettings; client: ConnectorClient; bot: BotSetup; reproduceExchanges: void }, { conversation: () => Promise<ConversationRun> }>({
-  reproduceExchanges: [async ({}, use, info) => { await use(); try { reproduceCheck(info); } catch { /* a reproduction helps; it never becomes a failure of its own */ } }, { auto: true }],
+/** The run's scripted conversation: played on first call; `played()` gives it once played in this worker (reproductions). */
+export interface SharedConversation { (): Promise<ConversationRun>; played(): ConversationRun | undefined }
+
+export const test = base.extend<{ connector: ConnectorCheckSettings; client: ConnectorClient; bot: BotSetup; reproduceExchanges: void }, { conversation: SharedConversation }>({
+  reproduceExchanges: [async ({ conversation }, use, info) => { await use(); try { reproduceCheck(info, conversation.played()); } catch { /* a reproduction helps; it never becomes a failure of its own */ } }, { auto: true }],
   connector: async ({ target }, use) => {
     const s = checkedPartner(missingUrl(target, 'connector'), () => connectorSettings(target), 'CONN-HTTPS-01');
     stopIfPartnerDown();
@@ -112,7 +127,8 @@ export const test = base.extend<{ connector: ConnectorCheckSettings; client: Con
   conversation: [async ({}, use) => {
     // One scripted conversation per run, played on first use (after the HTTPS gate): the judging checks read it and attach what they judged.
     let run: Promise<ConversationRun> | undefined;
-    await use(async () => {
+    let settled: ConversationRun | undefined;
+    const get = async () => {
       if (!run) {
         const target = currentTarget();
         const s = connectorSettings(target);
@@ -125,9 +141,11 @@ export const test = base.extend<{ connector: ConnectorCheckSettings; client: Con
         run = sharedConversation(path.join(process.env.CES_RUN_DIR ?? os.tmpdir(), 'check'), key, play, CONVERSATION_DEADLINE_MS);
       }
       const played = await run;
+      settled = played;
       stopIfPartnerDown();
       return played;
-    });
+    };
+    await use(Object.assign(get, { played: () => settled }));
   }, { scope: 'worker' }],
 });
 
@@ -166,5 +184,33 @@ export async function attachConversation(run: ConversationRun): Promise<void> {
   if (notes.length) test.info().annotations.push({ type: 'note', description: notes.join('; ') });
 }
 
-export const is2xx = (ex: Exchange): boolean => ex.status !== undefined && ex.status >= 200 && ex.status <= 299;
+export { is2xx };
+
+/** What the spec's endpoint numbers are called in reasons. */
+export const ENDPOINT_NAME: Record<number, string> = {
+  1: 'endpoint 1 GET /external-bots', 2: 'endpoint 2 PUT /bots/{idOperator}', 3: 'endpoint 3 GET /bots/{idOperator}', 4: 'endpoint 4 GET /availability-strategies',
+  5: 'endpoint 5 GET /bots/{idOperator}/conversation-first-messages', 6: 'endpoint 6 POST /conversations', 7: 'endpoint 7 POST /conversations/{idConversation}/messages',
+};
+
+/**
+ * An answer refused for its credentials (401/403) is evidence about the signature only (CONN-AUTH-02), never about the
+ * endpoint's answers: the check is NOT JUDGED.
+ */
+export function notRefused(ex: Exchange): void {
+  if (refusedAuth(ex)) notJudged(`${brief(ex)}: the call was refused for its credentials (see CONN-AUTH-02), so its answer says nothing about this clause`);
+}
+
+/**
+ * A check that needs the bot the run created: NOT JUDGED when PUT /bots/{idOperator} created none (what a connector answers
+ * about a bot it never created says nothing about the clause). One exception: the answer `ex` shows its endpoint does not
+ * exist (answered as a path that does not exist, or 405), which fails the check under its own endpoint clause.
+ */
+export function needsBot(bot: BotSetup, ex?: Exchange): void {
+  if (botCreated(bot.put)) return;
+  if (ex && endpointAbsent(ex, bot.notFound)) {
+    const like = ex.status === 404 && bot.notFound ? `, the answer it gives a path that does not exist (${brief(bot.notFound)})` : '';
+    expect(false, `${ENDPOINT_NAME[ex.endpoint] ?? `${ex.method} ${ex.path}`} does not exist: ${describe(ex)}${like}. The service calls it for every bot it creates.`).toBe(true);
+  }
+  notJudged(`no bot was created: ${brief(bot.put)} (see CONN-EP2-01), and what a connector answers about a bot it never created says nothing about this clause`);
+}
 export const repliesOf = (ex: Exchange): any[] => (Array.isArray((ex.json as any)?.replies) ? (ex.json as any).replies : []);

@@ -1,5 +1,5 @@
 // Connector check of G28: scripts held alone, then at once; an answer belongs to its conversation (endpoint 7).
-import { test, expect, clauses, attachExchanges } from './check-fixtures.js';
+import { test, expect, clauses, attachExchanges, needsBot } from './check-fixtures.js';
 import { notJudged, notJudgedIf, reproduction } from '../verdicts.js';
 import { ConnectorClient, describe } from '../../check/connector-client.js';
 import { concurrentScripts } from '../../check/settings.js';
@@ -13,6 +13,7 @@ test('answers belong to their conversation when several are held at once', claus
   // Every step may take up to the 10 s limit: alone, once more alone, then at once.
   test.setTimeout(300_000);
   notJudgedIf(connector.conversations < 2, '--conversations 1: only one conversation at a time was held (a bot that answers at random cannot be compared)');
+  needsBot(bot);
   const agent = agentFor(target.ca_file);
   const client = new ConnectorClient(connector, (req) => http(req, agent));
   const scripts = concurrentScripts(connector, target.reference === true);
@@ -34,6 +35,7 @@ test('answers belong to their conversation when several are held at once', claus
   const together = await holdTogether(client, bot.idOperator, scripts);
   await attachExchanges(`the same ${scripts.length} scripts held at once`, exchangesOf(together));
   const problems = concurrencyProblems(alone, together);
+  // Evidence: every answer at once came and matched its solo twin. A call without answer at once is a failure (its solo twin was answered).
   if (problems.length) reproduction(`${rerunCommand('CONN-CONC-01')}\n# the exchanges of each conversation, alone and at once, are attached to this check (evidence.html)`);
   expect(problems, `each answer must belong to its own conversation (G28): replies must not depend on what other conversations said: ${problems.join('; ')}`).toEqual([]);
 });

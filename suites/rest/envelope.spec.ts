@@ -43,7 +43,7 @@ for (const res of PEOPLE) {
   });
 }
 
-test('operator sub-resources have id and _link (live, statistic, profile)', clauses('REST-ENV-02'), async ({ api }) => {
+test('operator sub-resources have id and _link (live, statistic, profile)', clauses('REST-ENV-02'), async ({ api, target }) => {
   const op = await firstItem(api, '/operator');
   for (const sub of ['live', 'statistic', 'profile']) {
     const res = await api.rest({ path: `/operator/${op.id}/${sub}` });
@@ -51,7 +51,12 @@ test('operator sub-resources have id and _link (live, statistic, profile)', clau
     expect(res.json.data._link).toBe(`/operator/${op.id}/${sub}`);
   }
   const live = await api.rest({ path: '/operator/live?connected=0&limit=5' });
-  for (const item of live.json.data) expect(item._link).toBe(`/operator/${item.id}/live`);
+  const items: any[] = Array.isArray(live.json?.data) ? live.json.data : [];
+  // connected=0 lists the operators who logged in at least once: a service where none did has no live list item to judge,
+  // and an empty list must not pass for one whose items are right. The reference implementation seeds such operators.
+  notJudgedIf(!target.reference && items.length === 0, 'GET /operator/live?connected=0 listed no operator (none logged in yet): the _link of live list items could not be judged');
+  expect(items.length, 'GET /operator/live?connected=0 lists the operators who logged in at least once (the reference implementation seeds some)').toBeGreaterThan(0);
+  for (const item of items) expect(item._link, `live list item ${item.id} _link`).toBe(`/operator/${item.id}/live`);
 });
 
 test('a failure is meta.status fail or error with a message', clauses('REST-ENV-04'), async ({ api }) => {
@@ -123,7 +128,7 @@ test('page 2 holds the items that follow page 1', clauses('REST-PAGE-05'), async
   const six = await api.rest({ path: '/visitor?limit=6' });
   const p1 = await api.rest({ path: '/visitor?limit=3&page=1' });
   const p2 = await api.rest({ path: '/visitor?limit=3&page=2' });
-  expect(six.json.data.length, 'the target needs at least 6 visitors').toBe(6);
+  notJudgedIf(six.json?.data?.length !== 6, `the target lists ${six.json?.data?.length ?? 'no'} visitors for limit=6: two pages of 3 need 6`);
   expect([...p1.json.data, ...p2.json.data].map((v: any) => v.id)).toEqual(six.json.data.map((v: any) => v.id));
   expect(p2.json.pagination.page).toBe(2);
 });
@@ -166,7 +171,7 @@ for (const res of [...SUMMARY_RESOURCES, 'client'] as const) {
 test('* is a wildcard in string filters (contains, prefix, suffix)', clauses('REST-LIST-03'), async ({ api }) => {
   const visitor = await firstItem(api, '/visitor');
   const uid: string = visitor.unique_id;
-  expect(uid.length, 'a visitor unique_id long enough to cut').toBeGreaterThanOrEqual(6);
+  notJudgedIf(uid.length < 6, `visitor ${visitor.id}'s unique_id is too short to cut into patterns`);
   const mid = uid.slice(2, uid.length - 2);
   for (const [pattern, matches] of [[`*${mid}*`, (s: string) => s.includes(mid)], [`${uid.slice(0, 4)}*`, (s: string) => s.startsWith(uid.slice(0, 4))], [`*${uid.slice(-4)}`, (s: string) => s.endsWith(uid.slice(-4))]] as const) {
     const res = await api.rest({ path: `/visitor?limit=100&filters[unique_id]=${encodeURIComponent(pattern)}` });
@@ -245,8 +250,6 @@ test('bad bodies get a 4xx fail envelope, never a 5xx', clauses('REST-BAD-01'), 
 
 test('both bases answer the same with the same keys and all three ways', clauses('REST-BASE-01'), async ({ api, target }) => {
   expect(target.rest_ha_base_url, 'the target gives rest_ha_base_url').toBeTruthy();
-  expect(target.rest_base_url).toMatch(/\/api\/2$/);
-  expect(target.rest_ha_base_url).toMatch(/\/api\/2$/);
   const op = await firstItem(api, '/operator');
   for (const path of ['/visitor?limit=5&full=1', `/operator/${op.id}`, '/group?full=1', `/operator/${op.id}/profile`, `/visitor/${ABSENT_ID}`]) {
     const sd = await api.rest({ path });
@@ -263,6 +266,49 @@ test('both bases answer the same with the same keys and all three ways', clauses
   expect(fromHa.json.data, 'an operator created on one base is the same on the other').toEqual(created);
   const none = await api.rest({ path: '/operator', base: 'ha', auth: 'none' });
   expect(none.json?.meta).toMatchObject({ status: 'error', message: 'Forbidden' });
+});
+
+test('the version is part of the base path: both bases end with /api/2 and the API answers there', clauses('REST-BASE-02'), async ({ api, target }) => {
+  const bases = [['sd', target.rest_base_url], ['ha', target.rest_ha_base_url]] as const;
+  for (const [base, url] of bases) {
+    if (!url) continue;
+    expect(url, `the ${base} REST base names the version: it ends with /api/2`).toMatch(/\/api\/2$/);
+    // The key and nothing else: no header or parameter naming a version.
+    const res = await api.rest({ path: '/operator?limit=1', base });
+    expect(res.json?.meta?.status, `GET /operator under ${url} answers the REST API 2.0 (${res.status} ${res.text.slice(0, 200)})`).toBe('success');
+  }
+});
+
+test('JSON only: a request asking for XML never gets XML', clauses('REST-JSON-01'), async ({ api }) => {
+  for (const path of ['/operator?limit=1', `/visitor/${ABSENT_ID}`]) {
+    const res = await api.rest({ path, headers: { accept: 'application/xml' } });
+    const type = res.headers['content-type'] ?? '';
+    expect(type, `${path} with Accept: application/xml: the answer is not labelled XML`).not.toMatch(/xml/i);
+    expect(res.text.trimStart().startsWith('<'), `${path} with Accept: application/xml: the body is not XML (${res.text.slice(0, 80)})`).toBe(false);
+    // Answered at all, it is JSON; refused (406 or any 4xx), it says so.
+    if (res.status < 400) {
+      expect(type, `${path}: answered as JSON`).toMatch(/^application\/json/);
+      expect(res.json, `${path}: the body is JSON`).toBeDefined();
+    }
+  }
+});
+
+test('HTTPS only: the http:// form of the REST bases serves no REST answer', clauses('REST-HTTPS-01'), async ({ api, target }) => {
+  for (const url of [target.rest_base_url, target.rest_ha_base_url]) {
+    if (!url) continue;
+    expect(url, 'the REST base is HTTPS').toMatch(/^https:\/\//);
+    const plain = url.replace(/^https:/, 'http:');
+    // No key goes over plain HTTP: even a Forbidden envelope there would be the REST API served without TLS.
+    let res: Awaited<ReturnType<typeof api.request>> | undefined;
+    try { res = await api.request({ method: 'GET', url: `${plain}/operator?limit=1` }, `GET ${plain}/operator (plain HTTP, no key)`); } catch { res = undefined; }
+    if (!res) continue; // the connection was refused or closed: nothing is served
+    if (res.status >= 300 && res.status < 400) {
+      expect(res.headers.location ?? '', `${plain}: a redirect leads to https://`).toMatch(/^https:\/\//);
+      continue;
+    }
+    expect(res.json?.meta, `${plain} answered ${res.status} with a REST envelope: the API is served over plain HTTP`).toBeUndefined();
+    expect(res.status, `${plain}: a plain HTTP request is refused`).toBeGreaterThanOrEqual(400);
+  }
 });
 
 test('every route needs the key, and nothing changes without it', clauses('REST-AUTH-06', 'REST-OAS-01'), async ({ api }) => {

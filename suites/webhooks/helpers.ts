@@ -45,6 +45,7 @@ export class Hooks {
     addSecret(secret);
     const key = opts.key ?? this.target.api_key;
     const url = opts.url ?? this.sinkUrl + path;
+    if (!opts.url) await this.sink.shareSecret(path, secret);
     const res = await this.api.postJson(`${this.platformUrl}/webhooks`, { url, secret, events: opts.events, ...(opts.includeDeprecated ? { includeDeprecated: true } : {}) }, { 'x-api-key': key });
     expect(res.status, `subscription refused: ${res.text}`).toBe(201);
     const sub = { id: res.json.id as string, path, url, secret, key, events: opts.events };

@@ -18,8 +18,9 @@ const SYSTEM_TEXT = {
 function image(img, cls = 'media') {
   const src = safeUrl(img?.url ?? '');
   if (!src) return null;
+  // The size comes from the service (the spec's 240x120); inline, so no style sheet can change it.
   const { imageWidth, imageHeight } = state.config.limits;
-  return el('img', { class: cls, src, alt: img.description ?? '', width: imageWidth, height: imageHeight, loading: 'lazy' });
+  return el('img', { class: cls, src, alt: img.description ?? '', width: imageWidth, height: imageHeight, style: `width: ${imageWidth}px; height: ${imageHeight}px`, loading: 'lazy' });
 }
 
 function actions(list) {
@@ -96,8 +97,8 @@ function payloadNode(p, messageId) {
     case 'card/content': return card(p);
     case 'product-offer': return offer(p);
     case 'file': return file(p);
-    case 'bundle/card': return el('div', { 'data-content-type': 'bundle/card' }, strip('carousel', p.cards ?? [], card));
-    case 'bundle/product-offer': return el('div', { 'data-content-type': 'bundle/product-offer' }, strip('slider', p.offers ?? [], offer));
+    case 'bundle/card': return el('div', { 'data-content-type': 'bundle/card' }, strip(state.config.strips['bundle/card'], p.cards ?? [], card));
+    case 'bundle/product-offer': return el('div', { 'data-content-type': 'bundle/product-offer' }, strip(state.config.strips['bundle/product-offer'], p.offers ?? [], offer));
     default: {
       const pre = el('pre', { class: 'unknown', 'data-content-type': p?.contentType ?? 'unknown' });
       pre.textContent = JSON.stringify(p, null, 2);

@@ -3,23 +3,24 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { idParam } from '../request.js';
 import { unknownId } from '../envelope.js';
 import type { Row } from '../list.js';
+import { row, rows } from '../../store/read.js';
 
 import type { OpenApiRoute } from '../openapi.js';
 
 /** Route metadata read by the OpenAPI generator (format at the top of reference-impl/rest/openapi.ts). */
 export const meta = (openapi: OpenApiRoute) => ({ config: { openapi } });
 
-/** Every row of a table owned by the request's client (a key never sees another client's rows). */
+/** Every row of a table owned by the request's client (a key never sees another client's rows; named read `rest <table>`). */
 export function clientRows(app: FastifyInstance, req: FastifyRequest, table: string, order = 'id'): Row[] {
-  return app.ces.db.prepare(`SELECT * FROM ${table} WHERE client_id = ? ORDER BY ${order}`).all(req.client.id) as Row[];
+  return rows(app.ces, `rest ${table}`, { table, where: { client_id: req.client.id }, order });
 }
 
-/** One row by the path id, or `Unknown '<resource>' with 'id' <id>.` when it does not exist for this client. */
+/** One row by the path id, or `Unknown '<resource>' with 'id' <id>.` when it does not exist for this client (named read `rest <resource>`). */
 export function rowById(app: FastifyInstance, req: FastifyRequest, table: string, resource: string): Row {
   const id = idParam(req, resource);
-  const row = app.ces.deviations.policy.rest.clientRowById(app.ces.db, table, id, req.client.id);
-  if (!row) throw unknownId(resource, id);
-  return row;
+  const found = row(app.ces, `rest ${resource}`, { table, where: { client_id: req.client.id, id } });
+  if (!found) throw unknownId(resource, id);
+  return found;
 }
 
 export const bool = (v: unknown): boolean => Boolean(v);

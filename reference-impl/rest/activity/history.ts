@@ -8,12 +8,10 @@ export const CODES_WITH_EPOCH: readonly number[] = [HISTORY_CODES.operatorText, 
 const WHO: Record<number, string> = { 1: 'Operator', 2: 'Visitor', 3: 'System', 5: 'Link', 6: 'Operator (rich content)', 7: 'Visitor (rich content)' };
 
 /** The stored entries, shaped exactly as the spec says (fourth element only for codes 1 and 2). */
-export function wellFormed(stored: unknown[][], epochOnEveryCode = false): HistoryEntry[] {
+export function wellFormed(stored: unknown[][]): HistoryEntry[] {
   return stored.map((e) => {
     const [code, at, text, epoch] = e as [number, string, string, number | undefined];
-    if (CODES_WITH_EPOCH.includes(code)) return [code, at, text, Number(epoch ?? Date.parse(at.replace(' ', 'T') + 'Z'))];
-    // Deviation rest-history-epoch-on-code3: a fourth element on codes that must have three.
-    return epochOnEveryCode ? [code, at, text, Date.parse(at.replace(' ', 'T') + 'Z')] : [code, at, text];
+    return CODES_WITH_EPOCH.includes(code) ? [code, at, text, Number(epoch ?? Date.parse(at.replace(' ', 'T') + 'Z'))] : [code, at, text];
   });
 }
 

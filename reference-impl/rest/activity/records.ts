@@ -2,16 +2,17 @@
 import type { FastifyInstance } from 'fastify';
 import { list as jsonList } from '../../store/db.js';
 import { badRequest, restDate, success } from '../envelope.js';
-import { F, intValue, listAnswer, parseList, pick, type FilterFn, type Row } from '../list.js';
+import { F, intValue, kindsOf, listAnswer, parseList, pick, typed, type FilterFn, type Row } from '../list.js';
+import type { BusinessRule } from '../openapi.js';
 import { clientRows, meta, rowById } from './common.js';
+import { bounds } from './period.js';
 
 /** A date filter on a column: validated with the REST date forms, inclusive. */
-const dateFilter = (col: string, edge: 'from' | 'to'): FilterFn => (row, v, q) => {
-  const policy = q!.policy;
-  const b = policy.dateBounds({ [edge]: v });
+const dateFilter = (col: string, edge: 'from' | 'to'): FilterFn => typed({ kind: 'date' }, (row, v, q) => {
+  const b = bounds({ [edge]: v }, q!.policy);
   if (row[col] === undefined || b[edge] === undefined) return true;
-  return edge === 'from' ? row[col] >= b.from! : policy.beforeTo(row[col], b.to!);
-};
+  return edge === 'from' ? row[col] >= b.from! : row[col] <= b.to!;
+});
 
 interface Resource {
   /** Name in the unknown-id text and the path. */
@@ -45,14 +46,14 @@ function resources(app: FastifyInstance): Resource[] {
         website_id: F.int('website_id'),
         operator_id: F.int('operator_id'),
         // `null`: not linked to a conversation; `!null`: linked (REST-TRX-03).
-        conversation_id: (row, v) => {
+        conversation_id: typed({ kind: 'id-or', values: ['null', '!null'] }, (row, v) => {
           if (v === 'null' || v === '!null') {
             if (row.id === undefined) return true;
             return v === 'null' ? row.conversation_id === null : row.conversation_id !== null;
           }
           if (!/^\d+$/.test(v)) throw badRequest(`filters[conversation_id] must be an integer, 'null' or '!null' (got ${JSON.stringify(v)}).`);
           return row.conversation_id === intValue('conversation_id', v);
-        },
+        }),
         from: dateFilter('created_at', 'from'),
         to: dateFilter('created_at', 'to'),
       },
@@ -99,17 +100,19 @@ function resources(app: FastifyInstance): Resource[] {
 
 export function registerRecords(app: FastifyInstance): void {
   for (const res of resources(app)) {
-    const names = Object.keys(res.filters);
-    app.get(`/${res.name}`, meta({ summary: res.listSummary, list: true, filters: names, response: res.schema, deprecated: res.deprecated }), async (req) => {
-      const q = parseList(req, names);
-      if (q.filters.from !== undefined || q.filters.to !== undefined) q.policy.dateBounds(q.filters);
+    const kinds = kindsOf(res.filters);
+    // A list with a period: from must not be after to.
+    const rules: BusinessRule[] = 'from' in kinds ? [{ name: 'from-after-to', summary: 'from is not after to', message: 'filters[from] must not be after filters[to].' }] : [];
+    app.get(`/${res.name}`, meta({ summary: res.listSummary, list: true, filters: kinds, response: res.schema, deprecated: res.deprecated, rules }), async (req) => {
+      const q = parseList(req, kinds);
+      if (q.filters.from !== undefined || q.filters.to !== undefined) bounds(q.filters, q.policy);
       return listAnswer(clientRows(app, req, res.table), q, res.filters, (row, full) => (full ? res.shape(row) : pick(res.shape(row), res.summary)));
     });
     app.get(`/${res.name}/:id`, meta({
       summary: res.byIdIsExtension ? `One ${res.name} (not in the spec's table; served so that _link resolves)` : `One ${res.name}`,
       response: res.schema, deprecated: res.deprecated,
     }), async (req) => {
-      parseList(req, []);
+      parseList(req, {});
       return success(res.shape(rowById(app, req, res.table, res.name)));
     });
   }

@@ -3,34 +3,64 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { list as jsonList } from '../../store/db.js';
 import { badRequest, restDate, success, unknownId } from '../envelope.js';
 import { integerOf, shown } from '../request.js';
-import { parseList, type Row } from '../list.js';
+import { parseList, type FilterKinds, type Row } from '../list.js';
 import { meta } from './common.js';
-import { conversationWindow } from './period.js';
-import { CHANNEL_GROUPS, INDICATORS, INDICATOR_NAMES, REMOVED_INDICATORS, STATISTIC_CHANNELS, type Conv, type Period, type Scope } from './indicators.js';
+import { rows as storeRows } from '../../store/read.js';
+import type { BusinessRule } from '../openapi.js';
+import { conversationWindow, utcMs } from './period.js';
+import { CHANNEL_GROUPS } from '../policy.js';
+import { INDICATORS, INDICATOR_NAMES, REMOVED_INDICATORS, STATISTIC_CHANNELS, type Conv, type Period, type Scope } from './indicators.js';
 
-export const STATISTIC_FILTERS = ['website_list', 'website_id', 'channel', 'resource', 'resource_id', 'indicators', 'from', 'to', 'granularity'];
 export const STATISTIC_RESOURCES = ['operator', 'group', 'skill', 'rule', 'contact_type', 'page_type'] as const;
 export const GRANULARITIES = ['hour', 'day', 'month'] as const;
+/** The filters of /statistic (parsed below, not by FilterFns: they shape the computation rather than select rows). */
+export const STATISTIC_FILTERS: FilterKinds = {
+  website_list: { kind: 'ids' },
+  website_id: { kind: 'ids' },
+  channel: { kind: 'enum', values: STATISTIC_CHANNELS },
+  resource: { kind: 'enum', values: STATISTIC_RESOURCES },
+  resource_id: { kind: 'id-or-text' },
+  indicators: { kind: 'enums', values: INDICATOR_NAMES },
+  from: { kind: 'date' },
+  to: { kind: 'date' },
+  granularity: { kind: 'enum', values: GRANULARITIES },
+};
 type ResourceType = (typeof STATISTIC_RESOURCES)[number];
 type Granularity = (typeof GRANULARITIES)[number];
+
+/** Rules between the statistic filters, documented with the 400 they answer (the texts of the checks below). */
+const STATISTIC_RULES: readonly BusinessRule[] = [
+  { name: 'from-after-to', summary: 'from is not after to', message: 'filters[from] must not be after filters[to].' },
+  { name: 'indicator-channel', summary: "with channel, each indicator named is served for that channel (its channel group G1-G4 of the spec's table; social_d is in none)", message: "Indicator 'contact_missed_number' is not available for channel 'call' (its channels, G2: chat)." },
+  { name: 'granularity-one-indicator', summary: 'granularity needs exactly one indicator in indicators', message: 'filters[granularity] needs exactly one indicator in filters[indicators] (got 2).' },
+  { name: 'granularity-one-resource', summary: 'granularity with resource needs resource_id', message: 'filters[granularity] with filters[resource] needs filters[resource_id] (one resource).' },
+  { name: 'resource-id-needs-resource', summary: 'resource_id needs resource', message: 'filters[resource_id] needs filters[resource].' },
+  { name: 'resource-id-integer', summary: 'resource_id of operator, group, skill and rule is an id (contact_type and page_type take their text value)', message: "filters[resource_id] must be an integer from 0 to 9007199254740991 for resource 'operator' (got \"a\")." },
+];
 
 const oneOf = <T extends string>(name: string, v: string, allowed: readonly T[]): T => {
   if (!(allowed as readonly string[]).includes(v)) throw badRequest(`filters[${name}] must be one of ${allowed.join(', ')} (got ${JSON.stringify(v)}).`);
   return v as T;
 };
 
-/** The indicator names asked for, validated: unknown → fail naming it; removed → fail saying it is no longer served. */
+/** The indicator names asked for, validated: removed → fail saying it is no longer served; unknown → fail naming it; outside the channel's group → fail. */
 function indicatorNames(app: FastifyInstance, raw: string | undefined, channel: string | undefined): string[] {
-  const names = raw === undefined ? INDICATOR_NAMES : raw.split(',').map((s) => s.trim()).filter(Boolean);
-  if (!names.length) throw badRequest('filters[indicators] must name at least one indicator.');
   const policy = app.ces.deviations.policy.rest;
-  for (const n of names) {
-    if ((REMOVED_INDICATORS as readonly string[]).includes(n)) { policy.removedIndicator(n, REMOVED_INDICATORS); continue; }
-    const ind = INDICATORS[n];
-    if (!ind) { policy.unknownIndicator(n, INDICATOR_NAMES); continue; }
-    if (channel) policy.indicatorChannel(n, channel, ind.group, CHANNEL_GROUPS[ind.group]);
+  // Without indicators: every indicator served for the channel asked for (an indicator outside its channel group is refused only
+  // when named), so a channel alone never fails; social_d is in no channel group and gets none.
+  if (raw === undefined) return channel === undefined ? INDICATOR_NAMES : INDICATOR_NAMES.filter((n) => (policy.channelGroups[INDICATORS[n]!.group] ?? []).includes(channel));
+  const names = raw.split(',');
+  const removed = names.find((n) => (REMOVED_INDICATORS as readonly string[]).includes(n));
+  if (removed) throw badRequest(`Indicator '${removed}' is no longer served by the REST API (removed satisfaction indicators: ${REMOVED_INDICATORS.join(', ')}).`);
+  const unknown = names.find((n) => !INDICATORS[n]);
+  if (unknown && policy.unknownIndicatorsRefused) throw badRequest(`Unknown indicator '${unknown}'. Accepted indicators: ${INDICATOR_NAMES.join(', ')}.`);
+  for (const n of names.filter((x) => INDICATORS[x])) {
+    const group = INDICATORS[n]!.group;
+    const channels = policy.channelGroups[group] ?? [];
+    if (channel && !channels.includes(channel)) throw badRequest(`Indicator '${n}' is not available for channel '${channel}' (its channels, ${group}: ${channels.join(', ')}).`);
   }
-  return names;
+  // Only known indicators are computed.
+  return names.filter((n) => INDICATORS[n]);
 }
 
 function toConv(row: Row): Conv {
@@ -48,19 +78,19 @@ function baseScope(app: FastifyInstance, req: FastifyRequest, f: Record<string, 
   const db = app.ces.db;
   const clientId = req.client.id;
   const policy = app.ces.deviations.policy.rest;
-  const websitesRaw = policy.statisticWebsites(f);
+  const websitesRaw = f.website_list ?? f.website_id;
   let websites: number[] | undefined;
   if (websitesRaw !== undefined) {
     const name = f.website_list !== undefined ? 'website_list' : 'website_id';
-    const parts = websitesRaw.split(',').map((s) => s.trim());
-    if (!parts.length || parts.some((p) => integerOf(p) === null)) throw badRequest(`filters[${name}] must be a comma list of website ids (got ${shown(websitesRaw)}).`);
+    const parts = websitesRaw.split(',');
+    if (parts.some((p) => integerOf(p) === null)) throw badRequest(`filters[${name}] must be a comma list of website ids (got ${shown(websitesRaw)}).`);
     websites = parts.map(Number);
-    const own = new Set((db.prepare('SELECT id FROM websites WHERE client_id = ?').all(clientId) as Row[]).map((r) => r.id));
-    const foreign = policy.websitesOwned(websites, own);
+    const own = new Set(storeRows(app.ces, 'statistic websites', { table: 'websites', columns: 'id', where: { client_id: clientId } }).map((r) => r.id));
+    const foreign = websites.find((w) => !own.has(w));
     if (foreign !== undefined) throw unknownId('website', foreign);
   }
   const onWebsite = (w: number) => !websites || websites.includes(w);
-  const channel = policy.statisticChannel(f);
+  const channel = f.channel;
   const all = (db.prepare('SELECT * FROM conversations WHERE client_id = ?').all(clientId) as Row[]).map(toConv);
   const convById = new Map(all.map((c) => [c.row.id as number, c]));
   const convs = all.filter((c) => c.row.created_at >= from && c.row.created_at <= to && onWebsite(c.row.website_id) && (!channel || c.row.channel === channel));
@@ -75,7 +105,7 @@ function baseScope(app: FastifyInstance, req: FastifyRequest, f: Record<string, 
   const presence = clip((db.prepare('SELECT * FROM operator_presence WHERE client_id = ?').all(clientId) as Array<Row & Period>)
     .map((p) => ({ start: p.start_at, end: p.end_at, state: p.state, operator_id: p.operator_id }))
     .filter((p) => opIds.has(p.operator_id)), from, to);
-  return { from, to, convs, transactions, displays, presence, availability: presence, convById, operators, nonProductionBase: policy.nonProductionBase };
+  return { from, to, convs, transactions, displays, presence, availability: presence, convById, operators, nonProductionBase: [...policy.nonProductionBase] };
 }
 
 /** The part of the base scope that belongs to one resource. */
@@ -119,7 +149,6 @@ function resourceRows(app: FastifyInstance, req: FastifyRequest, base: Base, typ
         convs: (c) => c.row[type] === v }) }));
       break;
   }
-  wantId = app.ces.deviations.policy.rest.statisticResourceId(wantId);
   if (wantId === undefined) return rows;
   const numeric = !['contact_type', 'page_type'].includes(type);
   if (numeric && integerOf(wantId) === null) throw badRequest(`filters[resource_id] must be an integer from 0 to ${Number.MAX_SAFE_INTEGER} for resource '${type}' (got ${shown(wantId)}).`);
@@ -131,14 +160,23 @@ function resourceRows(app: FastifyInstance, req: FastifyRequest, base: Base, typ
 /** Start of the bucket containing ms (UTC). */
 function bucketStart(ms: number, g: Granularity): number {
   const d = new Date(ms);
-  if (g === 'hour') return Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate(), d.getUTCHours());
-  if (g === 'day') return Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate());
-  return Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), 1);
+  if (g === 'hour') return utcMs(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate(), d.getUTCHours());
+  if (g === 'day') return utcMs(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate());
+  return utcMs(d.getUTCFullYear(), d.getUTCMonth(), 1);
 }
-function nextBucket(ms: number, g: Granularity): number {
-  const d = new Date(ms);
-  if (g === 'month') return Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1);
-  return ms + (g === 'hour' ? 3_600_000 : 86_400_000);
+/** The start of the i-th bucket after `first` (a bucket start). */
+function nthBucket(first: number, i: number, g: Granularity): number {
+  if (g !== 'month') return first + i * (g === 'hour' ? 3_600_000 : 86_400_000);
+  const d = new Date(first);
+  return utcMs(d.getUTCFullYear(), d.getUTCMonth() + i, 1);
+}
+/** How many buckets from the one holding `from` to the one holding `to`: counted, not listed (a period of 9,999 years in hours is 87 million). */
+function bucketCount(from: number, to: number, g: Granularity): number {
+  if (to < from) return 0;
+  const first = bucketStart(from, g);
+  if (g !== 'month') return Math.floor((to - first) / (g === 'hour' ? 3_600_000 : 86_400_000)) + 1;
+  const a = new Date(first); const b = new Date(to);
+  return (b.getUTCFullYear() - a.getUTCFullYear()) * 12 + b.getUTCMonth() - a.getUTCMonth() + 1;
 }
 
 /** The scope restricted to [start, end): conversations, transactions and displays by date, presence clipped. */
@@ -154,18 +192,16 @@ function bucketScope(s: Scope, start: number, end: number): Scope {
   };
 }
 
-function value(app: FastifyInstance, name: string, s: Scope): number {
-  const ind = INDICATORS[name];
-  // Deviation rest-statistic-removed-indicator-served: a removed indicator answered with a made-up zero.
-  if (!ind) return 0;
-  return app.ces.deviations.policy.rest.indicatorValue(name, ind.unit, ind.compute(s));
+function value(name: string, s: Scope): number {
+  return INDICATORS[name]!.compute(s);
 }
 
 export function registerStatistic(app: FastifyInstance): void {
   app.get('/statistic', meta({
     summary: 'Statistic indicators computed over the period, grouped by resource or by date (granularity)',
-    list: true, filters: STATISTIC_FILTERS, deprecatedFilters: ['website_id'], response: 'rest/statistic.json', unknownIds: true,
-    values: { channel: STATISTIC_CHANNELS, resource: STATISTIC_RESOURCES, granularity: GRANULARITIES },
+    list: true, filters: STATISTIC_FILTERS, deprecatedFilters: ['website_id'], response: 'rest/statistic.json', unknownIds: true, rules: STATISTIC_RULES,
+    // The rule indicator-channel as data: the channels each indicator is served for.
+    extensions: { 'x-indicator-channels': Object.fromEntries(INDICATOR_NAMES.map((n) => [n, CHANNEL_GROUPS[INDICATORS[n]!.group]])) },
   }), async (req) => {
     const q = parseList(req, STATISTIC_FILTERS);
     const f = q.filters;
@@ -175,29 +211,28 @@ export function registerStatistic(app: FastifyInstance): void {
     const granularity = f.granularity === undefined ? undefined : oneOf('granularity', f.granularity, GRANULARITIES);
     const policy = app.ces.deviations.policy.rest;
     const names = indicatorNames(app, f.indicators, channel);
-    if (granularity) policy.granularityIndicators(names.length);
+    if (granularity && names.length > policy.granularityIndicatorsMax) throw badRequest(`filters[granularity] needs exactly one indicator in filters[indicators] (got ${names.length}).`);
     if (granularity && resource && f.resource_id === undefined) throw badRequest('filters[granularity] with filters[resource] needs filters[resource_id] (one resource).');
     // Same period rules as the conversation listing, without the 3-month maximum (the spec sets none for statistics).
-    const win = conversationWindow(f, { now: app.ces.clock.now(), rules: policy });
+    const win = conversationWindow(f, { now: app.ces.clock.now(), windows: policy.periodWindows, dateOnlyToCoversMs: policy.dateOnlyToCoversMs, dateTimeToCoversMs: policy.dateTimeToCoversMs });
     const base = baseScope(app, req, f, win.from, win.to);
     const groups: Array<{ resource: { type: string; id: number | string } | null; scope: Scope }> = resource
       ? resourceRows(app, req, base, resource, f.resource_id).map((r) => ({ resource: { type: r.type, id: r.id }, scope: r.scope }))
-      : [{ resource: policy.allResource, scope: base }];
+      : [{ resource: null, scope: base }];
 
     const start = (q.page - 1) * q.limit;
     let rows: Row[];
     let count: number;
     if (granularity) {
       const scope = groups[0]!.scope;
-      const buckets: number[] = [];
-      for (let b = bucketStart(win.from, granularity); b <= win.to; b = nextBucket(b, granularity)) buckets.push(b);
-      const shown = policy.buckets(buckets);
-      count = shown.length;
+      const first = bucketStart(win.from, granularity);
+      count = bucketCount(win.from, win.to, granularity);
       // Only the requested page is computed: a long period in hours stays cheap.
-      rows = shown.slice(start, start + q.limit).map((b) => ({ date: restDate(b), value: value(app, names[0]!, bucketScope(scope, b, nextBucket(b, granularity))) }));
+      const onPage = Array.from({ length: Math.max(0, Math.min(q.limit, count - start)) }, (_, i) => nthBucket(first, start + i, granularity));
+      rows = onPage.map((b) => ({ date: restDate(b), value: value(names[0]!, bucketScope(scope, b, nthBucket(b, 1, granularity))) }));
     } else {
       count = groups.length;
-      rows = groups.slice(start, start + q.limit).map((g) => ({ resource: g.resource, indicators: Object.fromEntries(names.map((n) => [n, value(app, n, g.scope)])) }));
+      rows = groups.slice(start, start + q.limit).map((g) => ({ resource: g.resource, indicators: Object.fromEntries(names.map((n) => [n, value(n, g.scope)])) }));
     }
     return success(rows, { pagination: { page: q.page, pages: Math.ceil(count / q.limit), limit: q.limit, count } });
   });

@@ -6,6 +6,7 @@ import { ROLES, LANGUAGE_ADMIN_OPERATOR } from '../../store/seed.js';
 import { ISO_639_1 } from './iso639.js';
 import { clientIds } from './tenant.js';
 import type { Row } from '../list.js';
+import { foldLists } from '../form-lists.js';
 
 const PRIORITIES = [0, 10];
 const OLD_ROLES = ['operator', 'manager', 'admin'];
@@ -20,8 +21,14 @@ const FIELDS: Record<string, Kind> = {
 };
 export const CREATE_REQUIRED = ['name', 'first_name', 'email'] as const;
 
-/** The body as a flat object: form bracket keys (`x[]`) become lists; anything but an object is refused. */
-export function bodyObject(req: FastifyRequest): Record<string, unknown> {
+/** Fields whose value is a list. */
+const LIST_FIELDS: ReadonlySet<string> = new Set(Object.entries(FIELDS).filter(([, k]) => k.startsWith('list:')).map(([f]) => f));
+
+/**
+ * The body as a flat object: form bracket keys (`x[]`) become lists, and so does a form field named in `lists` sent without
+ * brackets (`roles=a`, or repeated `roles=a&roles=b`: G26, OpenAPI's form default); anything but an object is refused.
+ */
+export function bodyObject(req: FastifyRequest, lists: ReadonlySet<string> = new Set()): Record<string, unknown> {
   const b = req.body;
   if (b === undefined || b === null || b === '') throw badRequest('The request body is empty: send the fields as JSON or as application/x-www-form-urlencoded.');
   const type = req.headers['content-type'] ?? '';
@@ -29,23 +36,40 @@ export function bodyObject(req: FastifyRequest): Record<string, unknown> {
   if (!form && !/^application\/json/i.test(type)) throw new RestFail(415, `Unsupported content type '${type}': send application/json or application/x-www-form-urlencoded.`);
   if (typeof b !== 'object' || Array.isArray(b)) throw badRequest('The request body must be a JSON object or a form.');
   const out: Record<string, unknown> = {};
-  const { formListKey, formFields } = req.server.ces.deviations.policy.rest;
   // G26: `language_list[0]=fr` (PHP's http_build_query) is the list the spec's `language_list[]=fr` is.
-  const fields = form ? formFields(b as Record<string, unknown>) : b as Record<string, unknown>;
+  const fields = form ? foldLists(b as Record<string, unknown>, () => true) : b as Record<string, unknown>;
   for (const [k, v] of Object.entries(fields)) {
-    if (form && formListKey(k) === null) continue;
     const name = k.endsWith('[]') ? k.slice(0, -2) : k;
     if (name in out) throw badRequest(`Field '${name}' is given more than once.`);
     // In a form, a list comes as repeated `x[]` keys; a single `x[]=` with an empty value is the empty list.
-    out[name] = k.endsWith('[]') ? (Array.isArray(v) ? (form && v.length === 1 && v[0] === '' ? [] : v) : v === '' && form ? [] : [v]) : v;
+    out[name] = k.endsWith('[]') ? (Array.isArray(v) ? (form && v.length === 1 && v[0] === '' ? [] : v) : v === '' && form ? [] : [v])
+      : form && lists.has(name) && !Array.isArray(v) ? [v] : v;
   }
   return out;
 }
 
 const isIntString = (v: unknown) => typeof v === 'string' && /^-?\d+$/.test(v);
 
-/** Converts one field to its stored value, or returns the reason it is invalid. */
-function convert(field: string, kind: Kind, v: unknown): { value?: unknown; error?: string } {
+/** Whether the request's body is a form (its values are text) rather than JSON (typed values). */
+const isForm = (req: FastifyRequest) => /^application\/x-www-form-urlencoded/i.test(req.headers['content-type'] ?? '');
+
+/** A JSON value of the field's JSON type (the document's operator-write schema): JSON is typed, so `"1"` is not a boolean or a number. */
+function jsonTyped(kind: Kind, v: unknown): boolean {
+  switch (kind) {
+    case 'bool': return typeof v === 'boolean';
+    case 'int': case 'priority': return typeof v === 'number';
+    case 'int?': return v === null || typeof v === 'number';
+    case 'list:int': return !Array.isArray(v) || v.every((x) => typeof x === 'number');
+    default: return true;
+  }
+}
+
+/** Converts one field to its stored value, or returns the reason it is invalid; a form's values are text, JSON's are typed. */
+function convert(field: string, kind: Kind, v: unknown, form: boolean): { value?: unknown; error?: string } {
+  if (!form && !jsonTyped(kind, v)) {
+    const what = { bool: 'a boolean (true or false)', int: 'an integer', priority: 'the number 0 or 10', 'int?': 'an integer or null', 'list:int': 'a list of integers' }[kind as string];
+    return { error: `'${field}' must be ${what} in JSON (got ${JSON.stringify(v)}).` };
+  }
   switch (kind) {
     case 'string': return typeof v === 'string' && v.trim() !== '' ? { value: v.trim() } : { error: `'${field}' must be a non-empty string.` };
     case 'string?': return v === null || typeof v === 'string' ? { value: v === '' ? null : v } : { error: `'${field}' must be a string or null.` };
@@ -75,7 +99,7 @@ function convert(field: string, kind: Kind, v: unknown): { value?: unknown; erro
  * Every problem is named in one fail message, so a caller fixes them at once.
  */
 export function operatorWrite(req: FastifyRequest, mode: 'create' | 'update', current?: Row): Record<string, unknown> {
-  const body = bodyObject(req);
+  const body = bodyObject(req, LIST_FIELDS);
   const errors: string[] = [];
   const cols: Record<string, unknown> = {};
   const unknown = Object.keys(body).filter((k) => !(k in FIELDS));
@@ -84,12 +108,11 @@ export function operatorWrite(req: FastifyRequest, mode: 'create' | 'update', cu
   if (mode === 'create') for (const f of CREATE_REQUIRED) if (body[f] === undefined) errors.push(`'${f}' is required.`);
   for (const [field, kind] of Object.entries(FIELDS)) {
     if (body[field] === undefined) continue;
-    const r = convert(field, kind, body[field]);
+    const r = convert(field, kind, body[field], isForm(req));
     if (r.error) { errors.push(r.error); continue; }
     cols[field] = r.value;
   }
-  const policy = req.server.ces.deviations.policy.rest;
-  if (typeof cols.email === 'string' && !policy.emailValid(cols.email)) errors.push(`'email' must be a valid e-mail address (got ${JSON.stringify(cols.email)}).`);
+  if (typeof cols.email === 'string' && !new RegExp(req.server.ces.deviations.policy.rest.emailPattern).test(cols.email)) errors.push(`'email' must be a valid e-mail address (got ${JSON.stringify(cols.email)}).`);
   if (Array.isArray(cols.roles)) {
     const bad = (cols.roles as string[]).filter((r) => !(ROLES as readonly string[]).includes(r));
     if (bad.length) errors.push(`'roles' accepts ${ROLES.join(', ')} (got ${bad.join(', ')}).`);
@@ -125,7 +148,7 @@ export function operatorWrite(req: FastifyRequest, mode: 'create' | 'update', cu
     const same = req.server.ces.db.prepare('SELECT id FROM operators WHERE client_id = ? AND lower(email) = lower(?) AND id != ?').get(req.client.id, cols.email, current?.id ?? -1) as { id: number } | undefined;
     if (same) errors.push(`'email' is already used by operator ${same.id}.`);
   }
-  if (errors.length) throw badRequest(policy.operatorErrors(errors));
+  if (errors.length) throw badRequest(errors.join(' '));
   for (const k of ['roles', 'language_list', 'website_list', 'skill_list']) if (cols[k] !== undefined) cols[k] = JSON.stringify(cols[k]);
   if (mode === 'create') {
     return {

@@ -1,0 +1,32 @@
+// The services every part of one stack is built on: store, clock, deviations, domain events, settings, what runs on close (no bot services, no keys: those are built on these).
+import type { Db } from './store/db.js';
+import type { Clock } from '../lib/clock.js';
+import type { Deviations } from './deviations.js';
+import type { DomainEvents } from './events.js';
+
+export interface ServiceSettings {
+  /** Base URL of the connector the seeded bot uses (fake connector by default; `--connector-url`). */
+  connectorUrl?: string;
+  /** Shared secret the service signs connector calls with (G2). */
+  connectorSecret: string;
+  /** Subscribe this URL to every event kind at start (`--webhook-url`). */
+  webhookUrl?: string;
+  webhookSecret?: string;
+  /** Accept plain-HTTP callback and connector URLs (local development only). */
+  insecure: boolean;
+  /** Outbound TLS trust for connector and webhook calls (PEM), in addition to Node's defaults. */
+  outboundCa?: string[];
+  seed: number;
+  /** Bearer token of the simulation API (and of the fakes' control APIs): `sim_token` of the ready file. */
+  simToken: string;
+}
+
+export interface Core {
+  db: Db;
+  clock: Clock;
+  deviations: Deviations;
+  events: DomainEvents;
+  settings: ServiceSettings;
+  /** Functions run on close (timers, pollers, outbound agents). */
+  onClose: Array<() => void | Promise<void>>;
+}
