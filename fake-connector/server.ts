@@ -396,7 +396,16 @@ export async function startFakeConnector(opts: FakeConnectorOptions): Promise<Fa
       if (b.clear) state.operatorOverrides.delete(b.idOperator); else state.operatorOverrides.set(b.idOperator, next);
       return { ok: true, idOperator: b.idOperator };
     }
-    return reply.code(400).send({ error: 'give {text, replies, variables?, then?, faults?} or {idOperator, firstMessages?, availability?, clear?}' });
+    // A scenario listed besides those of the folder, a copy of one of them: load runs bind one bot agent per scenario (the spec's
+    // rule), so many bots need as many scenarios. Gone with the next reset.
+    if (typeof b.idBot === 'string' && typeof b.copyOf === 'string') {
+      const from = state.scenarios.get(b.copyOf);
+      if (!from) return reply.code(400).send({ error: `copyOf: no scenario ${JSON.stringify(b.copyOf)} (listed: ${[...state.scenarios.keys()].join(', ')})` });
+      if (!/^[A-Za-z0-9_-]{1,64}$/.test(b.idBot)) return reply.code(400).send({ error: 'idBot: 1 to 64 letters, digits, _ or -' });
+      state.scenarios.set(b.idBot, { ...from, idBot: b.idBot, name: typeof b.name === 'string' ? b.name : `${from.name} (${b.idBot})` });
+      return { ok: true, idBot: b.idBot };
+    }
+    return reply.code(400).send({ error: 'give {text, replies, variables?, then?, faults?}, {idOperator, firstMessages?, availability?, clear?} or {idBot, copyOf, name?}' });
   });
   app.post<{ Body: any }>('/_control/faults', async (req, reply) => {
     const b = typeof req.body === 'string' ? JSON.parse(req.body || '{}') : req.body ?? {};

@@ -39,6 +39,8 @@ export interface RunSummary {
   mutations?: Array<{ deviation: string; clauses: string[]; caught: boolean; failedChecks: string[]; failedClauses?: string[]; harnessErrors?: string[]; kind?: 'alternative'; checksRun?: number; outside?: string[] }>;
   /** `ces selftest --wire`: each wire fault, its clauses, and the clauses whose own assertions failed under it. */
   wireFaults?: Array<{ fault: string; clauses: string[]; caught: boolean; failedChecks?: string[]; failedClauses?: string[]; harnessErrors?: string[] }>;
+  /** Self-test: deviations and wire faults caught only on the second pass (missed or broken on the first: flaky under load). */
+  secondPass?: string[];
 }
 
 /** The catalogue a page is built against (tests pass their own; the CLI uses fixtures/). */

@@ -60,6 +60,12 @@ const control = (path) => {
   return json(res);
 };
 
+const controlPost = (path, body) => {
+  const res = http.post(`${target.connector_url}/_control${path}`, JSON.stringify(body), { headers: { ...simAuth(), 'Content-Type': 'application/json' }, tags: tags('connector-control', 'setup') });
+  if (res.status !== 200) throw new Error(`POST ${target.connector_url}/_control${path}: ${res.status} ${String(res.body).slice(0, 300)} (the service side needs the fake connector's control API)`);
+  return json(res);
+};
+
 /** Service side: makes sure BOTS load bot operators exist and are polled; connector side: the installation's query values. */
 export function setup() {
   let idConnectorVersion = __ENV.CES_CONNECTOR_VERSION || '00000000-0000-4000-8000-00000000c0de';
@@ -77,8 +83,12 @@ export function setup() {
     const idBot = (platform(`/installations/${inst.id}/external-bots`).data || [])[0]?.idBot;
     const mine = () => platform('/bots').data.filter((b) => /^Load bot \d+$/.test(b.name || ''));
     const existing = mine().length;
-    // Many bot operators on one scenario: the platform API accepts an explicit idBot (the fake connector answers every bot alike).
-    for (let k = existing + 1; k <= BOTS; k++) platform('/bots', { installationId: inst.id, name: `Load bot ${k}`, pseudo: `Load ${k}`, language: 'en', idBot });
+    // One scenario per bot agent (the spec: a scenario is bound to one bot agent only): the fake connector lists a copy of its first
+    // scenario for each load bot, then each bot is created on its own.
+    for (let k = existing + 1; k <= BOTS; k++) {
+      controlPost('/scenario', { idBot: `load-${k}`, copyOf: idBot });
+      platform('/bots', { installationId: inst.id, name: `Load bot ${k}`, pseudo: `Load ${k}`, language: 'en', idBot: `load-${k}` });
+    }
     botIds = mine().slice(0, BOTS).map((b) => String(b.idOperator));
     since = control('/requests?endpoint=availability&path=/none').lastSeq;
     // Warm-up: every bot has been polled once, so each measured interval is a steady-state one.

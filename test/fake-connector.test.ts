@@ -87,3 +87,19 @@ test('the card picture is a 240x120 PNG served over HTTPS', async () => {
   assert.equal(res.status, 200);
   assert.equal(res.headers['content-type'], 'image/png');
 });
+
+test('the control API lists a copy of a scenario under another idBot (one bot agent per scenario: load runs need many), refuses an unknown original, and a reset forgets the copy', async () => {
+  const control = (body: unknown) => http({ method: 'POST', url: `${fake.url}/_control/scenario`, headers: { authorization: `Bearer ${fake.controlToken}`, 'content-type': 'application/json' }, body: JSON.stringify(body) }, agent);
+  const made = await control({ idBot: 'load-7', copyOf: 'demo' });
+  assert.equal(made.status, 200, made.text);
+  const listed = (await call('GET', '/external-bots', `idConnectorVersion=${V}&idWebsite=1`)).json as Array<{ idBot: string; name: string }>;
+  assert.ok(listed.some((s) => s.idBot === 'load-7' && s.name.includes('load-7')), JSON.stringify(listed));
+  assert.equal(check('connector/scenarios.json', listed), null);
+  const unknown = await control({ idBot: 'load-8', copyOf: 'no-such-scenario' });
+  assert.equal(unknown.status, 400);
+  assert.match(unknown.text, /copyOf: no scenario/);
+  assert.equal((await control({ idBot: 'bad id!', copyOf: 'demo' })).status, 400);
+  fake.state.reset();
+  const after = (await call('GET', '/external-bots', `idConnectorVersion=${V}&idWebsite=1`)).json as Array<{ idBot: string }>;
+  assert.ok(!after.some((s) => s.idBot === 'load-7'), 'a reset lists the folder\'s scenarios only');
+});

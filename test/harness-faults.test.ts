@@ -64,6 +64,20 @@ test('a fixture that throws is HARNESS ERROR in ces selftest: exit 2, the deviat
   assert.match(r.out, /HARNESS ERROR/);
 });
 
+test('ces selftest gives what the first pass did not settle one second pass, and says so: a harness error once is a flake, not exit 2', { timeout: 240_000 }, async () => {
+  const marker = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'ces-once-')), 'marker');
+  fs.writeFileSync(marker, '');
+  const r = await ces(['selftest', '--only', 'rest-forbidden-text', '--no-baseline'], { CES_HARNESS_FAULT: 'fixture-throws-once', CES_HARNESS_FAULT_MARKER: marker });
+  assert.equal(fs.existsSync(marker), false, 'the first pass met the fault');
+  assert.equal(r.code, 0, r.out.slice(-2000));
+  assert.match(r.out, /second pass for 1 not settled by the first/);
+  assert.match(r.out, /rest-forbidden-text: first pass .*harness error.*; second pass caught: flaky under load/);
+  assert.deepEqual(r.summary.secondPass, ['rest-forbidden-text']);
+  const m = r.summary.mutations?.find((x) => x.deviation === 'rest-forbidden-text');
+  assert.equal(m?.caught, true);
+  assert.equal(m?.harnessErrors, undefined, 'the second pass stands: no harness error left');
+});
+
 test('a clock-lock wait that would outlive its check gives up before the check\'s time-out: HARNESS ERROR, not FAIL', { timeout: 120_000 }, async () => {
   // Another process holds the suites' clock lock alone (as a check moving the service clock would) for longer than the check may last.
   const dir = path.join(os.tmpdir(), 'ces-clock-lock-' + crypto.createHash('sha256').update(ready.base_url).digest('hex').slice(0, 12));

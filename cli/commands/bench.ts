@@ -382,7 +382,11 @@ async function pollingCapacity(c: Ctx): Promise<BenchFigure> {
     // Bots are created 16 at a time (each is registered on the connector, endpoint 2).
     while (made < n) {
       const batch = Array.from({ length: Math.min(16, n - made) }, (_, i) => made + i + 1);
-      await Promise.all(batch.map((k) => call(svc, 'POST', `${svc.ready.platform_url}/bots`, { installationId: inst.id, name: `Bench bot ${k}`, pseudo: 'Bench', language: 'en', idBot: 'demo' }, (st) => st === 201)));
+      // One scenario per bot agent (the spec's rule): the fake connector lists a copy of the demo scenario for each bench bot.
+      await Promise.all(batch.map(async (k) => {
+        await call(svc, 'POST', `${svc.ready.connector_url}/_control/scenario`, { idBot: `bench-${k}`, copyOf: 'demo' });
+        await call(svc, 'POST', `${svc.ready.platform_url}/bots`, { installationId: inst.id, name: `Bench bot ${k}`, pseudo: 'Bench', language: 'en', idBot: `bench-${k}` }, (st) => st === 201);
+      }));
       made += batch.length;
     }
     await sleep(plan.polling.warmS * 1000);

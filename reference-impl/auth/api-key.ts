@@ -52,6 +52,11 @@ export class ApiKeys {
   }
 
   forget(): void { this.byDigest = undefined; }
+
+  /** The client with the lowest id (whom a deviation serves keyless reads as: rest.policy keylessReadsServed). */
+  first(): ClientRow | null {
+    return [...this.load().values()].map((h) => h.row).sort((a, b) => a.id - b.id)[0] ?? null;
+  }
 }
 
 /** The client owning the presented key; keys are compared as digests (lengths do not leak), through the stack's key map. */

@@ -34,11 +34,16 @@ const scope = (platform: Platform, registry: RouteRegistry): FastifyPluginAsync 
     // The request seam: deviations at `rest.request` edit the query and headers (here) and the body (preValidation), per route.
     const asked = { query: req.query as Record<string, unknown>, headers: req.headers as Record<string, unknown> };
     const sent = dev.edited('rest.request', asked, ...routeNames(req));
-    if (sent !== asked) { req.query = sent.query; req.headers = sent.headers as typeof req.headers; }
+    if (sent !== asked) {
+      req.query = sent.query;
+      // Fastify's headers setter adds to the raw headers: a header an edit dropped is taken out of them too.
+      for (const name of Object.keys(req.raw.headers)) if (!(name in sent.headers)) delete req.raw.headers[name];
+      req.headers = sent.headers as typeof req.headers;
+    }
     if (platform === 'ha' && !dev.policy.rest.haBaseServed) throw new RestFail(404, `Unknown route ${req.method} ${req.url.split('?')[0]}.`);
     if (dev.policy.rest.versionHeader && req.headers[dev.policy.rest.versionHeader] !== '2') throw new RestFail(400, `Name the API version in the ${dev.policy.rest.versionHeader} header (2).`);
     // Every route, including unknown ones, needs a valid key: nothing is revealed to anonymous callers.
-    const client = clientFromRequest(app.ces.apiKeys, req);
+    const client = clientFromRequest(app.ces.apiKeys, req) ?? (dev.policy.rest.keylessReadsServed && req.method === 'GET' ? app.ces.apiKeys.first() : null);
     if (!client) throw forbidden();
     req.client = client;
   });

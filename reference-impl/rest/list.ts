@@ -141,7 +141,7 @@ export function listAnswer(rows: Row[], q: ListQuery, filters: Record<string, Fi
   const count = matching.length;
   const pages = Math.ceil(count / q.limit);
   // A page past the end is empty (G11); deviation rest-page-past-end answers the last page again.
-  const start = (q.page > pages && q.policy.lastPageRepeated ? Math.max(pages, 1) - 1 : q.page - 1) * q.limit;
+  const start = Math.max(0, (q.page > pages && q.policy.lastPageRepeated ? Math.max(pages, 1) - 1 : q.page - 1) * q.limit - (q.page > 1 ? q.policy.pageOverlap : 0));
   const pagination: Pagination = { page: q.page, pages, limit: q.limit, count };
   const page = matching.slice(start, start + q.limit);
   return success(page.map((r) => shape(r, q.full)), { pagination });

@@ -34,6 +34,12 @@ export const REST_POLICY = {
   plainHttpServed: false as boolean,
   /** A page past the end answers the last page again instead of an empty one (never, by default). */
   lastPageRepeated: false as boolean,
+  /** How many items a page after the first repeats of the page before (none: pages never overlap, REST-PAGE-05). */
+  pageOverlap: 0,
+  /** GET requests without a key are served as the first client's (never: every route needs the key, REST-AUTH-06). */
+  keylessReadsServed: false as boolean,
+  /** Operator: chat/call/video_priority is 0 or 10 (REST-OP-13). */
+  operatorPriorities: [0, 10] as readonly number[],
   /** G10: the status of a created operator, and of a path id that is not a number. */
   createdStatus: 201,
   badIdStatus: 400,

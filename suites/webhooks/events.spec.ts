@@ -24,6 +24,12 @@ async function view(api: Api, hooks: Hooks, uuid: string): Promise<any> {
 }
 async function closeConversation(api: Api, hooks: Hooks, uuid: string): Promise<void> {
   const res = await hooks.sim.close(uuid);
+  // Already closed: a check of another suite moved the service clock past an inactivity timer meanwhile, and the service closed
+  // it itself. Closed either way: the events these checks wait for are those of a conversation that ends, however it ends.
+  if (res.status === 409 && res.json?.error === 'closed') {
+    test.info().annotations.push({ type: 'note', description: `conversation ${uuid} was already closed by the service (its clock moved by another check)` });
+    return;
+  }
   expect(res.status, `sim conversation close: ${res.text}`).toBe(200);
 }
 

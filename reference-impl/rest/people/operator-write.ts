@@ -8,7 +8,6 @@ import { clientIds } from './tenant.js';
 import type { Row } from '../list.js';
 import { foldLists } from '../form-lists.js';
 
-const PRIORITIES = [0, 10];
 const OLD_ROLES = ['operator', 'manager', 'admin'];
 
 type Kind = 'string' | 'string?' | 'bool' | 'int' | 'priority' | 'list:string' | 'list:int' | 'int?';
@@ -65,7 +64,7 @@ function jsonTyped(kind: Kind, v: unknown): boolean {
 }
 
 /** Converts one field to its stored value, or returns the reason it is invalid; a form's values are text, JSON's are typed. */
-function convert(field: string, kind: Kind, v: unknown, form: boolean): { value?: unknown; error?: string } {
+function convert(field: string, kind: Kind, v: unknown, form: boolean, priorities: readonly number[]): { value?: unknown; error?: string } {
   if (!form && !jsonTyped(kind, v)) {
     const what = { bool: 'a boolean (true or false)', int: 'an integer', priority: 'the number 0 or 10', 'int?': 'an integer or null', 'list:int': 'a list of integers' }[kind as string];
     return { error: `'${field}' must be ${what} in JSON (got ${JSON.stringify(v)}).` };
@@ -81,7 +80,7 @@ function convert(field: string, kind: Kind, v: unknown, form: boolean): { value?
       if (kind === 'int?' && (v === null || v === '' || v === 'null')) return { value: null };
       const n = typeof v === 'number' ? v : isIntString(v) ? Number(v) : NaN;
       if (!Number.isSafeInteger(n)) return { error: `'${field}' must be an integer within ±${Number.MAX_SAFE_INTEGER}.` };
-      if (kind === 'priority' && !PRIORITIES.includes(n)) return { error: `'${field}' must be 0 or 10 (got ${n}).` };
+      if (kind === 'priority' && !priorities.includes(n)) return { error: `'${field}' must be ${priorities.join(' or ')} (got ${n}).` };
       if (kind === 'int' && n < 0) return { error: `'${field}' must be >= 0 (got ${n}).` };
       return { value: n };
     }
@@ -108,7 +107,7 @@ export function operatorWrite(req: FastifyRequest, mode: 'create' | 'update', cu
   if (mode === 'create') for (const f of CREATE_REQUIRED) if (body[f] === undefined) errors.push(`'${f}' is required.`);
   for (const [field, kind] of Object.entries(FIELDS)) {
     if (body[field] === undefined) continue;
-    const r = convert(field, kind, body[field], isForm(req));
+    const r = convert(field, kind, body[field], isForm(req), req.server.ces.deviations.policy.rest.operatorPriorities);
     if (r.error) { errors.push(r.error); continue; }
     cols[field] = r.value;
   }
