@@ -61,6 +61,8 @@ export const REST_POLICY = {
   /** An unknown indicator name is refused (REST-STAT-12). */
   unknownIndicatorsRefused: true as boolean,
   channelGroups: CHANNEL_GROUPS,
+  /** With granularity, how many buckets at the end of the period are left out (none: one row per bucket up to the one holding `to`). */
+  bucketsLeftOut: 0,
   /** G14: granularity only with this many indicators at most (exactly one). */
   granularityIndicatorsMax: 1,
   /** Presence states the non-production rate is over: connection time, every state (Statistic indicators: non_production_rate). */

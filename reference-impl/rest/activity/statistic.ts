@@ -226,7 +226,7 @@ export function registerStatistic(app: FastifyInstance): void {
     if (granularity) {
       const scope = groups[0]!.scope;
       const first = bucketStart(win.from, granularity);
-      count = bucketCount(win.from, win.to, granularity);
+      count = Math.max(0, bucketCount(win.from, win.to, granularity) - policy.bucketsLeftOut);
       // Only the requested page is computed: a long period in hours stays cheap.
       const onPage = Array.from({ length: Math.max(0, Math.min(q.limit, count - start)) }, (_, i) => nthBucket(first, start + i, granularity));
       rows = onPage.map((b) => ({ date: restDate(b), value: value(names[0]!, bucketScope(scope, b, nthBucket(b, 1, granularity))) }));
