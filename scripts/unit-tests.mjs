@@ -21,12 +21,13 @@ if (!/--enable-source-maps/.test(process.env.NODE_OPTIONS ?? '')) process.env.NO
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 /**
- * Files by their time, longest first (in a whole step, 4 at a time: alternatives-proxy about 200 s alone, fuzz-deviations 214 s, sigkill-stream 155 s, check-connector
- * 137 s, check-receiver 110 s, bare-target 60 s, load-bench 55 s); the rest follow by name. The four longest start together.
+ * Files by their time in a whole step (4 at a time on 2 cores, 2026-11-26: check-evidence 340 s, fuzz-deviations 337 s, check-receiver
+ * 261 s, check-connector 256 s, alternatives-proxy 221 s, sigkill-stream 213 s, harness-faults 126 s, load-bench 120 s...), longest
+ * first; the rest follow by name. The four longest start together, and no long file starts last (the step's tail).
  */
 const LONGEST_FIRST = [
-  'alternatives-proxy', 'check-connector', 'check-receiver', 'check-evidence', 'fuzz-deviations', 'sigkill-stream', 'check-fake-connector', 'load-bench', 'check-variants',
-  'bare-target', 'webhooks-durable', 'load', 'target-lost', 'transcripts-replay', 'report-run', 'load-segments', 'sink',
+  'check-evidence', 'fuzz-deviations', 'check-receiver', 'check-connector', 'alternatives-proxy', 'sigkill-stream', 'harness-faults', 'load-bench', 'check-fake-connector',
+  'check-variants', 'bare-target', 'load', 'webhooks-durable', 'wire', 'transcripts-trust', 'transcripts-replay', 'target-lost', 'report-run', 'load-segments', 'sink',
 ];
 /**
  * Test processes at once (CES_UNIT_CONCURRENCY overrides). 4: since the SIGKILL lives start from a bundle and the check files

@@ -6,8 +6,8 @@ import { Deviations, UnknownDeviationError } from '../reference-impl/deviations.
 import { buildPolicies } from '../reference-impl/policies.js';
 import { matrixLosses } from '../scripts/compare-selftest-matrix.js';
 import { LIMITS } from '../lib/limits.js';
-import { ROOT } from '../lib/paths.js';
 import path from 'node:path';
+import { ROOT } from '../lib/paths.js';
 
 test('JSON edits: drop, rename, set, map, convert and replace at a path, `*` over lists', () => {
   const doc = { meta: { message: "Unknown 'tag' with 'id' 7." }, data: [{ id: 1, amount: 2.5, _link: '/a', status: 'progress', website_id: [3, 4] }, { id: 2, amount: 1, _link: '/b', status: 'done', website_id: [] }] };
@@ -96,7 +96,7 @@ test('the committed self-test matrices: after the redesign every deviation is ca
 
 test('issue 26: after the restructure every deviation is caught by at least the checks that caught it before (docs/selftest-matrix.before-26.json, after-26.json)', async () => {
   const fs = await import('node:fs');
-  const read = (f: string) => JSON.parse(fs.readFileSync(new URL(`../docs/${f}`, import.meta.url), 'utf8')) as Record<string, string[] | { checks: string[]; clauses: string[] }>;
+  const read = (f: string) => JSON.parse(fs.readFileSync(path.join(ROOT, 'docs', f), 'utf8')) as Record<string, string[] | { checks: string[]; clauses: string[] }>;
   const before = read('selftest-matrix.before-26.json');
   const after = read('selftest-matrix.after-26.json');
   assert.equal(Object.keys(before).length, 188);

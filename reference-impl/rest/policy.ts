@@ -58,6 +58,8 @@ export const REST_POLICY = {
   /** What a `to` bound covers after the moment it writes: a date-only one its whole day (REST-PERIOD-07), a date-time one its whole second. */
   dateOnlyToCoversMs: TO_COVERS.dateOnlyToCoversMs,
   dateTimeToCoversMs: TO_COVERS.dateTimeToCoversMs,
+  /** Removed satisfaction indicators answered with a value of 0 instead of refused (never: REST-STAT-10, they are not served). */
+  removedIndicatorsServedAsZero: false as boolean,
   /** An unknown indicator name is refused (REST-STAT-12). */
   unknownIndicatorsRefused: true as boolean,
   channelGroups: CHANNEL_GROUPS,

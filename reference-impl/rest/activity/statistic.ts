@@ -50,9 +50,12 @@ function indicatorNames(app: FastifyInstance, raw: string | undefined, channel: 
   // when named), so a channel alone never fails; social_d is in no channel group and gets none.
   if (raw === undefined) return channel === undefined ? INDICATOR_NAMES : INDICATOR_NAMES.filter((n) => (policy.channelGroups[INDICATORS[n]!.group] ?? []).includes(channel));
   const names = raw.split(',');
-  const removed = names.find((n) => (REMOVED_INDICATORS as readonly string[]).includes(n));
+  const isRemoved = (n: string) => (REMOVED_INDICATORS as readonly string[]).includes(n);
+  // Removed indicators answered as zeroes: a deviation's only (REST-STAT-10: they are not served).
+  const zeroes = policy.removedIndicatorsServedAsZero ? names.filter(isRemoved) : [];
+  const removed = names.find((n) => isRemoved(n) && !zeroes.includes(n));
   if (removed) throw badRequest(`Indicator '${removed}' is no longer served by the REST API (removed satisfaction indicators: ${REMOVED_INDICATORS.join(', ')}).`);
-  const unknown = names.find((n) => !INDICATORS[n]);
+  const unknown = names.find((n) => !INDICATORS[n] && !zeroes.includes(n));
   if (unknown && policy.unknownIndicatorsRefused) throw badRequest(`Unknown indicator '${unknown}'. Accepted indicators: ${INDICATOR_NAMES.join(', ')}.`);
   for (const n of names.filter((x) => INDICATORS[x])) {
     const group = INDICATORS[n]!.group;
@@ -60,7 +63,7 @@ function indicatorNames(app: FastifyInstance, raw: string | undefined, channel: 
     if (channel && !channels.includes(channel)) throw badRequest(`Indicator '${n}' is not available for channel '${channel}' (its channels, ${group}: ${channels.join(', ')}).`);
   }
   // Only known indicators are computed.
-  return names.filter((n) => INDICATORS[n]);
+  return names.filter((n) => INDICATORS[n] || zeroes.includes(n));
 }
 
 function toConv(row: Row): Conv {
@@ -193,7 +196,7 @@ function bucketScope(s: Scope, start: number, end: number): Scope {
 }
 
 function value(name: string, s: Scope): number {
-  return INDICATORS[name]!.compute(s);
+  return INDICATORS[name]?.compute(s) ?? 0;
 }
 
 export function registerStatistic(app: FastifyInstance): void {
