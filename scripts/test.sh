@@ -7,7 +7,7 @@ bash scripts/setup.sh || exit 2
 passed=0; failed=0; failures=()
 # Sets CPU to the CPU seconds (user + system) of every finished child process so far: `times` runs in this shell (in a pipe or
 # a $(...) it would count a subshell's children) and writes to a file.
-cpu_file=$(mktemp); fuzz_log=$(mktemp); trap 'rm -f "$cpu_file" "$fuzz_log" "$fuzz_log.rc"' EXIT
+cpu_file=$(mktemp); fuzz_log=$(mktemp); pkg_log=$(mktemp); trap 'rm -f "$cpu_file" "$fuzz_log" "$fuzz_log.rc" "$pkg_log" "$pkg_log.rc"' EXIT
 cpu_now() { times > "$cpu_file"; CPU=$(awk 'END { for (i = 1; i <= 2; i++) { split($i, t, /[ms]/); s += t[1] * 60 + t[2] } printf "%d", s }' "$cpu_file"); }
 step() {
   local title=$1; shift
@@ -18,9 +18,9 @@ step() {
   printf '=== %s: %ss (CPU %ss) ===\n' "$title" $((SECONDS - t0)) $((CPU - c0))
 }
 step "type-check" npx tsc --noEmit -p .
-# Unit-test files run several at a time, the longest first (their servers listen on port 0, their reports go to their own
+# Unit-test files run compiled (the code the package ships), several at a time, the longest first (their servers listen on port 0, their reports go to their own
 # folders): most of their time is waiting on child processes and real-time limits, not CPU. scripts/unit-tests.mjs says how.
-step "unit tests" node --import tsx scripts/unit-tests.mjs
+step "unit tests (compiled: dist/test)" node scripts/unit-tests.mjs
 step "conformance run against the reference implementation" node bin/ces.js test
 # The OpenAPI document and the server agree as Schemathesis judges them: every check, every phase, a fixed seed, 5 fuzzed cases
 # per operation beside the coverage phase's ~4,000 (30-40 s; Schemathesis's own CPU, about 25 s, is most of it); only the
@@ -33,6 +33,12 @@ step "schemathesis: the REST API against its OpenAPI document" bash scripts/sche
 ( node bin/ces.js fuzz --budget 60s --seed 20261123 > "$fuzz_log" 2>&1; echo $? > "$fuzz_log.rc" ) &
 fuzz_pid=$!
 fuzz_result() { wait "$fuzz_pid"; cat "$fuzz_log"; echo "(the fuzzer ran beside the self-test, from its start: its time and CPU are counted in that step)"; return "$(cat "$fuzz_log.rc")"; }
+# The package as a user gets it, beside the self-test too (no real-time limit of its own to miss; about 150 s of CPU in 110 s):
+# packed, installed into an empty folder, `ces` run from there (version, a connector check, the REST suite against its own
+# `ces serve`, a failing check's re-run command, every `ces` command of docs/ci.md). Its output is printed when it has ended.
+( node scripts/package-test.mjs > "$pkg_log" 2>&1; echo $? > "$pkg_log.rc" ) &
+pkg_pid=$!
+package_result() { wait "$pkg_pid"; cat "$pkg_log"; echo "(the package test ran beside the self-test, from its start: its time and CPU are counted in that step)"; return "$(cat "$pkg_log.rc")"; }
 # One Playwright run; 9 lanes = 9 workers, each with its own embedded stack whose deviation it switches between checks (most of
 # the run waits for retries in real time: 6 lanes took 149 s, 9 take about 122 s). --wire: the wire faults in the same run, on
 # the same stacks (each behind its wire proxy) and lanes, so their real-time waits overlap the deviations' (docs/wire.md).
@@ -41,6 +47,7 @@ step "fuzz: generated REST and GraphQL requests against the reference implementa
 # After the two above: run alongside the 9-lane self-test (which then used both cores) the polling smoke missed its 1 s ± 10 %
 # (LOAD-POLL-01). load/smoke.sh runs four scenarios at once, then the polling one alone.
 step "load smoke: every k6 scenario for a few seconds" bash load/smoke.sh
+step "package test: npm pack, install into an empty folder, ces from there" package_result
 printf '\n'
 for f in "${failures[@]}"; do echo "FAILED: $f"; done
 echo "steps: $passed passed, $failed failed"
