@@ -2,7 +2,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { spawn } from 'node:child_process';
-import { ROOT } from '../lib/paths.js';
+import { packageDir } from '../lib/paths.js';
 import { checkReasons, checkVerdicts, readPlaywrightResults, scrubDir, type CheckResult } from '../lib/results.js';
 import { LABEL, LEGEND, type Verdict } from '../lib/verdicts.js';
 
@@ -24,9 +24,8 @@ export async function generateAllure(runDir: string, reportName = `CES conforman
   fs.writeFileSync(config, allureConfig(reportName));
   const out = path.join(runDir, 'allure-report');
   fs.rmSync(out, { recursive: true, force: true });
-  const bin = path.join(ROOT, 'node_modules', 'allure', 'cli.js');
   const code = await new Promise<number | null>((resolve) => {
-    const child = spawn(process.execPath, [fs.existsSync(bin) ? bin : path.join(ROOT, 'node_modules', '.bin', 'allure'), 'generate', results, '-o', out, '--config', config], { cwd: runDir, stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawn(process.execPath, [path.join(packageDir('allure'), 'cli.js'), 'generate', results, '-o', out, '--config', config], { cwd: runDir, stdio: ['ignore', 'ignore', 'pipe'] });
     let err = '';
     child.stderr.on('data', (d) => (err += d));
     child.on('exit', (c) => { if (c !== 0) console.error(`allure report not generated (exit ${c}): ${err.slice(0, 500)}`); resolve(c); });

@@ -1,31 +1,22 @@
 // The `ces` command line (DESIGN.md "CLI", contract): exit 0 all MUST checks pass, 1 a MUST check failed, 2 usage or setup error.
+import fs from 'node:fs';
+import path from 'node:path';
 import yargs from 'yargs';
 import { hideBin } from 'yargs/helpers';
 import type { CommandModule } from 'yargs';
 import { UsageError } from './usage.js';
+import { MissingPartError } from '../lib/optional-parts.js';
+import { COMMANDS } from './command-list.js';
+import { ROOT } from '../lib/paths.js';
 
-/**
- * The commands in the order `--help` lists them, each loaded on demand: a run of one command loads only its own modules (the
- * whole set costs about a second of start-up, paid by every `ces` process the tests and selftest spawn). `--help`, a missing or
- * an unknown command load them all, so the list and the suggestions stay complete.
- */
-const COMMANDS: Record<string, () => Promise<CommandModule<any, any>>> = {
-  serve: async () => (await import('./commands/serve.js')).serveCommand,
-  test: async () => (await import('./commands/test.js')).testCommand,
-  target: async () => (await import('./commands/target.js')).targetCommand,
-  check: async () => (await import('./commands/check.js')).checkCommand,
-  selftest: async () => (await import('./commands/selftest.js')).selftestCommand,
-  load: async () => (await import('./commands/load.js')).loadCommand,
-  bench: async () => (await import('./commands/bench.js')).benchCommand,
-  report: async () => (await import('./commands/report.js')).reportCommand,
-  sink: async () => (await import('./commands/sink.js')).sinkCommand,
-  wire: async () => (await import('./commands/wire.js')).wireCommand,
-  fuzz: async () => (await import('./commands/fuzz.js')).fuzzCommand,
-  record: async () => (await import('./commands/record.js')).recordCommand,
-  replay: async () => (await import('./commands/replay.js')).replayCommand,
-};
+/** Errors that are one line for the user (exit 2), not a fault of the harness. */
+const oneLine = (e: unknown): e is Error => e instanceof UsageError || e instanceof MissingPartError;
+
 const named = hideBin(process.argv)[0];
-const loaded = await Promise.all((named !== undefined && Object.hasOwn(COMMANDS, named) ? [COMMANDS[named]!] : Object.values(COMMANDS)).map((load) => load()));
+// The command that runs is loaded whole (its options, its --help); otherwise the list alone, from cli/command-list.ts.
+const loaded: Array<CommandModule<any, any>> = named !== undefined && Object.hasOwn(COMMANDS, named)
+  ? [await COMMANDS[named]!.load()]
+  : Object.values(COMMANDS).map(({ command, describe }) => ({ command, describe, handler: () => {} }));
 
 const cli = yargs(hideBin(process.argv))
   .scriptName('ces')
@@ -36,7 +27,7 @@ const cli = yargs(hideBin(process.argv))
   .recommendCommands()
   .epilogue('Exit codes: 0 every MUST check passed; 1 a MUST check failed; 2 usage or setup error.')
   .fail((msg, err, y) => {
-    if (err && !(err instanceof UsageError)) throw err;
+    if (err && !oneLine(err)) throw err;
     // A set-up error of a command (bad target, refused key) is one message; only a misuse of the options shows the usage.
     if (err) { console.error(`ces: ${err.message}`); process.exit(2); }
     console.error(`ces: ${msg}\n`);
@@ -45,12 +36,13 @@ const cli = yargs(hideBin(process.argv))
     process.exit(2);
   })
   .help()
-  .version();
+  // Named, not left to yargs: installed as a dependency, yargs looks for package.json from the wrong folder (it said "unknown").
+  .version(JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')).version);
 
 try {
   await cli.parseAsync();
 } catch (err) {
-  if (err instanceof UsageError) {
+  if (oneLine(err)) {
     console.error(`ces: ${err.message}`);
     process.exit(2);
   }

@@ -8,6 +8,7 @@ import { generateTls } from '../lib/tls.js';
 import { startInThread } from '../lib/thread-server.js';
 import type { LoopProbe } from '../lib/event-loop.js';
 import { UsageError } from './usage.js';
+import { requireSqlite } from '../lib/optional-parts.js';
 
 /** An embedded stack running in its own worker thread: its ready info (a target), and how to stop it. */
 export interface EmbeddedStack { ready: ReadyInfo; eventLoop: LoopProbe; close(): Promise<void> }
@@ -48,6 +49,8 @@ export async function resolveTarget(opts: { target?: string; deviate?: string[];
   // Checked here, where the error is still an UnknownDeviationError (a usage error), before any thread starts. Loaded here, not at
   // the top: the reference implementation's modules cost start-up time to every `ces` command that never starts a stack.
   const { Deviations, UnknownDeviationError } = await import('../reference-impl/deviations.js');
+  // SQLite not built (npm did not run better-sqlite3's build): one line with the command that builds it, before any thread starts.
+  requireSqlite();
   try { new Deviations(opts.deviate ?? []); } catch (e) { if (e instanceof UnknownDeviationError) throw new UsageError(e.message); throw e; }
   if (opts.wireFault) {
     const { loadWireFaults } = await import('../wire/faults.js');
@@ -57,7 +60,7 @@ export async function resolveTarget(opts: { target?: string; deviate?: string[];
   const started = await Promise.allSettled(Array.from({ length: Math.max(1, opts.stacks ?? 1) }, async () => {
     // The embedded target file holds live keys and passwords: it lives in a private temporary folder, never under reports/.
     const workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ces-embedded-'));
-    const t = await startInThread<ReadyInfo>(new URL('../reference-impl/stack.ts', import.meta.url), 'startStack', { deviate: opts.deviate ?? [], seed: opts.seed, workDir, tls, wire: opts.wire === true || !!opts.wireFault, ...(opts.wireFault ? { wireFault: opts.wireFault } : {}) });
+    const t = await startInThread<ReadyInfo>(new URL('../reference-impl/stack.js', import.meta.url), 'startStack', { deviate: opts.deviate ?? [], seed: opts.seed, workDir, tls, wire: opts.wire === true || !!opts.wireFault, ...(opts.wireFault ? { wireFault: opts.wireFault } : {}) });
     const stack: EmbeddedStack = { ready: t.ready, eventLoop: t.eventLoop, close: t.close };
     const file = path.join(path.dirname(stack.ready.ca_file), 'target.json');
     fs.writeFileSync(file, JSON.stringify(stack.ready, null, 2));

@@ -74,8 +74,17 @@ export interface ConnectorMode {
   hangConcurrent?: boolean;
   /** Operator-role messages (the bot's own echoed replies) are never answered: the connection is closed without an answer. */
   silentToOperator?: boolean;
+  /** GET /external-bots lists each editorUrl as a path of the editor (`/scenarios/<idBot>/edit`), not a URI (the Bot answers keep the URI). */
+  relativeEditorUrl?: boolean;
+  /** PUT /bots/{idOperator} answers the Bot under the connector's own bot id (`bot-<n>`), not the path's idOperator (GET answers it right). */
+  putAnswersOwnId?: boolean;
+  /** GET /bots/{idOperator} answers the scenario's name as external.idBot, not the idBot the bot was created on (PUT answers it right). */
+  getNameAsIdBot?: boolean;
+  /** GET /availability-strategies answers a customAvailability strategy whose Boolean is spelled `available`, so `availability` is missing. */
+  misspelledAvailability?: boolean;
 }
-export const MODE_KEYS = ['ownIds', 'javaDates', 'extraFields', 'refuseAll', 'sharedState', 'wrongConversation', 'noPutBots', 'onlyConversations', 'emptyScenarios', 'hangConcurrent', 'silentToOperator'] as const;
+export const MODE_KEYS = ['ownIds', 'javaDates', 'extraFields', 'refuseAll', 'sharedState', 'wrongConversation', 'noPutBots', 'onlyConversations', 'emptyScenarios', 'hangConcurrent', 'silentToOperator',
+  'relativeEditorUrl', 'putAnswersOwnId', 'getNameAsIdBot', 'misspelledAvailability'] as const;
 /** hangConcurrent: how long one conversation call holds the connector's lock (long enough for calls sent at once to meet). */
 const HANG_WORK_MS = 150;
 /** Endpoints answered as paths that do not exist, per mode. */
@@ -116,6 +125,8 @@ export class ConnectorState {
   /** ownIds: the connector's own conversation ids handed out. */
   private ownSeq = 0;
   nextOwnId(): string { return `conv-${++this.ownSeq}`; }
+  /** putAnswersOwnId: the connector's own bot ids, one per idOperator created. */
+  ownBotIds = new Map<string, string>();
   private seq = 0;
   private waiters = new Set<{ match: (r: RequestRecord) => boolean; resolve: (r: RequestRecord) => void }>();
 
@@ -130,7 +141,7 @@ export class ConnectorState {
   }
 
   reset(): void {
-    this.scripts.clear(); this.operatorOverrides.clear(); this.faults = []; this.log = []; this.mode = {};
+    this.scripts.clear(); this.operatorOverrides.clear(); this.faults = []; this.log = []; this.mode = {}; this.ownBotIds.clear();
     this.loadScenarios();
   }
 
@@ -308,7 +319,10 @@ export async function startFakeConnector(opts: FakeConnectorOptions): Promise<Fa
     let out: unknown;
     switch (route.endpoint) {
       case 'external-bots':
-        out = state.mode.emptyScenarios ? [] : [...state.scenarios.values()].map((s) => ({ idBot: s.idBot, name: s.name, ...(s.description ? { description: s.description } : {}), editorUrl: s.editorUrl }));
+        out = state.mode.emptyScenarios ? [] : [...state.scenarios.values()].map((s) => ({
+          idBot: s.idBot, name: s.name, ...(s.description ? { description: s.description } : {}),
+          editorUrl: state.mode.relativeEditorUrl ? `/scenarios/${encodeURIComponent(s.idBot)}/edit` : s.editorUrl,
+        }));
         break;
       case 'bot-put':
       case 'bot-get': {
@@ -319,11 +333,15 @@ export async function startFakeConnector(opts: FakeConnectorOptions): Promise<Fa
         const b = state.bots.get(idOperator!);
         if (!b) { finish(404); return reply.code(404).send({ error: 'unknown_bot' }); }
         const s = state.scenarios.get(b.write?.external?.idBot);
-        out = { idOperator, external: { idBot: b.write?.external?.idBot, ...(s ? { name: s.name, description: s.description } : {}), editorUrl: s?.editorUrl ?? 'https://editor.example/unknown' }, createdAt: b.createdAt, updatedAt: b.updatedAt, ...extra() };
+        // putAnswersOwnId / getNameAsIdBot: the Bot answered under another id than the one asked for (each on one endpoint only).
+        const ownId = () => { if (!state.ownBotIds.has(idOperator!)) state.ownBotIds.set(idOperator!, `bot-${state.ownBotIds.size + 1}`); return state.ownBotIds.get(idOperator!)!; };
+        const answeredOperator = route.endpoint === 'bot-put' && state.mode.putAnswersOwnId ? ownId() : idOperator;
+        const answeredBot = route.endpoint === 'bot-get' && state.mode.getNameAsIdBot && s ? s.name : b.write?.external?.idBot;
+        out = { idOperator: answeredOperator, external: { idBot: answeredBot, ...(s ? { name: s.name, description: s.description } : {}), editorUrl: s?.editorUrl ?? 'https://editor.example/unknown' }, createdAt: b.createdAt, updatedAt: b.updatedAt, ...extra() };
         break;
       }
       case 'availability':
-        out = mat(override?.availability ?? scenario?.availability ?? [{ strategy: 'notAvailable' }]);
+        out = state.mode.misspelledAvailability ? [{ strategy: 'customAvailability', available: true }] : mat(override?.availability ?? scenario?.availability ?? [{ strategy: 'notAvailable' }]);
         break;
       case 'first-messages':
         out = { replies: mat(override?.firstMessages ?? scenario?.firstMessages ?? []) };

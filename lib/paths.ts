@@ -1,11 +1,46 @@
-// Absolute paths of the project's folders, so every part finds fixtures and reports the same way.
-import { fileURLToPath } from 'node:url';
+// Where the project's parts are, the same from the TypeScript sources (tsx) and from the compiled JavaScript (dist/), in a checkout or an installed package.
+import fs from 'node:fs';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 
-export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+/** The folder holding cli/, lib/, suites/...: the checkout itself (sources under tsx) or its dist/ (compiled JavaScript). */
+export const CODE = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+/** Running the compiled JavaScript: dist/lib/paths.js. The build (scripts/build.mjs) writes dist/ and nothing else is named so. */
+export const COMPILED = path.basename(CODE) === 'dist';
+/** The package's own folder (the checkout, or node_modules/ces-harness): package.json, fixtures/, load/, reports/template/. */
+export const ROOT = COMPILED ? path.dirname(CODE) : CODE;
 export const FIXTURES = path.join(ROOT, 'fixtures');
 export const SCHEMAS_DIR = path.join(FIXTURES, 'schemas');
-/** Generated reports; CES_REPORTS_DIR moves them (tests use it so they never clobber the real reports/). */
-export const REPORTS = process.env.CES_REPORTS_DIR ? path.resolve(process.env.CES_REPORTS_DIR) : path.join(ROOT, 'reports');
-/** The landing page's template (CSS, scripts), kept in git under reports/template/ whatever CES_REPORTS_DIR says. */
+/**
+ * Generated reports: `reports/` of the working folder, or CES_REPORTS_DIR (tests set it so they never clobber the real ones).
+ * bin/ces.js resolves it once and exports it, so the processes a run starts (Playwright, k6, its workers) write to the same place
+ * whatever their own working folder.
+ */
+export const REPORTS = path.resolve(process.env.CES_REPORTS_DIR || 'reports');
+/** The landing page's template (CSS, scripts), shipped with the package under reports/template/ whatever CES_REPORTS_DIR says. */
 export const REPORT_TEMPLATE = path.join(ROOT, 'reports', 'template');
+
+/**
+ * A module of the project by its source path (`suites/playwright.config.ts`): the file itself from the sources, its compiled
+ * JavaScript under dist/ otherwise. For what another process loads by path (Playwright's configuration, a child's entry).
+ */
+export function codeFile(source: string): string {
+  return path.join(CODE, COMPILED ? source.replace(/\.ts$/, '.js') : source);
+}
+
+/** The Playwright configuration of the suites (compiled with them: Playwright loads it and the spec files beside it). */
+export const PLAYWRIGHT_CONFIG = codeFile('suites/playwright.config.ts');
+/** Playwright Test's command line, wherever npm installed @playwright/test. */
+export const playwrightCli = (): string => path.join(packageDir('@playwright/test'), 'cli.js');
+
+/**
+ * The folder of an installed npm package: in the checkout it is ROOT/node_modules/<name>; installed as a dependency, npm hoists
+ * it beside this package (node_modules/<name>), so the search walks up from ROOT as Node's resolution does. Throws when absent.
+ */
+export function packageDir(name: string): string {
+  for (let dir = ROOT; ; dir = path.dirname(dir)) {
+    const candidate = path.join(dir, 'node_modules', name);
+    if (fs.existsSync(path.join(candidate, 'package.json'))) return candidate;
+    if (path.dirname(dir) === dir) throw new Error(`the npm package ${name} is not installed (searched node_modules from ${ROOT} up): reinstall ces-harness`);
+  }
+}

@@ -6,7 +6,7 @@ import crypto from 'node:crypto';
 import { loadClauses, type Clause, type Severity } from './catalogue.js';
 import { mask } from './mask.js';
 import { ANNOTATION, NOT_JUDGED_PREFIX, checkVerdict, classifyOutcome, failingSeverity, runVerdict, strongest, verdictFor, type ClauseResult, type Judged, type Outcome, type Verdict } from './verdicts.js';
-import { factKey, readFacts } from './run-facts.js';
+import { factKey, readFacts, specPath } from './run-facts.js';
 
 export { failingSeverity, type Outcome, type Verdict };
 export interface CheckResult {
@@ -105,7 +105,7 @@ export function readPlaywrightResults(file: string): CheckResult[] {
         });
       }
     }
-    for (const s of suite.suites ?? []) walk(s, [...titles, s.title && !s.title.endsWith('.ts') ? s.title : ''].filter(Boolean));
+    for (const s of suite.suites ?? []) walk(s, [...titles, s.title && !/\.[jt]s$/.test(s.title) ? s.title : ''].filter(Boolean));
   };
   for (const s of report.suites ?? []) walk(s, []);
   return out;
@@ -147,7 +147,7 @@ export function exitCodeOf(checks: CheckResult[], opts: { reference: boolean; st
  * suites/playwright.config.ts runs files of several suites); a file without a folder keeps its project's name.
  */
 export function checkSource(file: string, project: string): { project: string; file: string } {
-  const m = /^([a-z0-9-]+)\/(.+)$/.exec(file ?? '');
+  const m = /^([a-z0-9-]+)\/(.+)$/.exec(specPath(file ?? ''));
   return m ? { project: m[1]!, file: m[2]! } : { project, file };
 }
 

@@ -2,6 +2,7 @@
 // under test never shares a loop with its partners (their load does not delay its timers, nor its load their answers).
 import { Worker } from 'node:worker_threads';
 import type { LoopDelay, LoopProbe } from './event-loop.js';
+import { COMPILED } from './paths.js';
 
 export interface ThreadServer<R = unknown> {
   url: string; controlUrl: string;
@@ -12,11 +13,13 @@ export interface ThreadServer<R = unknown> {
   close(): Promise<void>;
 }
 
-/** `module` is a file URL; `exportName(options)` must resolve to `{ url, controlUrl?, close() }`; options must be cloneable. */
+/** `module` is a file URL (name it `x.js`: the compiled module, or its `.ts` source under tsx); `exportName(options)` must resolve to `{ url, controlUrl?, close() }`; options must be cloneable. */
 export function startInThread<R = unknown>(module: URL, exportName: string, options: object): Promise<ThreadServer<R>> {
-  const worker = new Worker(new URL('./thread-boot.mjs', import.meta.url), {
-    workerData: { entry: new URL('./thread-entry.ts', import.meta.url).href, module: module.href, exportName, options },
-  });
+  const entry = new URL('./thread-entry.js', import.meta.url);
+  const workerData = { entry: entry.href, module: module.href, exportName, options };
+  // Compiled JavaScript starts as is; from the TypeScript sources (tests under tsx), the thread first loads tsx, whose loader hooks
+  // are per thread (thread-boot.mjs), and tsx finds each `.js` module's `.ts` source.
+  const worker = COMPILED ? new Worker(entry, { workerData }) : new Worker(new URL('./thread-boot.mjs', import.meta.url), { workerData });
   return new Promise((resolve, reject) => {
     const early = (e: Error) => reject(e);
     worker.once('error', early);

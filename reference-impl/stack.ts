@@ -65,7 +65,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
   const sinkSecret = opts.sinkSecret ?? secret('sink-secret-' + seed);
   const simToken = opts.simToken ?? newControlToken();
   // The fake connector and the sink run in a worker thread of their own, off the service's event loop (as real partners would be).
-  const partners = await startInThread<PartnersReady>(new URL('./partners.ts', import.meta.url), 'startPartners', { tls: tls.server, host, connectorSecret, sinkSecret, controlToken: simToken, ...(opts.wire || opts.wireFault ? { wire: { ca: tls.ca.cert, ...(opts.wireFault ? { fault: opts.wireFault } : {}) } } : {}) } satisfies PartnersOptions);
+  const partners = await startInThread<PartnersReady>(new URL('./partners.js', import.meta.url), 'startPartners', { tls: tls.server, host, connectorSecret, sinkSecret, controlToken: simToken, ...(opts.wire || opts.wireFault ? { wire: { ca: tls.ca.cert, ...(opts.wireFault ? { fault: opts.wireFault } : {}) } } : {}) } satisfies PartnersOptions);
   const { connector, sink, wire } = partners.ready;
   // Through the wire proxy when there is one: the service and the checks reach the partners where the proxy can change the calls.
   const connectorUrl = opts.connectorUrl ?? wire?.connectorUrl ?? connector.url;

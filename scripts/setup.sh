@@ -1,9 +1,8 @@
 #!/usr/bin/env bash
-# Idempotent set-up for a fresh machine: npm packages, Debian's Chromium, a pinned k6 built with Go, and a pinned Schemathesis in its
-# own Python virtual environment. Fast when already done.
+# Idempotent set-up for a fresh machine: npm packages, Debian's Chromium, then `ces setup` (the compiled JavaScript, the pinned k6, the checks), and a
+# pinned Schemathesis in its own Python virtual environment. Fast when already done.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-K6_VERSION="v1.8.1"
 SCHEMATHESIS_VERSION="4.32.5"
 log() { printf 'setup: %s\n' "$*" >&2; }
 
@@ -25,21 +24,13 @@ if [ ! -x /usr/bin/chromium ]; then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq chromium >/dev/null
 fi
 
-# 3. k6, pinned, built from the Go module proxy once per machine (kept outside the clone so fresh clones reuse it),
-#    linked into .cache/bin/k6 where `ces load` looks for it.
-K6_HOME="${CES_CACHE:-$HOME/.cache/ces}/k6-${K6_VERSION}"
-if [ "${CES_SKIP_K6:-0}" != 1 ]; then
-  if ! [ -x "$K6_HOME/k6" ]; then
-    if ! command -v go >/dev/null; then
-      log "Go is missing: install Go (https://go.dev) to build k6 ${K6_VERSION}, or set CES_SKIP_K6=1 to skip load tests"; exit 2
-    fi
-    log "building k6 ${K6_VERSION} with go install (one time per machine, a few minutes)"
-    mkdir -p "$K6_HOME"
-    GOBIN="$K6_HOME" go install "go.k6.io/k6@${K6_VERSION}"
-  fi
-  mkdir -p .cache/bin
-  ln -sf "$K6_HOME/k6" .cache/bin/k6
-fi
+# 3. The compiled JavaScript (dist/, from the TypeScript: bin/ces.js builds what changed) and the optional parts: `ces setup`
+#    finds Chromium and k6 at the pinned version (downloads k6's release, or builds it with Go where the download fails, once per
+#    machine into ~/.cache/ces, outside the clone so fresh clones reuse it) and checks the SQLite build. A missing part fails the
+#    set-up (exit 2): in CI nothing is skipped silently. CES_SKIP_K6=1 leaves k6 out (no load tests).
+parts=sqlite,chromium,k6
+if [ "${CES_SKIP_K6:-0}" = 1 ]; then parts=sqlite,chromium; fi
+node bin/ces.js setup --only "$parts" >&2 || { log "ces setup: a part is missing (above)"; exit 2; }
 # 4. Schemathesis, pinned, from PyPI into its own virtual environment under .cache/ (git-ignored): the project's Schemathesis step
 #    (scripts/schemathesis/run.sh) checks the REST API against its OpenAPI document with it.
 ST_HOME=.cache/schemathesis

@@ -7,8 +7,15 @@ bash scripts/setup.sh || exit 2
 passed=0; failed=0; failures=()
 # Sets CPU to the CPU seconds (user + system) of every finished child process so far: `times` runs in this shell (in a pipe or
 # a $(...) it would count a subshell's children) and writes to a file.
-cpu_file=$(mktemp); fuzz_log=$(mktemp); trap 'rm -f "$cpu_file" "$fuzz_log" "$fuzz_log.rc"' EXIT
+cpu_file=$(mktemp); beside_dir=$(mktemp -d); trap 'rm -rf "$cpu_file" "$beside_dir"' EXIT
 cpu_now() { times > "$cpu_file"; CPU=$(awk 'END { for (i = 1; i <= 2; i++) { split($i, t, /[ms]/); s += t[1] * 60 + t[2] } printf "%d", s }' "$cpu_file"); }
+# `beside NAME cmd...` starts a command in the background, its output kept; `beside_result NAME` (a step's command) waits for it,
+# prints its output and answers its exit code. Its time and CPU are counted in the step it ran beside.
+beside() { local name=$1; shift; ( "$@" > "$beside_dir/$name.log" 2>&1; echo $? > "$beside_dir/$name.rc" ) & echo $! > "$beside_dir/$name.pid"; }
+beside_result() {
+  wait "$(cat "$beside_dir/$1.pid")"; cat "$beside_dir/$1.log"
+  echo "($1 ran beside the self-test, from its start: its time and CPU are counted in that step)"; return "$(cat "$beside_dir/$1.rc")"
+}
 step() {
   local title=$1; shift
   printf '\n=== %s ===\n' "$title"
@@ -18,9 +25,9 @@ step() {
   printf '=== %s: %ss (CPU %ss) ===\n' "$title" $((SECONDS - t0)) $((CPU - c0))
 }
 step "type-check" npx tsc --noEmit -p .
-# Unit-test files run several at a time, the longest first (their servers listen on port 0, their reports go to their own
+# Unit-test files run compiled (the code the package ships), several at a time, the longest first (their servers listen on port 0, their reports go to their own
 # folders): most of their time is waiting on child processes and real-time limits, not CPU. scripts/unit-tests.mjs says how.
-step "unit tests" node --import tsx scripts/unit-tests.mjs
+step "unit tests (compiled: dist/test)" node scripts/unit-tests.mjs
 step "conformance run against the reference implementation" node bin/ces.js test
 # The OpenAPI document and the server agree as Schemathesis judges them: every check, every phase, a fixed seed, 5 fuzzed cases
 # per operation beside the coverage phase's ~4,000 (30-40 s; Schemathesis's own CPU, about 25 s, is most of it); only the
@@ -30,17 +37,21 @@ step "schemathesis: the REST API against its OpenAPI document" bash scripts/sche
 # cores). Checked: with the fuzzer beside it, the self-test's matrix (`--matrix`: which checks catch which deviation) is the
 # same 318 (deviation, check) pairs as alone, so the load catches nothing by itself. The fuzzer's budget is wall time, so it ends
 # on time either way (its event-loop figures then include the self-test's load). Its output is printed when it has ended.
-( node bin/ces.js fuzz --budget 60s --seed 20261123 > "$fuzz_log" 2>&1; echo $? > "$fuzz_log.rc" ) &
-fuzz_pid=$!
-fuzz_result() { wait "$fuzz_pid"; cat "$fuzz_log"; echo "(the fuzzer ran beside the self-test, from its start: its time and CPU are counted in that step)"; return "$(cat "$fuzz_log.rc")"; }
+beside fuzz node bin/ces.js fuzz --budget 60s --seed 20261123
+# The package as a user gets it, beside the self-test too (no real-time limit of its own to miss; about 150 s of CPU in 110 s):
+# packed, installed into an empty folder, `ces` run from there (version, a connector check, the REST suite against its own
+# `ces serve`, a failing check's re-run command, every `ces` command of docs/ci.md). Its output is printed when it has ended.
+beside package node scripts/package-test.mjs
 # One Playwright run; 9 lanes = 9 workers, each with its own embedded stack whose deviation it switches between checks (most of
 # the run waits for retries in real time: 6 lanes took 149 s, 9 take about 122 s). --wire: the wire faults in the same run, on
 # the same stacks (each behind its wire proxy) and lanes, so their real-time waits overlap the deviations' (docs/wire.md).
-step "self-test: every deviation and every wire fault is caught" node bin/ces.js selftest --no-baseline --parallel 9 --wire
-step "fuzz: generated REST and GraphQL requests against the reference implementation (60 s after a floor of 40 cases per operation)" fuzz_result
+# --require-proofs: a MUST clause that no assertion of its own proved (deviation, wire fault, or fixtures/proofs.json) fails it.
+step "self-test: every deviation and every wire fault is caught" node bin/ces.js selftest --no-baseline --parallel 9 --wire --require-proofs
+step "fuzz: generated REST and GraphQL requests against the reference implementation (60 s after a floor of 40 cases per operation)" beside_result fuzz
 # After the two above: run alongside the 9-lane self-test (which then used both cores) the polling smoke missed its 1 s ± 10 %
 # (LOAD-POLL-01). load/smoke.sh runs four scenarios at once, then the polling one alone.
 step "load smoke: every k6 scenario for a few seconds" bash load/smoke.sh
+step "package test: npm pack, install into an empty folder, ces from there" beside_result package
 printf '\n'
 for f in "${failures[@]}"; do echo "FAILED: $f"; done
 echo "steps: $passed passed, $failed failed"

@@ -1,11 +1,23 @@
-// Runs the unit-test files (test/*.test.ts, or those named) with node:test, the longest first and several at a time, prints TAP and each file's time.
-// Run it with `node --import tsx scripts/unit-tests.mjs [files]`: the test processes inherit `--import tsx`.
+// Runs the unit-test files (test/*.test.ts, or those named) with node:test, compiled (dist/test/*.test.js, as the package's code runs), the longest first and several at a time; prints TAP and each file's time.
+// Run it with `node scripts/unit-tests.mjs [test/x.test.ts ...]`: it brings dist/ up to date first (scripts/build.mjs).
 // Why a script: `node --test` sorts its files by name, so a 3-minute file named late starts last and the step waits for it.
 import fs from 'node:fs';
 import path from 'node:path';
+import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { run } from 'node:test';
 import { tap } from 'node:test/reporters';
+import { ensureBuilt } from './build.mjs';
+
+// Started the former way (`node --import tsx scripts/unit-tests.mjs`): the test processes would inherit tsx's loader and pay for
+// it in every module they load. Run again without it (node:test gives its children this process's options).
+if (process.execArgv.some((a) => a.includes('tsx'))) {
+  const r = spawnSync(process.execPath, [...process.execArgv.filter((a, i, all) => !a.includes('tsx') && !(a === '--import' && all[i + 1]?.includes('tsx'))), ...process.argv.slice(1)], { stdio: 'inherit' });
+  process.exit(r.status ?? 1);
+}
+await ensureBuilt();
+// Stack traces of the compiled code point at the TypeScript, in the test processes and in what they start.
+if (!/--enable-source-maps/.test(process.env.NODE_OPTIONS ?? '')) process.env.NODE_OPTIONS = `${process.env.NODE_OPTIONS ?? ''} --enable-source-maps`.trim();
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 /**
@@ -15,7 +27,7 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
  */
 const LONGEST_FIRST = [
   'check-evidence', 'fuzz-deviations', 'check-receiver', 'check-connector', 'alternatives-proxy', 'sigkill-stream', 'harness-faults', 'load-bench', 'check-fake-connector',
-  'check-variants', 'bare-target', 'load', 'webhooks-durable', 'wire', 'transcripts-trust', 'transcripts-replay', 'target-lost', 'report-run', 'load-segments', 'sink',
+  'check-variants', 'check-proofs', 'bare-target', 'load', 'webhooks-durable', 'wire', 'transcripts-trust', 'transcripts-replay', 'target-lost', 'report-run', 'load-segments', 'sink',
 ];
 /**
  * Test processes at once (CES_UNIT_CONCURRENCY overrides). 4: since the SIGKILL lives start from a bundle and the check files
@@ -24,9 +36,16 @@ const LONGEST_FIRST = [
  */
 const CONCURRENCY = Number(process.env.CES_UNIT_CONCURRENCY ?? 4);
 
-const named = process.argv.slice(2).map((f) => path.resolve(f));
-const all = named.length ? named : fs.readdirSync(path.join(ROOT, 'test')).filter((f) => f.endsWith('.test.ts')).sort().map((f) => path.join(ROOT, 'test', f));
-const rank = (file) => { const i = LONGEST_FIRST.indexOf(path.basename(file, '.test.ts')); return i < 0 ? LONGEST_FIRST.length : i; };
+/** A test file as named (test/x.test.ts, or its compiled dist/test/x.test.js) → the compiled file that runs. */
+const compiled = (f) => {
+  const rel = path.relative(ROOT, path.resolve(f)).replace(/^dist[\\/]/, '').replace(/\.ts$/, '.js');
+  return path.join(ROOT, 'dist', rel);
+};
+const named = process.argv.slice(2).map(compiled);
+const missing = named.filter((f) => !fs.existsSync(f));
+if (missing.length) { console.error(`unit-tests: no such test file: ${missing.map((f) => path.relative(ROOT, f)).join(', ')} (name them as test/x.test.ts)`); process.exit(2); }
+const all = named.length ? named : fs.readdirSync(path.join(ROOT, 'test')).filter((f) => f.endsWith('.test.ts')).sort().map((f) => compiled(path.join(ROOT, 'test', f)));
+const rank = (file) => { const i = LONGEST_FIRST.indexOf(path.basename(file, '.test.js')); return i < 0 ? LONGEST_FIRST.length : i; };
 const files = [...all].sort((a, b) => rank(a) - rank(b));
 
 const started = new Map();

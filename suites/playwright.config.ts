@@ -1,21 +1,27 @@
 // Playwright Test configuration: one project per suite, reports into the run folder that `ces test` gives (CES_RUN_DIR).
 import fs from 'node:fs';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { defineConfig } from '@playwright/test';
+import { findChromium } from '../lib/optional-parts.js';
+import { SUITES } from './list.js';
 
-const here = path.dirname(new URL(import.meta.url).pathname);
-const runDir = process.env.CES_RUN_DIR ?? path.join(process.env.CES_REPORTS_DIR ?? path.join(here, '..', 'reports'), 'adhoc');
-export const SUITES = ['rest', 'auth', 'graphql', 'bot-runtime', 'webhooks', 'connector-check', 'receiver-check', 'browser'];
-const present = SUITES.filter((s) => fs.existsSync(path.join(here, s)) && fs.readdirSync(path.join(here, s)).some((f) => f.endsWith('.spec.ts')));
+const here = path.dirname(fileURLToPath(import.meta.url));
+/** `.ts` from the sources, `.js` compiled (dist/suites, as the package ships them): spec files are named with it. */
+const EXT = path.extname(fileURLToPath(import.meta.url));
+const spec = (file: string) => file.replace(/\.ts$/, EXT);
+const runDir = process.env.CES_RUN_DIR ?? path.join(path.resolve(process.env.CES_REPORTS_DIR || 'reports'), 'adhoc');
+export { SUITES };
+const present = SUITES.filter((s) => fs.existsSync(path.join(here, s)) && fs.readdirSync(path.join(here, s)).some((f) => f.endsWith(spec('.spec.ts'))));
 const quiet = process.env.CES_QUIET === '1';
 /** Spec files by their total time in a conformance run, longest first (measured: retry 128 s, lab bot 33 s serial, browser 30 s...). */
-const LONGEST_FIRST = ['webhooks/retry.spec.ts', 'bot-runtime/lab-bot.spec.ts', 'browser/inspector.spec.ts', 'browser/chat.spec.ts', 'bot-runtime/conversation.spec.ts', 'bot-runtime/timing.spec.ts'];
+const LONGEST_FIRST = ['webhooks/retry.spec.ts', 'bot-runtime/lab-bot.spec.ts', 'browser/inspector.spec.ts', 'browser/chat.spec.ts', 'bot-runtime/conversation.spec.ts', 'bot-runtime/timing.spec.ts'].map(spec);
 const longest = LONGEST_FIRST.filter((f) => present.includes(f.split('/')[0]!));
 /** The webhook retry checks (20 to 50 s of real-time waiting each): both kinds of run dispatch them before anything else. */
-const RETRIES = 'webhooks/retry.spec.ts';
+const RETRIES = spec('webhooks/retry.spec.ts');
 const retryFiles = longest.includes(RETRIES) ? [RETRIES] : [];
 /** Every spec file of the suites present. */
-const allSpecs = present.map((s) => `${s}/**/*.spec.ts`);
+const allSpecs = present.map((s) => `${s}/**/*${spec('.spec.ts')}`);
 /**
  * `ces selftest` writes its plan here (cli/selftest-plan.ts): a few projects, each with the deviations whose checks it runs (or, for
  * alternatives, every check of its suites with all of its deviations on); the fixture of suites/fixtures/target.ts switches each
@@ -31,8 +37,8 @@ const selftestPlan: SelftestProject[] | undefined = process.env.CES_SELFTEST_PLA
  * turn comes (the last ones began 70 s into a 103 s run). The split keeps a project's checks within one of its deviations each.
  */
 function selftestProjects(plan: SelftestProject[]) {
-  const specsOf = (p: SelftestProject) => (p.suites ? present.filter((s) => p.suites!.includes(s)).map((s) => `${s}/**/*.spec.ts`) : allSpecs);
-  const skipped = (p: SelftestProject) => present.filter((s) => p.skipSuites?.includes(s)).map((s) => `${s}/**/*.spec.ts`);
+  const specsOf = (p: SelftestProject) => (p.suites ? present.filter((s) => p.suites!.includes(s)).map((s) => `${s}/**/*${spec('.spec.ts')}`) : allSpecs);
+  const skipped = (p: SelftestProject) => present.filter((s) => p.skipSuites?.includes(s)).map((s) => `${s}/**/*${spec('.spec.ts')}`);
   const project = (p: SelftestProject, name: string, files: { testMatch: string[]; testIgnore?: string[] }) => ({
     name, testDir: here, ...files, ...(p.grep ? { grep: new RegExp(p.grep) } : {}),
     metadata: { selftest: { baseline: p.baseline === true, together: p.together === true, deviations: p.deviations.map((d) => ({ id: d.id, clauses: d.clauses, ...(d.wire ? { wire: true } : {}) })) } },
@@ -47,6 +53,9 @@ function selftestProjects(plan: SelftestProject[]) {
 }
 
 export default defineConfig({
+  // Compiled (dist/suites) the files load as they are, as in the installed package under node_modules, which Playwright never
+  // transpiles: no second compilation, and check locations and files read the same in a checkout and in the package.
+  ...(EXT === '.js' ? { build: { external: [`${path.dirname(here)}/**`] } } : {}),
   testDir: here,
   outputDir: path.join(runDir, 'test-output'),
   fullyParallel: true,
@@ -56,9 +65,9 @@ export default defineConfig({
   // One check's time-out (`ces test --timeout`); the harness's own waits end before it (suites/verdicts.ts checkDeadline).
   timeout: Number(process.env.CES_CHECK_TIMEOUT_MS ?? 120_000),
   reporter: [
-    selftestPlan ? [path.join(here, 'selftest-reporter.ts')] : [quiet ? 'dot' : 'list'],
+    selftestPlan ? [path.join(here, spec('selftest-reporter.ts'))] : [quiet ? 'dot' : 'list'],
     // What only the structured report tells (a failure in Playwright's hooks is the harness's own): lib/run-facts.ts.
-    [path.join(here, 'facts-reporter.ts'), { runDir }],
+    [path.join(here, spec('facts-reporter.ts')), { runDir }],
     ['json', { outputFile: path.join(runDir, 'results.json') }],
     ['junit', { outputFile: path.join(runDir, 'junit.xml'), stripANSIControlSequences: true }],
     ['html', { outputFolder: path.join(runDir, 'playwright'), open: 'never', title: `CES conformance — ${path.basename(runDir)}`, noCopyPrompt: true }],
@@ -71,7 +80,8 @@ export default defineConfig({
   ],
   use: {
     launchOptions: {
-      executablePath: process.env.CES_CHROMIUM ?? '/usr/bin/chromium',
+      // Without one, the browser suite's checks are SKIP with the reason (suites/browser/helpers.ts).
+      executablePath: findChromium().path,
       args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-quic', '--no-first-run'],
     },
     ignoreHTTPSErrors: true,

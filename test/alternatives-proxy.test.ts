@@ -4,13 +4,12 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { spawn } from 'node:child_process';
 import { startStack } from '../reference-impl/stack.js';
 import { generateTls } from '../lib/tls.js';
-import { ROOT } from '../lib/paths.js';
 import { clauseById } from '../lib/catalogue.js';
 import type { RunSummary } from '../lib/landing.js';
 import { DECISIONS, startProxy } from './alternatives-proxy.js';
+import { runCes } from './ces-process.js';
 
 /** The suites the decisions show in: REST and webhooks (the whole suites, not only the checks of the clauses concerned). */
 const SUITES = 'rest,webhooks';
@@ -20,15 +19,7 @@ const SUITES = 'rest,webhooks';
  */
 const GREP = '^(?!.*webhook retries)';
 
-function ces(args: string[], env: Record<string, string>): Promise<{ code: number | null; out: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [path.join(ROOT, 'bin', 'ces.js'), ...args], { cwd: ROOT, env: { ...process.env, ...env } });
-    let out = '';
-    child.stdout.on('data', (d) => { out += d; });
-    child.stderr.on('data', (d) => { out += d; });
-    child.on('exit', (code) => resolve({ code, out }));
-  });
-}
+const ces = (args: string[], env: Record<string, string>) => runCes(args, { env });
 
 /** Runs the suites against a target file in a reports folder of its own; its summary. */
 async function run(dir: string, target: object): Promise<{ summary: RunSummary; out: string; code: number | null }> {

@@ -4,24 +4,15 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { spawn } from 'node:child_process';
 import { startStack } from '../reference-impl/stack.js';
-import { ROOT } from '../lib/paths.js';
 import { coverageOf } from '../lib/coverage.js';
 import type { RunSummary } from '../lib/landing.js';
+import { runCes } from './ces-process.js';
 
 /** Clauses judged against this bare target when issue 18 was filed; a run may judge more, never fewer. */
 const JUDGED_AT_LEAST = 167;
 
-function ces(args: string[], env: Record<string, string>): Promise<{ code: number | null; out: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [path.join(ROOT, 'bin', 'ces.js'), ...args], { cwd: ROOT, env: { ...process.env, ...env } });
-    let out = '';
-    child.stdout.on('data', (d) => { out += d; });
-    child.stderr.on('data', (d) => { out += d; });
-    child.on('exit', (code) => resolve({ code, out }));
-  });
-}
+const ces = (args: string[], env: Record<string, string>) => runCes(args, { env });
 
 test('bare target: zero FAIL, exit 0, at least 167 clauses judged, every unjudged clause with its reason', { timeout: 240_000 }, async (t) => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ces-bare-'));

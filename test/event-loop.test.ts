@@ -19,7 +19,7 @@ test('a block of 200 ms in this thread is measured as one of at least 150 ms', a
 });
 
 test("a worker thread's block is read from the thread's own probe, through messages", async () => {
-  const t = await startInThread(new URL('./fixtures/busy-thread.ts', import.meta.url), 'startBusy', { blockMs: 200, everyMs: 400 });
+  const t = await startInThread(new URL('./fixtures/busy-thread.js', import.meta.url), 'startBusy', { blockMs: 200, everyMs: 400 });
   try {
     await t.eventLoop.start();
     await sleep(900);

@@ -8,6 +8,7 @@ import path from 'node:path';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { ROOT } from '../lib/paths.js';
 import type { RunSummary } from '../lib/landing.js';
+import { runCesReported } from './ces-process.js';
 
 const CES = path.join(ROOT, 'bin', 'ces.js');
 const work = fs.mkdtempSync(path.join(os.tmpdir(), 'ces-harness-faults-'));
@@ -26,17 +27,7 @@ before(async () => {
 after(() => { serve?.kill('SIGKILL'); fs.rmSync(work, { recursive: true, force: true }); });
 
 /** Runs `ces <args>` with its reports in a folder of its own; its exit code, output and summary. */
-async function ces(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; out: string; summary: RunSummary }> {
-  const reports = fs.mkdtempSync(path.join(work, 'reports-'));
-  const child = spawn(process.execPath, [CES, ...args], { cwd: ROOT, env: { ...process.env, CES_REPORTS_DIR: reports, ...env } });
-  let out = '';
-  child.stdout.on('data', (d) => (out += d));
-  child.stderr.on('data', (d) => (out += d));
-  const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
-  const run = fs.readdirSync(reports).find((d) => fs.existsSync(path.join(reports, d, 'summary.json')));
-  assert.ok(run, `a run folder with summary.json:\n${out.slice(-2000)}`);
-  return { code, out, summary: JSON.parse(fs.readFileSync(path.join(reports, run!, 'summary.json'), 'utf8')) };
-}
+const ces = (args: string[], env: Record<string, string> = {}) => runCesReported(args, work, env);
 
 /** Every check of the run broke in the harness: HARNESS ERROR, no FAIL, exit 2, said so. */
 function allHarness(r: { code: number | null; out: string; summary: RunSummary }, what: string): void {

@@ -5,13 +5,12 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { startStack } from '../reference-impl/stack.js';
 import { loadClauses, loadDeviations } from '../lib/catalogue.js';
 import { findLeaks, readPlaywrightEvidence } from '../lib/results.js';
+import { ROOT } from '../lib/paths.js';
 import { readRuns } from '../lib/landing.js';
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const SUITE = 'rest';
 const DEVIATION = 'rest-forbidden-text';
 const ready = fs.existsSync(path.join(ROOT, 'suites', SUITE)) && fs.readdirSync(path.join(ROOT, 'suites', SUITE)).some((f) => f.endsWith('.spec.ts'))

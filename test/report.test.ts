@@ -4,15 +4,14 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { makeReports, allFiles, CLAUSES, DEVIATIONS, SECRETS, UNREGISTERED, FIXTURE_RESULTS } from './report-fixture.js';
 import { readPlaywrightResults, readPlaywrightEvidence, clauseVerdicts, exitCodeOf, scrubDir, findLeaks, readZip, writeZip, type CheckResult } from '../lib/results.js';
 import { buildAll, buildLanding, compareRuns, readRuns, proofsOf } from '../lib/landing.js';
 import { loadClauses } from '../lib/catalogue.js';
 import { sequenceSvg, timelineSvg, expectedAttemptTimes } from '../lib/svg.js';
+import { ROOT } from '../lib/paths.js';
 import { compareTable, findRun } from '../cli/commands/report.js';
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const opts = (dir: string) => ({ reportsDir: dir, clauses: CLAUSES, deviations: DEVIATIONS });
 const read = (f: string) => fs.readFileSync(f, 'utf8');
 /** The <tr> of a clause in the landing page's matrix. */

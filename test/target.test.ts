@@ -7,6 +7,7 @@ import path from 'node:path';
 import { lackedParts, lacksReason, partsOf, partsOfReason, validateTarget, TargetError, type Target } from '../lib/target.js';
 import { preflight } from '../lib/preflight.js';
 import { startStack, type Stack } from '../reference-impl/stack.js';
+import { ROOT } from '../lib/paths.js';
 
 const good = { base_url: 'https://x', rest_base_url: 'https://x/api/2', graphql_url: 'https://x/graphql', api_key: 'k', user: { username: 'u', password: 'p' } };
 const refused = (raw: unknown, re: RegExp) => assert.throws(() => validateTarget(raw, 't.json'), (e: Error) => e instanceof TargetError && re.test(e.message) && !e.message.includes('\n'));
@@ -84,7 +85,7 @@ test('ces test --target and ces load --target with a refused key: exit 2 with th
   // Asynchronous child: the stack answering the pre-flight lives in this process.
   const ces = (args: string[]) => new Promise<{ code: number | null; out: string; ms: number }>((resolve) => {
     const t0 = Date.now();
-    execFile(process.execPath, [path.join(import.meta.dirname, '..', 'bin', 'ces.js'), ...args], { env: { ...process.env, CES_REPORTS_DIR: reports } },
+    execFile(process.execPath, [path.join(ROOT, 'bin', 'ces.js'), ...args], { env: { ...process.env, CES_REPORTS_DIR: reports } },
       (err, stdout, stderr) => resolve({ code: err ? (typeof err.code === 'number' ? err.code : null) : 0, out: stdout + stderr, ms: Date.now() - t0 }));
   });
   for (const args of [['test', '--target', file, '--suite', 'rest'], ['load', 'rest-read', '--target', file, '--duration', '2s']]) {

@@ -5,10 +5,10 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import net from 'node:net';
-import { spawn } from 'node:child_process';
 import { generateTls } from '../lib/tls.js';
 import { ROOT } from '../lib/paths.js';
 import { startFakeConnector, type FakeConnector } from '../fake-connector/server.js';
+import { runCes, type CesRun } from './ces-process.js';
 
 const SECRET = 'vendor-secret-for-trust-tests';
 /** The pre-flight's promise to a user: a connector that cannot be used is said in under 5 s (the service is not started). */
@@ -27,18 +27,9 @@ let caFile: string;
 let connector: FakeConnector;
 let closedPort: number;
 
-interface Ran { code: number | null; out: string; ms: number }
 /** Runs `ces ...` from a folder outside the checkout, as a user would; asynchronous: the fake connector answers from this process. */
-function ces(args: string[], env: Record<string, string> = {}): Promise<Ran> {
-  const started = performance.now();
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [path.join(ROOT, 'bin', 'ces.js'), ...args], { cwd: work, env: { ...process.env, CES_REPORTS_DIR: path.join(work, 'reports'), NODE_EXTRA_CA_CERTS: '', ...env } });
-    let out = '';
-    child.stdout.on('data', (d) => (out += d));
-    child.stderr.on('data', (d) => (out += d));
-    child.on('exit', (code) => resolve({ code, out, ms: performance.now() - started }));
-  });
-}
+const ces = (args: string[], env: Record<string, string> = {}): Promise<CesRun> =>
+  runCes(args, { cwd: work, env: { CES_REPORTS_DIR: path.join(work, 'reports'), NODE_EXTRA_CA_CERTS: '', ...env } });
 
 before(async () => {
   work = fs.mkdtempSync(path.join(os.tmpdir(), 'ces-transcripts-trust-'));

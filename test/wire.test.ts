@@ -16,6 +16,7 @@ import { startWebhookSink } from '../webhook-sink/server.js';
 import { startWireProxy } from '../wire/proxy.js';
 import { applyWireEdits, editQuery, faultProblems, loadWireFaults, signatureFor, SIGN_MODES, type WireFault } from '../wire/faults.js';
 import type { RunSummary } from '../lib/landing.js';
+import { runCesReported } from './ces-process.js';
 
 const clauseIds = new Set(loadClauses().map((c) => c.id));
 const CES = path.join(ROOT, 'bin', 'ces.js');
@@ -103,17 +104,7 @@ test('the proxy: control API guarded; what it changes reaches the partner re-sig
 });
 
 /** Runs `ces <args>` with its reports in a folder of its own; its exit code, output and summary. */
-async function ces(args: string[]): Promise<{ code: number | null; out: string; summary: RunSummary }> {
-  const reports = fs.mkdtempSync(path.join(work, 'reports-'));
-  const child = spawn(process.execPath, [CES, ...args], { cwd: ROOT, env: { ...process.env, CES_REPORTS_DIR: reports } });
-  let out = '';
-  child.stdout.on('data', (d) => (out += d));
-  child.stderr.on('data', (d) => (out += d));
-  const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
-  const run = fs.readdirSync(reports).find((d) => fs.existsSync(path.join(reports, d, 'summary.json')));
-  assert.ok(run, `a run folder with summary.json:\n${out.slice(-2000)}`);
-  return { code, out, summary: JSON.parse(fs.readFileSync(path.join(reports, run!, 'summary.json'), 'utf8')) };
-}
+const ces = (args: string[]) => runCesReported(args, work);
 
 // Three runs of `ces` at once: they mostly wait (real-time limits, polls), each on its own stack.
 describe('ces runs with wire faults', { concurrency: true }, () => {

@@ -9,6 +9,7 @@ import { SetupError, SimClient } from './service.js';
 import { extraCas, preflight } from '../check/preflight.js';
 import type { TranscriptMeta } from './from-service.js';
 import type { Transcript } from './format.js';
+import { requireSqlite } from '../lib/optional-parts.js';
 
 /** How long the bot creation flow (endpoints 1-3) and the first availability polls (endpoint 4) may take at start. */
 const BOT_READY_MS = 15_000;
@@ -63,6 +64,8 @@ export async function preflightConnector(url: string, caFile?: string): Promise<
  */
 export async function embeddedSession(opts: { connectorUrl: string; secret?: string; caFile?: string; allowHttp?: boolean }): Promise<Session> {
   addSecret(opts.secret);
+  // SQLite not built: one line with the command that builds it (exit 2), not a stack trace from inside the stack.
+  requireSqlite();
   const workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ces-transcripts-'));
   let stack: Stack;
   try {

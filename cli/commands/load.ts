@@ -1,7 +1,7 @@
 // `ces load <scenario>`: runs a k6 scenario of load/ against a target; k6's thresholds are the pass/fail rule (k6 exit 99 → ces exit 1).
 import fs from 'node:fs';
 import path from 'node:path';
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import type { CommandModule } from 'yargs';
 import { ROOT } from '../../lib/paths.js';
 import type { CheckResult } from '../../lib/results.js';
@@ -10,6 +10,7 @@ import { resolveTarget } from '../embedded.js';
 import { UsageError } from '../usage.js';
 import { preflightOrStop } from '../preflight-stop.js';
 import { writeFileAtomic } from '../../lib/write-atomic.js';
+import { requireK6 } from '../../lib/optional-parts.js';
 
 export const LOAD_DIR = path.join(ROOT, 'load');
 /** k6's exit code when a threshold is crossed. */
@@ -20,15 +21,8 @@ export function scenarios(): string[] {
   return fs.readdirSync(LOAD_DIR).filter((f) => f.endsWith('.js')).map((f) => f.replace(/\.js$/, '')).sort();
 }
 
-/** The k6 binary: CES_K6, the one scripts/setup.sh links into .cache/bin, or k6 on the PATH. */
-export function findK6(): string {
-  const candidates = [process.env.CES_K6, path.join(ROOT, '.cache', 'bin', 'k6'), 'k6'].filter((c): c is string => !!c);
-  for (const c of candidates) {
-    const r = spawnSync(c, ['version'], { encoding: 'utf8' });
-    if (r.status === 0) return c;
-  }
-  throw new UsageError('k6 is not installed: run `npm run setup` (builds the pinned k6 with Go into .cache/bin), or set CES_K6 to a k6 binary');
-}
+/** The k6 binary (lib/optional-parts.ts: CES_K6, where `ces setup` put it, or the PATH); a MissingPartError (exit 2) says how to get it. */
+export const findK6 = (): string => requireK6();
 
 const SYSTEM_BUNDLES = ['/etc/ssl/certs/ca-certificates.crt', '/etc/pki/tls/certs/ca-bundle.crt', '/etc/ssl/cert.pem'];
 
@@ -156,6 +150,8 @@ export const loadCommand: CommandModule<{}, Args> = {
       return true;
     }),
   handler: async (a) => {
+    // Before anything starts: without k6 there is nothing to run (exit 2, saying how to get it).
+    findK6();
     const run = newRunDir('load');
     const resolved = await resolveTarget({ target: a.target, deviate: a.deviate, runDir: run.dir });
     let code: number;

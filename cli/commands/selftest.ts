@@ -119,14 +119,11 @@ export const selftestCommand: CommandModule<{}, Args> = {
       const out = await runPass(run.dir, planFile, mutationsPlanned);
       // A second pass, once, for what the first did not settle (missed, or broken by a harness error): a check's real-time window
       // can miss on a loaded machine. What the second pass catches is reported as such (flaky under load), never silently.
-      const unsettled = [
-        ...devs.filter((d) => {
-          const o = isAlternative(d) ? out.byAlternative.get(d.id) : out.byDeviation.get(d.id);
-          const outside = isAlternative(d) ? (out.byAlternative.get(d.id)?.outside ?? []) : [];
-          return !o || !o.failed.length || o.harnessErrors.length > 0 || outside.length > 0;
-        }),
-        ...wireFaults.filter((f) => { const o = out.byDeviation.get(f.id); return !o || !o.failed.length || o.harnessErrors.length > 0; }).map((f) => ({ id: f.id, clauses: f.clauses, wire: true })),
-      ];
+      // Settled: caught by a check of its own, no harness error, and (an alternative) nothing reported outside its clauses.
+      type Outcome = { failed: unknown[]; harnessErrors: unknown[]; outside?: unknown[] } | undefined;
+      const settledBy = (o: Outcome) => !!o && o.failed.length > 0 && !o.harnessErrors.length && !o.outside?.length;
+      const outcomeOf = (r: typeof out, id: string): Outcome => r.byDeviation.get(id) ?? r.byAlternative.get(id);
+      const unsettled = mutationsPlanned.filter((m) => !settledBy(outcomeOf(out, m.id)));
       // Alternatives run together: one unsettled alternative re-runs its whole run (the others are on in it too).
       const again = mutationsPlanned.filter((m) => unsettled.some((u) => u.id === m.id) || (isAlternative(m as Deviation) && plan.some((p) => p.together && p.deviations.some((d) => d.id === m.id) && p.deviations.some((d) => unsettled.some((u) => u.id === d.id)))));
       if (again.length && again.length <= SECOND_PASS_MAX && !a.baseline) {
@@ -138,8 +135,7 @@ export const selftestCommand: CommandModule<{}, Args> = {
         const out2 = await runPass(dir, file2, again);
         for (const m of again) {
           const first = out.byDeviation.get(m.id) ?? out.byAlternative.get(m.id);
-          const second = out2.byDeviation.get(m.id) ?? out2.byAlternative.get(m.id);
-          const settled = second && second.failed.length > 0 && !second.harnessErrors.length && !((second as { outside?: unknown[] }).outside?.length);
+          const settled = settledBy(outcomeOf(out2, m.id));
           console.log(`  ${m.id}: first pass ${first?.failed.length ? `${first.harnessErrors.length} harness error(s)` : 'missed'}${first?.harnessErrors.length ? ` (${first.harnessErrors.map((c) => c.reason.split('\n')[0]).join('; ')})` : ''}; second pass ${settled ? 'caught: flaky under load' : 'not settled either'}`);
           if (out2.byDeviation.has(m.id)) out.byDeviation.set(m.id, out2.byDeviation.get(m.id)!);
           if (out2.byAlternative.has(m.id)) out.byAlternative.set(m.id, out2.byAlternative.get(m.id)!);

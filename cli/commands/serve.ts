@@ -1,9 +1,8 @@
 // `ces serve`: the reference implementation, fake connector and webhook sink on loopback HTTPS, with a ready file.
 import fs from 'node:fs';
 import type { CommandModule } from 'yargs';
-import { startStack } from '../../reference-impl/stack.js';
-import { UnknownDeviationError } from '../../reference-impl/deviations.js';
 import { UsageError } from '../usage.js';
+import { requireSqlite } from '../../lib/optional-parts.js';
 
 interface Args { port: number; host: string; 'ready-file'?: string; seed: number; db: string; deviate: string[]; 'connector-url'?: string; 'webhook-url'?: string; 'webhook-secret'?: string; insecure: boolean; wire: boolean }
 
@@ -32,6 +31,10 @@ export const serveCommand: CommandModule<{}, Args> = {
       return true;
     }),
   handler: async (a) => {
+    // Loaded here: the reference implementation's modules cost every other command (and `ces --help`) half a second of start-up.
+    const { startStack } = await import('../../reference-impl/stack.js');
+    const { UnknownDeviationError } = await import('../../reference-impl/deviations.js');
+    requireSqlite();
     let stack;
     try {
       stack = await startStack({

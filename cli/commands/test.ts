@@ -1,6 +1,6 @@
 // `ces test`: run the conformance suites against a target (or the embedded reference implementation) and write reports/.
 import type { CommandModule } from 'yargs';
-import { SUITES } from '../../suites/playwright.config.js';
+import { SUITES } from '../../suites/list.js';
 import { newRunDir, runPlaywright, finishRun, type BaselineOptions } from '../run.js';
 import { readBaseline, BaselineError } from '../../lib/baseline.js';
 import { resolveTarget } from '../embedded.js';
@@ -13,6 +13,7 @@ import { preflightOrStop } from '../preflight-stop.js';
 import { annotationTotal, type CheckResult } from '../../lib/results.js';
 import { ANNOTATION } from '../../lib/verdicts.js';
 import type { Target } from '../../lib/target.js';
+import { chromiumMissing, findChromium, inCi, MissingPartError } from '../../lib/optional-parts.js';
 
 /**
  * Workers of an embedded run, each on its own stack: most long checks wait in real time (retries at 10 s and 20 s, 30 s timeouts),
@@ -62,6 +63,12 @@ export const testCommand: CommandModule<{}, Args> = {
     if (a.baseline) { try { baseline = { file: a.baseline, data: readBaseline(a.baseline) }; } catch (e) { if (e instanceof BaselineError) throw new UsageError(e.message); throw e; } }
     if (a.grep) { try { new RegExp(a.grep); } catch (e) { throw new UsageError(`--grep is not a valid regular expression: ${(e as Error).message}`); } }
     if (a.workers !== undefined && (!Number.isInteger(a.workers) || a.workers < 1)) throw new UsageError(`--workers must be a positive integer (got ${a.workers})`);
+    // The browser suite (embedded only: the console pages) needs Chromium. Without it its checks are SKIP with the reason; in CI a
+    // missing browser stops the run (exit 2) rather than pass unseen.
+    if (!a.target && (!suites.length || suites.includes('browser')) && inCi()) {
+      const chromium = findChromium();
+      if (!chromium.path) throw new MissingPartError(`${chromiumMissing(chromium)} (CI is set: there a missing browser stops the run instead of skipping the browser suite)`);
+    }
     const t0 = performance.now();
     const secs = (from: number) => `${((performance.now() - from) / 1000).toFixed(1)} s`;
     const resolved = await resolveTarget({ target: a.target, deviate: a.deviate, ...(a['wire-fault'] ? { wireFault: a['wire-fault'] } : {}), stacks: a.target ? 1 : a.workers ?? EMBEDDED_WORKERS });

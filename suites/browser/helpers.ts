@@ -8,6 +8,7 @@ import { clauses } from '../fixtures/evidence.js';
 import { HarnessError, notJudged } from '../verdicts.js';
 import { BotDriver, uniq, text, type Reply } from '../bot-runtime/helpers.js';
 import { Hooks } from '../webhooks/helpers.js';
+import { findChromium, chromiumMissing } from '../../lib/optional-parts.js';
 
 export { expect, needs, clauses, uniq, text, type Reply };
 const base = targetTest;
@@ -64,7 +65,14 @@ export async function shot(page: Page, name: string, fullPage = true): Promise<v
   await info.attach(name, { path: file, contentType: 'image/png' });
 }
 
-export const test = mergeTests(targetTest, simTest, partnersTest).extend<{ bot: BotDriver; chat: ChatWindow; hooks: Hooks; pageErrors: string[] }>({
+export const test = mergeTests(targetTest, simTest, partnersTest).extend<{ chromium: void; bot: BotDriver; chat: ChatWindow; hooks: Hooks; pageErrors: string[] }>({
+  // Before the page (the first auto fixture of this suite): without a browser the check is SKIP with the reason and the command
+  // that fixes it, never a failure. `ces test` stops first in CI, where a missing browser must not pass unseen (cli/commands/test.ts).
+  chromium: [async ({}, use) => {
+    const found = findChromium();
+    test.skip(!found.path, chromiumMissing(found));
+    await use();
+  }, { auto: true }],
   // Script errors of the pages, collected for the check to judge at its end (noPageErrors): a broken page is the target's failure,
   // so it is never asserted in this fixture's tear-down, where it would be a harness error.
   pageErrors: [async ({ page }, use) => {

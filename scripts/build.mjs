@@ -1,0 +1,156 @@
+// Compiles the project's TypeScript to dist/ (ES modules with source maps, esbuild), file by file: only the files changed since the last build.
+// Usage: node scripts/build.mjs [--clean] [--quiet]. bin/ces.js and scripts/unit-tests.mjs call ensureBuilt() first, so a checkout
+// never runs stale compiled code. Type-checking is `npx tsc --noEmit -p .` (esbuild only strips types).
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+/** The folders compiled to dist/<folder>: every folder of TypeScript the tools run (tsconfig.json "include", but bin/ and reports/template/, which are JavaScript). */
+export const SOURCE_DIRS = ['check', 'cli', 'fake-connector', 'fuzz', 'lib', 'load', 'reference-impl', 'scripts', 'suites', 'test', 'transcripts', 'webhook-sink', 'wire'];
+/**
+ * Files other than TypeScript are copied beside the compiled code (schema.sql, the console's public/ pages, test data): the code
+ * finds them from its own import.meta.url. Not copied: documentation, load/ (k6 runs its scripts from ROOT/load, not Node) and
+ * scripts/ (shell, run from the checkout).
+ */
+const copied = (rel) => !rel.endsWith('.md') && !rel.startsWith(`load${path.sep}`) && !rel.startsWith(`scripts${path.sep}`);
+/** Bumped when the output of a same source changes (esbuild options below): every file is then rebuilt. */
+const FORMAT = 1;
+
+/** Every source file: `rel` (path under root) → its mtime and size; .d.ts files produce nothing. */
+function sources(root) {
+  const out = new Map();
+  const walk = (rel) => {
+    for (const e of fs.readdirSync(path.join(root, rel), { withFileTypes: true })) {
+      if (e.name === 'node_modules' || e.name.startsWith('.')) continue;
+      const r = path.join(rel, e.name);
+      if (e.isDirectory()) walk(r);
+      else if (e.isFile() && !r.endsWith('.d.ts') && (r.endsWith('.ts') || copied(r))) {
+        const s = fs.statSync(path.join(root, r));
+        out.set(r, `${s.mtimeMs}:${s.size}`);
+      }
+    }
+  };
+  for (const d of SOURCE_DIRS) if (fs.existsSync(path.join(root, d))) walk(d);
+  const tsconfig = fs.statSync(path.join(root, 'tsconfig.json'));
+  const self = fs.statSync(fileURLToPath(import.meta.url));
+  return { files: out, stamp: `${FORMAT}:${tsconfig.mtimeMs}:${self.mtimeMs}` };
+}
+
+const outputsOf = (rel) => (rel.endsWith('.ts') ? [rel.replace(/\.ts$/, '.js'), rel.replace(/\.ts$/, '.js.map')] : [rel]);
+
+/** Writes a file so that a process reading it meanwhile sees the old or the new content, never half of one. */
+function writeAtomic(file, data) {
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  const tmp = `${file}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
+  fs.writeFileSync(tmp, data);
+  fs.renameSync(tmp, file);
+}
+
+const manifestFile = (root) => path.join(root, 'dist', '.manifest.json');
+function readManifest(root) {
+  try { return JSON.parse(fs.readFileSync(manifestFile(root), 'utf8')); } catch { return { stamp: '', files: {} }; }
+}
+
+/**
+ * The source files of `root` (the checkout; tests pass a folder of their own) changed since their output was written, or without
+ * output (all of them when the build's settings changed), and the sources gone since (their outputs are deleted).
+ */
+export function staleness(root = ROOT) {
+  const { files, stamp } = sources(root);
+  const manifest = readManifest(root);
+  const all = manifest.stamp !== stamp;
+  const stale = [...files.keys()].filter((rel) => all || manifest.files[rel] !== files.get(rel) || !fs.existsSync(path.join(root, 'dist', outputsOf(rel)[0])));
+  const removed = Object.keys(manifest.files).filter((rel) => !files.has(rel));
+  return { files, stamp, stale, removed };
+}
+
+/**
+ * Brings dist/ up to date and returns what it did. Each output is written atomically, so processes running meanwhile (another
+ * `ces`, a Playwright worker) read whole files; several processes building at once write the same bytes.
+ */
+export async function build({ clean = false, quiet = false, root = ROOT } = {}) {
+  const t0 = performance.now();
+  const dist = path.join(root, 'dist');
+  // Nothing to do: no lock, a few ms (the usual case of every `ces` start).
+  if (!clean) {
+    const now = staleness(root);
+    if (!now.stale.length && !now.removed.length) return { compiled: 0, copied: 0, removed: 0, ms: Math.round(performance.now() - t0) };
+  }
+  const unlock = await lock(root);
+  try { return await buildLocked({ clean, quiet, root, dist, t0 }); } finally { unlock(); }
+}
+
+/**
+ * One build at a time per checkout (processes started together after an edit all find it stale): without it, a slower build of
+ * an older content could write its output after a newer build wrote its manifest, which would then call that output fresh.
+ * A lock older than a minute is a build that died: taken over.
+ */
+async function lock(root) {
+  const dir = path.join(root, 'dist', '.build-lock');
+  fs.mkdirSync(path.dirname(dir), { recursive: true });
+  for (;;) {
+    try { fs.mkdirSync(dir); return () => fs.rmSync(dir, { recursive: true, force: true }); } catch (e) {
+      if (e.code !== 'EEXIST') throw e;
+      try { if (Date.now() - fs.statSync(dir).mtimeMs > 60_000) { fs.rmSync(dir, { recursive: true, force: true }); continue; } } catch { continue; }
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+}
+
+async function buildLocked({ clean, quiet, root, dist, t0 }) {
+  if (clean) for (const e of fs.readdirSync(dist)) if (e !== '.build-lock') fs.rmSync(path.join(dist, e), { recursive: true, force: true });
+  // Again, under the lock: another process may have built meanwhile.
+  const { files, stamp, stale, removed } = staleness(root);
+  for (const rel of removed) for (const o of outputsOf(rel)) fs.rmSync(path.join(dist, o), { force: true });
+  const ts = stale.filter((r) => r.endsWith('.ts'));
+  if (ts.length) {
+    let esbuild;
+    try { esbuild = await import('esbuild'); } catch {
+      throw new BuildError(`the compiled JavaScript in dist/ is older than ${ts.length} TypeScript file(s) (${ts[0]}...) and esbuild, which compiles them, is not installed: run \`npm ci\``);
+    }
+    let result;
+    try {
+      result = await esbuild.build({
+        entryPoints: ts.map((r) => path.join(root, r)), outdir: dist, outbase: root, write: false, bundle: false,
+        format: 'esm', platform: 'node', target: 'node20', sourcemap: 'linked', sourcesContent: false,
+        tsconfigRaw: fs.readFileSync(path.join(root, 'tsconfig.json'), 'utf8'), logLevel: 'silent',
+      });
+    } catch (e) {
+      const first = e.errors?.[0];
+      throw new BuildError(first ? `${first.location ? `${path.relative(root, path.resolve(root, first.location.file))}:${first.location.line}:${first.location.column}: ` : ''}${first.text}${e.errors.length > 1 ? ` (and ${e.errors.length - 1} more)` : ''}` : e.message);
+    }
+    for (const f of result.outputFiles) writeAtomic(f.path, f.contents);
+  }
+  for (const rel of stale.filter((r) => !r.endsWith('.ts'))) writeAtomic(path.join(dist, rel), fs.readFileSync(path.join(root, rel)));
+  if (stale.length || removed.length) writeAtomic(manifestFile(root), JSON.stringify({ stamp, files: Object.fromEntries(files) }));
+  const ms = Math.round(performance.now() - t0);
+  if (!quiet && (stale.length || removed.length)) console.error(`build: ${stale.length} file(s) compiled or copied to dist/, ${removed.length} removed (${ms} ms)`);
+  return { compiled: ts.length, copied: stale.length - ts.length, removed: removed.length, ms };
+}
+
+/** A build that cannot proceed: one line saying why and what to run. */
+export class BuildError extends Error {}
+
+/** For bin/ces.js and the test runner: quietly up to date, or one line on stderr and exit 2. */
+export async function ensureBuilt() {
+  try { return await build({ quiet: true }); } catch (e) {
+    if (!(e instanceof BuildError)) throw e;
+    console.error(`ces: cannot build dist/ from the TypeScript sources: ${e.message}`);
+    process.exit(2);
+  }
+}
+
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  const args = process.argv.slice(2);
+  const unknown = args.filter((a) => !['--clean', '--quiet'].includes(a));
+  if (unknown.length) { console.error(`build: unknown option(s) ${unknown.join(' ')}; accepted: --clean (rebuild everything), --quiet`); process.exit(2); }
+  try {
+    const r = await build({ clean: args.includes('--clean'), quiet: true });
+    if (!args.includes('--quiet')) console.error(`build: dist/ up to date (${r.compiled} compiled, ${r.copied} copied, ${r.removed} removed, ${r.ms} ms)`);
+  } catch (e) {
+    if (!(e instanceof BuildError)) throw e;
+    console.error(`build: ${e.message}`);
+    process.exit(2);
+  }
+}

@@ -1,0 +1,144 @@
+// The build of dist/ (scripts/build.mjs): file by file, only what changed, outputs of deleted sources removed, errors as one line naming the file; source maps point at the TypeScript.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { spawn, spawnSync } from 'node:child_process';
+import { ROOT } from '../lib/paths.js';
+
+interface Build { build(o: { root: string; quiet: boolean; clean?: boolean }): Promise<{ compiled: number; copied: number; removed: number }>; staleness(root: string): { stale: string[]; removed: string[] }; BuildError: new (m: string) => Error }
+const load = async () => (await import(path.join(ROOT, 'scripts', 'build.mjs'))) as Build;
+
+/** A project of its own: tsconfig.json, two modules, a non-TypeScript file beside them. */
+function project(): string {
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'ces-build-test-'));
+  fs.copyFileSync(path.join(ROOT, 'tsconfig.json'), path.join(root, 'tsconfig.json'));
+  fs.mkdirSync(path.join(root, 'lib'));
+  fs.writeFileSync(path.join(root, 'lib', 'a.ts'), "import { b } from './b.js';\nexport const a = (n: number): number => b(n) + 1;\n");
+  fs.writeFileSync(path.join(root, 'lib', 'b.ts'), 'export function b(n: number): number {\n  if (n < 0) throw new Error(`negative: ${n}`);\n  return n * 2;\n}\n');
+  fs.writeFileSync(path.join(root, 'lib', 'schema.sql'), 'CREATE TABLE t (x INTEGER);\n');
+  fs.writeFileSync(path.join(root, 'lib', 'notes.md'), 'not copied\n');
+  return root;
+}
+/** Moves a file's mtime forward, as an edit does (a rewrite within the same millisecond could keep it). */
+const touch = (f: string, content?: string) => { if (content !== undefined) fs.writeFileSync(f, content); const t = new Date(Date.now() + 5_000); fs.utimesSync(f, t, t); };
+
+test('a first build compiles every TypeScript file and copies the other files (not documentation); a second does nothing', async () => {
+  const { build, staleness } = await load();
+  const root = project();
+  try {
+    const first = await build({ root, quiet: true });
+    assert.deepEqual([first.compiled, first.copied, first.removed], [2, 1, 0]);
+    for (const f of ['lib/a.js', 'lib/a.js.map', 'lib/b.js', 'lib/schema.sql']) assert.ok(fs.existsSync(path.join(root, 'dist', f)), f);
+    assert.ok(!fs.existsSync(path.join(root, 'dist', 'lib', 'notes.md')), 'documentation is not copied');
+    assert.match(fs.readFileSync(path.join(root, 'dist', 'lib', 'a.js'), 'utf8'), /from "\.\/b\.js"[\s\S]*sourceMappingURL=a\.js\.map/);
+    assert.deepEqual(staleness(root), { ...staleness(root), stale: [], removed: [] });
+    const second = await build({ root, quiet: true });
+    assert.deepEqual([second.compiled, second.copied, second.removed], [0, 0, 0]);
+  } finally { fs.rmSync(root, { recursive: true, force: true }); }
+});
+
+test('an edited file is recompiled alone; a deleted one loses its outputs; the compiled code runs the edit', async () => {
+  const { build, staleness } = await load();
+  const root = project();
+  try {
+    await build({ root, quiet: true });
+    touch(path.join(root, 'lib', 'b.ts'), 'export function b(n: number): number {\n  return n * 3;\n}\n');
+    assert.deepEqual(staleness(root).stale, ['lib/b.ts']);
+    const r = await build({ root, quiet: true });
+    assert.deepEqual([r.compiled, r.copied], [1, 0]);
+    const run = spawnSync(process.execPath, ['--input-type=module', '-e', `import { a } from ${JSON.stringify(path.join(root, 'dist', 'lib', 'a.js'))}; console.log(a(2));`], { encoding: 'utf8' });
+    assert.equal(run.stdout.trim(), '7', run.stderr);
+    fs.rmSync(path.join(root, 'lib', 'b.ts'));
+    assert.deepEqual(staleness(root).removed, ['lib/b.ts']);
+    assert.equal((await build({ root, quiet: true })).removed, 1);
+    assert.ok(!fs.existsSync(path.join(root, 'dist', 'lib', 'b.js')) && !fs.existsSync(path.join(root, 'dist', 'lib', 'b.js.map')));
+  } finally { fs.rmSync(root, { recursive: true, force: true }); }
+});
+
+test('a stack trace of the compiled code names the TypeScript file and line', async () => {
+  const { build } = await load();
+  const root = project();
+  try {
+    await build({ root, quiet: true });
+    const run = spawnSync(process.execPath, ['--enable-source-maps', '--input-type=module', '-e', `import { b } from ${JSON.stringify(path.join(root, 'dist', 'lib', 'b.js'))}; b(-1);`], { encoding: 'utf8' });
+    assert.match(run.stderr, /negative: -1/);
+    assert.match(run.stderr, new RegExp(`${path.join(root, 'lib', 'b.ts').replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:2:`), run.stderr);
+  } finally { fs.rmSync(root, { recursive: true, force: true }); }
+});
+
+test('a syntax error is one BuildError naming the file, line and column; the outputs of the last good build stay', async () => {
+  const { build, BuildError } = await load();
+  const root = project();
+  try {
+    await build({ root, quiet: true });
+    const before = fs.readFileSync(path.join(root, 'dist', 'lib', 'a.js'), 'utf8');
+    touch(path.join(root, 'lib', 'a.ts'), 'export const a = (n: number =>;\n');
+    await assert.rejects(build({ root, quiet: true }), (e: Error) => e instanceof BuildError && /^lib\/a\.ts:1:\d+: /.test(e.message));
+    assert.equal(fs.readFileSync(path.join(root, 'dist', 'lib', 'a.js'), 'utf8'), before);
+  } finally { fs.rmSync(root, { recursive: true, force: true }); }
+});
+
+test('the compiled suites (dist/suites) list the same checks as their TypeScript sources, in a plain run and in a self-test plan', { timeout: 180_000 }, async () => {
+  const { build } = await load();
+  await build({ root: ROOT, quiet: true });
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ces-list-both-'));
+  try {
+    const target = path.join(dir, 'target.json');
+    fs.writeFileSync(target, JSON.stringify({ base_url: 'https://127.0.0.1:1', rest_base_url: 'https://127.0.0.1:1/api/2', graphql_url: 'https://127.0.0.1:1/graphql', api_key: 'k', user: { username: 'u', password: 'p' }, capabilities: [] }));
+    // A plan with each kind of project: the checks of a few clauses, every check of one suite (alternatives), a baseline.
+    const plan = path.join(dir, 'plan.json');
+    fs.writeFileSync(plan, JSON.stringify([
+      { name: 'baseline', grep: '@REST-PAGE-0[12]\\b', deviations: [], baseline: true },
+      { name: 'p1', grep: '@(REST-PAGE-01|WH-RETRY-01)\\b', deviations: [{ id: 'x', clauses: ['REST-PAGE-01', 'WH-RETRY-01'] }] },
+      { name: 'alt', suites: ['auth'], deviations: [{ id: 'y', clauses: ['AUTH-TOKEN-01'] }], together: true },
+    ]));
+    const list = (config: string, env: Record<string, string> = {}) => {
+      const r = spawnSync(process.execPath, [path.join(ROOT, 'node_modules', '@playwright', 'test', 'cli.js'), 'test', '--list', '--reporter=json', '-c', config], { cwd: ROOT, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024, env: { ...process.env, CES_TARGET: target, CES_RUN_DIR: dir, ...env } });
+      assert.equal(r.status, 0, r.stderr.slice(-2000));
+      const out: string[] = [];
+      const walk = (s: any) => { for (const sp of s.specs ?? []) for (const t of sp.tests ?? []) out.push(`${t.projectName} ${sp.title}`); for (const x of s.suites ?? []) walk(x); };
+      for (const s of JSON.parse(r.stdout).suites ?? []) walk(s);
+      return out.sort();
+    };
+    const runs: Array<Record<string, string>> = [{}, { CES_SELFTEST_PLAN: plan }];
+    for (const env of runs) {
+      const sources = list(path.join(ROOT, 'suites', 'playwright.config.ts'), env);
+      const compiled = list(path.join(ROOT, 'dist', 'suites', 'playwright.config.js'), env);
+      assert.ok(sources.length > (env.CES_SELFTEST_PLAN ? 3 : 400), `checks listed from the sources: ${sources.length}`);
+      assert.deepEqual(compiled, sources, env.CES_SELFTEST_PLAN ? 'self-test plan' : 'plain run');
+    }
+  } finally { fs.rmSync(dir, { recursive: true, force: true }); }
+});
+
+test('builds started together (processes after an edit) take turns: each ends with dist/ up to date, no lock left behind', async () => {
+  const { build, staleness } = await load();
+  const root = project();
+  try {
+    await build({ root, quiet: true });
+    touch(path.join(root, 'lib', 'b.ts'), 'export function b(n: number): number {\n  return n * 5;\n}\n');
+    const code = `import { build } from ${JSON.stringify(path.join(ROOT, 'scripts', 'build.mjs'))}; const r = await build({ root: ${JSON.stringify(root)}, quiet: true }); console.log(r.compiled);`;
+    const runs = await Promise.all(Array.from({ length: 4 }, () => new Promise<string>((resolve) => {
+      const c = spawn(process.execPath, ['--input-type=module', '-e', code]);
+      let out = '';
+      c.stdout.on('data', (d) => (out += d));
+      c.stderr.on('data', (d) => (out += d));
+      c.on('exit', () => resolve(out.trim()));
+    })));
+    // One of them compiled the edited file; the others found it done once they had the lock (or before taking it).
+    assert.deepEqual(runs.sort(), ['0', '0', '0', '1'], `compiled counts: ${runs.join(', ')}`);
+    assert.deepEqual(staleness(root).stale, []);
+    assert.ok(!fs.existsSync(path.join(root, 'dist', '.build-lock')), 'the lock is released');
+    const run = spawnSync(process.execPath, ['--input-type=module', '-e', `import { a } from ${JSON.stringify(path.join(root, 'dist', 'lib', 'a.js'))}; console.log(a(2));`], { encoding: 'utf8' });
+    assert.equal(run.stdout.trim(), '11', run.stderr);
+  } finally { fs.rmSync(root, { recursive: true, force: true }); }
+});
+
+test('every top-level folder of TypeScript sources is built (a new folder left out of SOURCE_DIRS would be missing from dist/ and the package)', async () => {
+  const { SOURCE_DIRS } = (await import(path.join(ROOT, 'scripts', 'build.mjs'))) as { SOURCE_DIRS: string[] };
+  const notCode = new Set(['node_modules', 'dist', 'docs', 'fixtures', 'reports', 'bin', '.git', '.cache', '.ci']);
+  const hasTs = (dir: string): boolean => fs.readdirSync(dir, { withFileTypes: true }).some((e) => (e.isDirectory() ? hasTs(path.join(dir, e.name)) : e.name.endsWith('.ts')));
+  const folders = fs.readdirSync(ROOT, { withFileTypes: true }).filter((e) => e.isDirectory() && !notCode.has(e.name) && !e.name.startsWith('.') && hasTs(path.join(ROOT, e.name))).map((e) => e.name);
+  assert.deepEqual(folders.filter((f) => !SOURCE_DIRS.includes(f)), [], 'folders of TypeScript that scripts/build.mjs does not build');
+});
