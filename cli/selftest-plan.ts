@@ -123,6 +123,16 @@ export function planSelftest(devs: Array<Deviation | Mutation>, checks: ListedCh
   ];
 }
 
+/**
+ * How many runs missed, for the second pass's limit: each unsettled deviation or wire fault, and each run of alternatives with an
+ * unsettled member once (one flake in a run of alternatives unsettles all of them: it says nothing of how many missed).
+ */
+export function missedRuns(unsettled: string[], plan: PlannedProject[]): number {
+  const together = plan.filter((p) => p.together);
+  const inTogether = new Set(together.flatMap((p) => p.deviations.map((d) => d.id)));
+  return unsettled.filter((id) => !inTogether.has(id)).length + together.filter((p) => p.deviations.some((d) => unsettled.includes(d.id))).length;
+}
+
 /** `failed`: checks whose own assertions of the deviation's clauses failed (they catch it); `harnessErrors`: checks that broke in the harness (they never do, lib/verdicts.ts). */
 export interface DeviationOutcome { deviation: string; ran: number; failed: Array<{ title: string; reason: string; clauses: string[] }>; harnessErrors: Array<{ title: string; reason: string }> }
 /**

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { clauseById, isAlternative, loadDeviations, type Deviation } from '../lib/catalogue.js';
 import { deviationRegistry, entryProblems } from '../lib/deviation-registry.js';
 import type { ListedCheck } from '../lib/list-checks.js';
-import { planSelftest, readSelftestResults } from '../cli/selftest-plan.js';
+import { missedRuns, planSelftest, readSelftestResults } from '../cli/selftest-plan.js';
 
 const clauses = clauseById();
 const deviations = loadDeviations();
@@ -86,6 +86,18 @@ function results(tests: Array<{ title: string; tags: string[]; status: 'passed' 
   fs.writeFileSync(file, JSON.stringify({ suites: [{ title: 'x.spec.ts', file: 'rest/x.spec.ts', specs }] }));
   return file;
 }
+
+test('the second pass\'s limit counts runs: a run of alternatives once, whatever the number of its members one flake unsettled', () => {
+  const plan = [
+    { name: 'deviations-1', grep: '@X', deviations: [{ id: 'f1', clauses: ['X'], checks: 1 }, { id: 'f2', clauses: ['Y'], checks: 1 }] },
+    { name: 'alternatives-1', together: true, deviations: Array.from({ length: 40 }, (_, i) => ({ id: `a${i}`, clauses: [`R${i}`], checks: 9 })) },
+    { name: 'alternatives-2', together: true, deviations: [{ id: 'b1', clauses: ['S'], checks: 9 }] },
+  ];
+  assert.equal(missedRuns(Array.from({ length: 40 }, (_, i) => `a${i}`), plan), 1);
+  assert.equal(missedRuns(['a3', 'f1', 'f2'], plan), 3);
+  assert.equal(missedRuns(['a3', 'b1', 'wire-x'], plan), 3, 'a wire fault counts alone');
+  assert.equal(missedRuns([], plan), 0);
+});
 
 test('the outcome of alternatives: each must report its own REF clause; any other clause reported (a MUST failure, a SHOULD recorded as failed) is laid to the run', () => {
   const on = ['alt-a', 'alt-b', 'alt-c'];
