@@ -32,8 +32,10 @@ const CONNECTOR_RUNS: Array<{ modes: Mode[] }> = [
     { mistakes: ['replies-to-echo', 'advised-transfer', 'no-signature-check'], fail: ['CONN-LOOP-01', 'CONN-LOOP-02'], warn: ['CONN-TRANSFER-02'], note: ['CONN-AUTH-01'] },
   ] },
   { modes: [
-    { mistakes: ['slow-first-messages', 'short-transfer', 'unknown-rule', 'many-quick-replies', 'wide-image', 'update-at', 'rules-not-given'],
-      fail: ['CONN-EP5-01', 'CONN-TRANSFER-01', 'CONN-TRANSFER-03', 'CONN-EP4-02'], warn: ['CONN-TRANSFER-02', 'CONN-QR-01', 'CONN-IMAGE-01', 'CONN-CONV-DATES-02'] },
+    { mistakes: ['slow-first-messages', 'short-transfer', 'unknown-rule', 'many-quick-replies', 'update-at', 'rules-not-given'],
+      fail: ['CONN-EP5-01', 'CONN-TRANSFER-01', 'CONN-TRANSFER-03', 'CONN-EP4-02'], warn: ['CONN-TRANSFER-02', 'CONN-QR-01', 'CONN-CONV-DATES-02'] },
+    // "The linked picture must be 240x120 pixels" (Payload objects / Image): a MUST clause.
+    { mistakes: ['wide-image'], fail: ['CONN-IMAGE-01'] },
   ] },
 ];
 

@@ -9,7 +9,7 @@ export class ConversationTimers {
   private handles = new Map<number, TimerHandle>();
   private stopped = false;
 
-  /** `onDue` runs once per timer when it is due; the row is deleted before it runs, so a crash never fires it twice. */
+  /** `onDue` runs once per timer when it is due, in the transaction that deletes its row (see fire). */
   constructor(private ces: Core, private onDue: (t: DueTimer) => Promise<void>) {}
 
   add(conversationId: number, kind: TimerKind, due: number, data: unknown = {}) {
@@ -45,14 +45,23 @@ export class ConversationTimers {
   }
 
   private arm(rowId: number, due: number) {
-    this.handles.set(rowId, this.ces.clock.at(due, () => { this.handles.delete(rowId); void this.fire(rowId); }));
+    this.handles.set(rowId, this.ces.clock.at(due, () => { this.handles.delete(rowId); this.fire(rowId); }));
   }
 
-  private async fire(rowId: number) {
+  /**
+   * Deletes the row and runs `onDue` in one SQLite transaction: what `onDue` writes before its first await (a scheduled message
+   * shown, the next timer stored, a conversation closed) commits with the delete, so a SIGKILL between them can neither lose
+   * the timer nor fire it twice (G29). Its later, asynchronous part (calls to the connector) runs after the commit.
+   */
+  private fire(rowId: number) {
     if (this.stopped) return;
-    const t = this.ces.db.prepare('SELECT * FROM conversation_timers WHERE id = ?').get(rowId) as { conversation_id: number; kind: TimerKind; data: string } | undefined;
-    if (!t) return;
-    this.ces.db.prepare('DELETE FROM conversation_timers WHERE id = ?').run(rowId);
-    await this.onDue({ conversationId: t.conversation_id, kind: t.kind, data: JSON.parse(t.data) });
+    let rest: Promise<void> | undefined;
+    this.ces.db.transaction(() => {
+      const t = this.ces.db.prepare('SELECT * FROM conversation_timers WHERE id = ?').get(rowId) as { conversation_id: number; kind: TimerKind; data: string } | undefined;
+      if (!t) return;
+      this.ces.db.prepare('DELETE FROM conversation_timers WHERE id = ?').run(rowId);
+      rest = this.onDue({ conversationId: t.conversation_id, kind: t.kind, data: JSON.parse(t.data) });
+    })();
+    rest?.catch((err: unknown) => console.error('conversation timer failed', err));
   }
 }

@@ -53,6 +53,8 @@ export const REST_POLICY = {
    * only from, the months after it; only to, the months before it.
    */
   periodWindows: PERIOD_WINDOWS,
+  /** Days the listing without from and to covers before periodWindows.none's months (0: the spec's 3 calendar months alone). */
+  defaultWindowExtraDays: 0,
   /** The most months one listing request covers (REST-PERIOD-04/05, G13). */
   periodMaxMonths: LIMITS.conversationPeriodMonths,
   /** What a `to` bound covers after the moment it writes: a date-only one its whole day (REST-PERIOD-07), a date-time one its whole second. */

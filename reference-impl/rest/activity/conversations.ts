@@ -76,7 +76,7 @@ export function conversationFilters(app: FastifyInstance): Record<string, Filter
 /** The client's conversations in the listing window, newest first (shared with the statistic checks' expectations). */
 export function conversationsInWindow(app: FastifyInstance, req: FastifyRequest, filters: Record<string, string>): Row[] {
   const policy = app.ces.deviations.policy.rest;
-  const win = conversationWindow(filters, { now: app.ces.clock.now(), maxMonths: policy.periodMaxMonths, windows: policy.periodWindows, dateOnlyToCoversMs: policy.dateOnlyToCoversMs, dateTimeToCoversMs: policy.dateTimeToCoversMs });
+  const win = conversationWindow(filters, { now: app.ces.clock.now(), maxMonths: policy.periodMaxMonths, windows: policy.periodWindows, defaultWindowExtraDays: policy.defaultWindowExtraDays, dateOnlyToCoversMs: policy.dateOnlyToCoversMs, dateTimeToCoversMs: policy.dateTimeToCoversMs });
   return clientRows(app, req, 'conversations', 'created_at DESC, id DESC').filter((r) => r.created_at >= win.from && r.created_at <= win.to);
 }
 

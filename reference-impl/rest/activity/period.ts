@@ -72,6 +72,8 @@ export interface WindowOptions extends Partial<ToCovers> {
   /** Refuse from/to more than this many months apart (conversation listing, REST-PERIOD-04/05); statistics set none. */
   maxMonths?: number;
   windows?: PeriodWindows;
+  /** Days the period without from and to covers before `windows.none`'s months (the policy's defaultWindowExtraDays; 0 by default). */
+  defaultWindowExtraDays?: number;
 }
 
 /**
@@ -89,7 +91,7 @@ export function conversationWindow(filters: Record<string, string>, o: WindowOpt
   // A one-sided period near year 0 or 9999 stops at the first or last moment a REST date can name (its answers' dates stay writable).
   const named = (w: Window): Window => ({ from: Math.max(w.from, FIRST_REST_MS), to: Math.min(w.to, LAST_REST_MS) });
   const span = (anchor: number, [a, b]: readonly [number, number]) => ({ from: addMonths(anchor, a), to: addMonths(anchor, b) });
-  if (from === undefined && to === undefined) return span(o.now, windows.none);
+  if (from === undefined && to === undefined) { const w = span(o.now, windows.none); return { from: w.from - (o.defaultWindowExtraDays ?? 0) * 86_400_000, to: w.to }; }
   if (to === undefined) { const w = span(from!, windows.from); return named({ from: w.from, to: endOf(w.to) }); }
   // Only to: the window ends at `to` itself (its whole second or day) when it ends where `to` is written.
   if (from === undefined) { const w = span(toAsWritten!, windows.to); return named({ from: w.from, to: w.to === toAsWritten ? to! : endOf(w.to) }); }
