@@ -27,7 +27,7 @@ const allSpecs = present.map((s) => `${s}/**/*${spec('.spec.ts')}`);
  * alternatives, every check of its suites with all of its deviations on); the fixture of suites/fixtures/target.ts switches each
  * check's deviations on in the worker's own stack. The baseline projects have none.
  */
-interface SelftestProject { name: string; grep?: string; suites?: string[]; skipSuites?: string[]; deviations: Array<{ id: string; clauses: string[]; wire?: boolean }>; baseline?: boolean; together?: boolean }
+interface SelftestProject { name: string; grep?: string; suites?: string[]; skipSuites?: string[]; deviations: Array<{ id: string; clauses: string[]; wire?: boolean }>; baseline?: boolean; together?: boolean; workers?: number }
 const selftestPlan: SelftestProject[] | undefined = process.env.CES_SELFTEST_PLAN ? JSON.parse(fs.readFileSync(process.env.CES_SELFTEST_PLAN, 'utf8')) : undefined;
 
 /**
@@ -48,7 +48,8 @@ function selftestProjects(plan: SelftestProject[]) {
   return [
     ...plan.filter((p) => p.baseline).map((p) => project(p, p.name, { testMatch: specsOf(p), testIgnore: skipped(p) })),
     ...split.filter(hasRetries).map((p) => project(p, `${p.name}-retries`, { testMatch: retryFiles })),
-    ...split.map((p) => project(p, p.name, { testMatch: specsOf(p), testIgnore: [...retryFiles, ...skipped(p)] })),
+    // The retry checks keep every lane (each waits 20 to 50 s in real time); the rest of a small project keeps to its few workers.
+    ...split.map((p) => ({ ...project(p, p.name, { testMatch: specsOf(p), testIgnore: [...retryFiles, ...skipped(p)] }), ...(p.workers ? { workers: p.workers } : {}) })),
   ];
 }
 
