@@ -7,7 +7,7 @@ import path from 'node:path';
 import { clauseById, isAlternative, loadDeviations, type Deviation } from '../lib/catalogue.js';
 import { deviationRegistry, entryProblems } from '../lib/deviation-registry.js';
 import type { ListedCheck } from '../lib/list-checks.js';
-import { planSelftest, readSelftestResults } from '../cli/selftest-plan.js';
+import { missedRuns, planSelftest, readSelftestResults } from '../cli/selftest-plan.js';
 
 const clauses = clauseById();
 const deviations = loadDeviations();
@@ -56,6 +56,14 @@ test('the plan: faults run the checks of their clauses one deviation each; alter
   }
   assert.ok(groups.some((g) => g.deviations.some((d) => d.id === 'alt-a1') && g.suites!.includes('auth') && g.suites!.includes('rest')), 'the auth alternative shares a run with a REST one');
   assert.equal(planSelftest(devs, checks, false).some((p) => p.baseline), false);
+  // Edits of one path share a run when they compose (replacements of different texts) or act in different scopes; not when
+  // both set it in one scope.
+  const edit = (id: string, clause: string, e: Record<string, unknown>, where?: string) => dev(id, [clause], { kind: 'alternative', seam: 'rest.response', edits: [{ at: 'meta.message', ...e }], ...(where ? { where } : {}) });
+  const together = (a: Deviation, b: Deviation) => planSelftest([a, b], checks, false).length === 1;
+  assert.ok(together(edit('e1', 'R-REF-01', { replace: ['^a', 'x'] }, 'statistic'), edit('e2', 'R-REF-02', { replace: ['^b', 'y'] }, 'statistic')));
+  assert.ok(together(edit('e1', 'R-REF-01', { set: 'x' }, 'statistic'), edit('e2', 'R-REF-02', { set: 'y' }, 'callmeeting')));
+  assert.ok(!together(edit('e1', 'R-REF-01', { set: 'x' }, 'statistic'), edit('e2', 'R-REF-02', { set: 'y' })));
+  assert.ok(!together(edit('e1', 'R-REF-01', { replace: ['^a', 'x'] }), edit('e2', 'R-REF-02', { replace: ['^a', 'y'] }, 'statistic')));
 });
 
 /** A Playwright JSON results file of checks run under alternatives (the shape lib/results.ts reads). */
@@ -78,6 +86,18 @@ function results(tests: Array<{ title: string; tags: string[]; status: 'passed' 
   fs.writeFileSync(file, JSON.stringify({ suites: [{ title: 'x.spec.ts', file: 'rest/x.spec.ts', specs }] }));
   return file;
 }
+
+test('the second pass\'s limit counts runs: a run of alternatives once, whatever the number of its members one flake unsettled', () => {
+  const plan = [
+    { name: 'deviations-1', grep: '@X', deviations: [{ id: 'f1', clauses: ['X'], checks: 1 }, { id: 'f2', clauses: ['Y'], checks: 1 }] },
+    { name: 'alternatives-1', together: true, deviations: Array.from({ length: 40 }, (_, i) => ({ id: `a${i}`, clauses: [`R${i}`], checks: 9 })) },
+    { name: 'alternatives-2', together: true, deviations: [{ id: 'b1', clauses: ['S'], checks: 9 }] },
+  ];
+  assert.equal(missedRuns(Array.from({ length: 40 }, (_, i) => `a${i}`), plan), 1);
+  assert.equal(missedRuns(['a3', 'f1', 'f2'], plan), 3);
+  assert.equal(missedRuns(['a3', 'b1', 'wire-x'], plan), 3, 'a wire fault counts alone');
+  assert.equal(missedRuns([], plan), 0);
+});
 
 test('the outcome of alternatives: each must report its own REF clause; any other clause reported (a MUST failure, a SHOULD recorded as failed) is laid to the run', () => {
   const on = ['alt-a', 'alt-b', 'alt-c'];

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { clauseById, isAlternative, loadClauses, loadDeviations, type Deviation } from '../../lib/catalogue.js';
 import { clauseProofs, loadProofRecord, proofLine, unprovenMust } from '../../lib/proofs.js';
 import { listChecks } from '../../lib/list-checks.js';
-import { planSelftest, readSelftestResults } from '../selftest-plan.js';
+import { missedRuns, planSelftest, readSelftestResults } from '../selftest-plan.js';
 import { newRunDir, runPlaywright, finishRun } from '../run.js';
 import { resolveTarget } from '../embedded.js';
 import { UsageError } from '../usage.js';
@@ -16,7 +16,7 @@ import { loadTarget, TargetError } from '../../lib/target.js';
 interface Args { list: boolean; only?: string; area?: string; baseline: boolean; parallel: number; matrix?: string; 'require-proofs': boolean; wire: boolean; target?: string }
 
 /** `connector [messages, role operator] request body, re-signed`: where a wire fault acts and what it changes. */
-/** At most this many deviations and wire faults get a second pass: more misses than that is no flake, and the run says so at once. */
+/** A second pass only when at most this many runs missed (a deviation or wire fault each, a run of alternatives once): more is no flake, and the run says so at once. */
 const SECOND_PASS_MAX = 12;
 
 const wireSeamOf = (f: WireFault): string => {
@@ -126,7 +126,7 @@ export const selftestCommand: CommandModule<{}, Args> = {
       const unsettled = mutationsPlanned.filter((m) => !settledBy(outcomeOf(out, m.id)));
       // Alternatives run together: one unsettled alternative re-runs its whole run (the others are on in it too).
       const again = mutationsPlanned.filter((m) => unsettled.some((u) => u.id === m.id) || (isAlternative(m as Deviation) && plan.some((p) => p.together && p.deviations.some((d) => d.id === m.id) && p.deviations.some((d) => unsettled.some((u) => u.id === d.id)))));
-      if (again.length && again.length <= SECOND_PASS_MAX && !a.baseline) {
+      if (again.length && missedRuns(unsettled.map((m) => m.id), plan) <= SECOND_PASS_MAX && !a.baseline) {
         console.log(`selftest: second pass for ${again.length} not settled by the first (missed or a harness error): ${again.map((m) => m.id).join(', ')}`);
         const dir = path.join(run.dir, 'second-pass');
         fs.mkdirSync(dir, { recursive: true });

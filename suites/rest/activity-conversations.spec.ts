@@ -4,29 +4,29 @@ import { clauses } from '../fixtures/evidence.js';
 import { SimDriver } from '../fixtures/sim.js';
 import { withClockLock } from '../fixtures/clock.js';
 import { expectPayload, notJudgedIf, under } from '../verdicts.js';
-import { DAY, day, fmt, ids, listAll, monthsAgo, otherKey, parse, pastPeriod, plusMonths, qs } from './activity-helpers.js';
+import { DAY, day, expectConversations, fmt, ids, listAll, monthsAgo, otherKey, parse, pastPeriod, plusMonths, qs } from './activity-helpers.js';
 
 const LIST = '/conversation.json-unicode';
 const WELL = { formatHistory: 0 } as const;
 
 for (const base of ['sd', 'ha'] as const) {
-  test(`conversations are listed in the envelope on the ${base} base`, clauses('REST-CONV-01', 'REST-ENV-05'), async ({ api }) => {
+  test(`conversations are listed in the envelope on the ${base} base`, clauses('REST-CONV-01', 'REST-ENV-05', 'REST-CONV-14'), async ({ api }) => {
     const res = await api.rest({ path: LIST + qs({ ...WELL, limit: 5 }), base });
     under('REST-ENV-05', () => expect(res.status, 'G10: a success answers 200').toBe(200));
-    expectPayload('rest/conversation.json#/$defs/list', res.json, 'the conversation list');
+    expectConversations('rest/conversation.json#/$defs/list', res.json, 'the conversation list');
     expect(res.json.data.length, 'the seeded last 3 months hold conversations').toBeGreaterThan(0);
     for (const c of res.json.data) expect(c._link, 'the path of the resource').toMatch(new RegExp(`^/conversation(\\.json-unicode)?/${c.id}$`));
   });
 }
 
-test('one conversation by id has every field and _link resolves to it', clauses('REST-CONV-02', 'REST-ENV-05'), async ({ api, target }) => {
+test('one conversation by id has every field and _link resolves to it', clauses('REST-CONV-02', 'REST-ENV-05', 'REST-CONV-14'), async ({ api, target }) => {
   // A past period: conversations that other checks create (and change) are not in it.
   const p = pastPeriod();
   const list = await api.rest({ path: LIST + qs({ ...WELL, limit: 3, filters: { from: p.from, to: p.to } }) });
   const first = list.json.data[0];
   const res = await api.rest({ path: `${LIST}/${first.id}${qs(WELL)}` });
   under('REST-ENV-05', () => expect(res.status, 'G10: a success answers 200').toBe(200));
-  expectPayload('rest/conversation.json#/$defs/oneWellFormed', res.json, `conversation ${first.id}`);
+  expectConversations('rest/conversation.json#/$defs/oneWellFormed', res.json, `conversation ${first.id}`);
   const c = res.json.data;
   for (const k of Object.keys(first)) expect(c[k], `list item field ${k} equals the resource's`).toEqual(first[k]);
   const linked = await api.request({ url: target.rest_base_url + c._link + qs(WELL), headers: { 'x-api-key': target.api_key } });

@@ -1,5 +1,6 @@
 // Helpers of the activity checks (conversations, records, statistics): query strings, paging through lists, UTC date arithmetic written independently of the service.
 import { expect, type Api } from '../fixtures/target.js';
+import { expectPayload, under } from '../verdicts.js';
 
 export interface Params { filters?: Record<string, string | number | undefined>; [param: string]: string | number | undefined | Record<string, string | number | undefined> }
 
@@ -83,4 +84,21 @@ export const REMOVED = ['satisfaction_delay_rate', 'satisfaction_global_rate', '
 export function pastPeriod(now = Date.now()): { from: string; to: string; fromMs: number; toMs: number } {
   const fromMs = Math.floor((now - 60 * DAY) / 1000) * 1000; const toMs = Math.floor((now - DAY) / 1000) * 1000;
   return { from: fmt(fromMs), to: fmt(toMs), fromMs, toMs };
+}
+
+/** The channels of the spec's Conversation table; other values (the reference's offsite names) are REST-CONV-14's decision. */
+export const SPEC_CHANNELS = ['chat', 'call', 'video'];
+
+/**
+ * Asserts conversations (a list answer or one conversation) as the spec lists them: the schema, with each channel's value read
+ * as a String only (which name an offsite channel has is REST-CONV-14's decision, judged there under its own clause).
+ */
+export function expectConversations(schemaId: string, json: any, what: string): void {
+  const copy = structuredClone(json);
+  const items = Array.isArray(copy?.data) ? copy.data : copy?.data ? [copy.data] : [];
+  const names = items.map((c: any) => c?.channel);
+  for (const c of items) if (c && typeof c.channel === 'string') c.channel = SPEC_CHANNELS[0];
+  expectPayload(schemaId, copy, what);
+  under('REST-CONV-14', () => expectPayload(schemaId, json, `${what} (channel names)`));
+  for (const n of names) expect(typeof n, 'channel is a String').toBe('string');
 }

@@ -18,7 +18,10 @@ async function stat(api: Api, filters: F, p: Record<string, string | number> = {
 function g14(res: { json: any }, def: 'list' | 'dateList'): void {
   const { errors } = checkTolerant(`rest/statistic.json#/$defs/${def}`, res.json);
   under('REST-STAT-01', () => expect(errors, `G14: the rows of GET /statistic (${def})`).toBeNull());
-  notJudgedIf(errors !== null, `the answer is not in the shape of GAPS G14, so its values cannot be read: ${errors}`);
+  // Another shape of the rows (a resource object where G14 says null) still leaves the values readable: only their absence stops the check.
+  const rows: unknown[] | undefined = Array.isArray(res.json?.data) ? res.json.data : undefined;
+  const readable = !!rows && rows.every((r: any) => (def === 'list' ? r?.indicators !== null && typeof r?.indicators === 'object' : typeof r?.value === 'number'));
+  notJudgedIf(!readable, `the answer is not in the shape of GAPS G14, so its values cannot be read: ${errors}`);
 }
 /** The indicators of the single row answered without resource. */
 async function totals(api: Api, filters: F): Promise<Record<string, number>> {
