@@ -50,8 +50,8 @@ const suitesOf = (clauses: string[], checks: ListedCheck[]) => [...new Set(check
 
 type Acting = Deviation & { seam?: string; set?: Record<string, unknown>; edits?: Array<Record<string, unknown> & { at: string }>; where?: string | string[] };
 
-/** An edit's operation as far as two edits of one path can both apply: a `replace` or `map` of different values composes. */
-const opOf = (e: Record<string, unknown>): string => (e.replace ? `replace ${JSON.stringify((e.replace as unknown[])[0])}` : e.map ? `map ${JSON.stringify((e.map as unknown[])[0])}` : Object.keys(e).filter((k) => k !== 'at').join(','));
+/** An edit's operation as far as two edits of one path can both apply: a `replace` or `map` of different values, a `dropKeys` of different keys, composes. */
+const opOf = (e: Record<string, unknown>): string => (e.replace ? `replace ${JSON.stringify((e.replace as unknown[])[0])}` : e.map ? `map ${JSON.stringify((e.map as unknown[])[0])}` : e.dropKeys ? `dropKeys ${JSON.stringify(e.dropKeys)}` : Object.keys(e).filter((k) => k !== 'at').join(','));
 
 /**
  * Whether two alternatives act on the same thing, so that one could undo the other in a shared run: the same policy field, or

@@ -64,6 +64,8 @@ test('the plan: faults run the checks of their clauses one deviation each; alter
   assert.ok(together(edit('e1', 'R-REF-01', { set: 'x' }, 'statistic'), edit('e2', 'R-REF-02', { set: 'y' }, 'callmeeting')));
   assert.ok(!together(edit('e1', 'R-REF-01', { set: 'x' }, 'statistic'), edit('e2', 'R-REF-02', { set: 'y' })));
   assert.ok(!together(edit('e1', 'R-REF-01', { replace: ['^a', 'x'] }), edit('e2', 'R-REF-02', { replace: ['^a', 'y'] }, 'statistic')));
+  assert.ok(together(edit('e1', 'R-REF-01', { dropKeys: '^a$' }), edit('e2', 'R-REF-02', { dropKeys: '^b$' })), 'keys of different patterns dropped compose');
+  assert.ok(!together(edit('e1', 'R-REF-01', { dropKeys: '^a$' }), edit('e2', 'R-REF-02', { dropKeys: '^a$' })));
 });
 
 /** A Playwright JSON results file of checks run under alternatives (the shape lib/results.ts reads). */
