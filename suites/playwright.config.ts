@@ -10,6 +10,8 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 /** `.ts` from the sources, `.js` compiled (dist/suites, as the package ships them): spec files are named with it. */
 const EXT = path.extname(fileURLToPath(import.meta.url));
 const spec = (file: string) => file.replace(/\.ts$/, EXT);
+/** Every spec file of a suite, as a glob. */
+const specsIn = (suite: string) => `${suite}/**/*${spec('.spec.ts')}`;
 const runDir = process.env.CES_RUN_DIR ?? path.join(path.resolve(process.env.CES_REPORTS_DIR || 'reports'), 'adhoc');
 export { SUITES };
 const present = SUITES.filter((s) => fs.existsSync(path.join(here, s)) && fs.readdirSync(path.join(here, s)).some((f) => f.endsWith(spec('.spec.ts'))));
@@ -21,7 +23,7 @@ const longest = LONGEST_FIRST.filter((f) => present.includes(f.split('/')[0]!));
 const RETRIES = spec('webhooks/retry.spec.ts');
 const retryFiles = longest.includes(RETRIES) ? [RETRIES] : [];
 /** Every spec file of the suites present. */
-const allSpecs = present.map((s) => `${s}/**/*${spec('.spec.ts')}`);
+const allSpecs = present.map(specsIn);
 /**
  * `ces selftest` writes its plan here (cli/selftest-plan.ts): a few projects, each with the deviations whose checks it runs (or, for
  * alternatives, every check of its suites with all of its deviations on); the fixture of suites/fixtures/target.ts switches each
@@ -37,8 +39,8 @@ const selftestPlan: SelftestProject[] | undefined = process.env.CES_SELFTEST_PLA
  * turn comes (the last ones began 70 s into a 103 s run). The split keeps a project's checks within one of its deviations each.
  */
 function selftestProjects(plan: SelftestProject[]) {
-  const specsOf = (p: SelftestProject) => (p.suites ? present.filter((s) => p.suites!.includes(s)).map((s) => `${s}/**/*${spec('.spec.ts')}`) : allSpecs);
-  const skipped = (p: SelftestProject) => present.filter((s) => p.skipSuites?.includes(s)).map((s) => `${s}/**/*${spec('.spec.ts')}`);
+  const specsOf = (p: SelftestProject) => (p.suites ? present.filter((s) => p.suites!.includes(s)).map(specsIn) : allSpecs);
+  const skipped = (p: SelftestProject) => present.filter((s) => p.skipSuites?.includes(s)).map(specsIn);
   const project = (p: SelftestProject, name: string, files: { testMatch: string[]; testIgnore?: string[] }) => ({
     name, testDir: here, ...files, ...(p.grep ? { grep: new RegExp(p.grep) } : {}),
     metadata: { selftest: { baseline: p.baseline === true, together: p.together === true, deviations: p.deviations.map((d) => ({ id: d.id, clauses: d.clauses, ...(d.wire ? { wire: true } : {}) })) } },

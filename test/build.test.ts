@@ -21,6 +21,8 @@ function project(): string {
   fs.writeFileSync(path.join(root, 'lib', 'notes.md'), 'not copied\n');
   return root;
 }
+/** Runs the compiled `a(2)` of a built project (its answer, or the run's stderr to say why not). */
+const aOf2 = (root: string) => spawnSync(process.execPath, ['--input-type=module', '-e', `import { a } from ${JSON.stringify(path.join(root, 'dist', 'lib', 'a.js'))}; console.log(a(2));`], { encoding: 'utf8' });
 /** Moves a file's mtime forward, as an edit does (a rewrite within the same millisecond could keep it). */
 const touch = (f: string, content?: string) => { if (content !== undefined) fs.writeFileSync(f, content); const t = new Date(Date.now() + 5_000); fs.utimesSync(f, t, t); };
 
@@ -48,7 +50,7 @@ test('an edited file is recompiled alone; a deleted one loses its outputs; the c
     assert.deepEqual(staleness(root).stale, ['lib/b.ts']);
     const r = await build({ root, quiet: true });
     assert.deepEqual([r.compiled, r.copied], [1, 0]);
-    const run = spawnSync(process.execPath, ['--input-type=module', '-e', `import { a } from ${JSON.stringify(path.join(root, 'dist', 'lib', 'a.js'))}; console.log(a(2));`], { encoding: 'utf8' });
+    const run = aOf2(root);
     assert.equal(run.stdout.trim(), '7', run.stderr);
     fs.rmSync(path.join(root, 'lib', 'b.ts'));
     assert.deepEqual(staleness(root).removed, ['lib/b.ts']);
@@ -130,7 +132,7 @@ test('builds started together (processes after an edit) take turns: each ends wi
     assert.deepEqual(runs.sort(), ['0', '0', '0', '1'], `compiled counts: ${runs.join(', ')}`);
     assert.deepEqual(staleness(root).stale, []);
     assert.ok(!fs.existsSync(path.join(root, 'dist', '.build-lock')), 'the lock is released');
-    const run = spawnSync(process.execPath, ['--input-type=module', '-e', `import { a } from ${JSON.stringify(path.join(root, 'dist', 'lib', 'a.js'))}; console.log(a(2));`], { encoding: 'utf8' });
+    const run = aOf2(root);
     assert.equal(run.stdout.trim(), '11', run.stderr);
   } finally { fs.rmSync(root, { recursive: true, force: true }); }
 });

@@ -1,6 +1,7 @@
 // The bot creation flow as the fake connector saw it (endpoints 1-3), bot operators, and the platform API that registers connectors and bots (G17).
 import { test, expect, expectSchema, clauses, quoteCall, type ConnectorRequest, type SimBot } from './helpers.js';
 import { addSecret } from '../../lib/mask.js';
+import { keyOfClient } from '../fixtures/target.js';
 import { under, notJudgedIf, note } from '../verdicts.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -52,7 +53,7 @@ test('bot creation flow: GET /external-bots, PUT /bots/{idOperator} with the wri
     await under('BOT-SETUP-04', async () => {
       for (const b of [conv, lab]) {
         // The key of the bot's client; a target that names one key of an unknown client (client_id 0) gives that one.
-        const key = target.api_keys.find((k) => k.client_id === b.clientId)?.key ?? (target.api_keys.every((k) => k.client_id === 0) ? target.api_key : undefined);
+        const key = keyOfClient(target, b.clientId) ?? (target.api_keys.every((k) => k.client_id === 0) ? target.api_key : undefined);
         if (!key) { note(`BOT-SETUP-04: the target names no REST API key of client ${b.clientId}: bot operator ${b.operatorId} was not read as an operator`); continue; }
         const got = await api.rest({ path: `/operator/${b.operatorId}`, key });
         expect(got.status, `the bot operator ${b.operatorId} is an operator: GET /operator/${b.operatorId} → ${got.status} ${got.text.slice(0, 200)}`).toBe(200);

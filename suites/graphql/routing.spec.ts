@@ -1,5 +1,5 @@
 // Checks of routingRule(id:) availability per channel and of G16 (one availability per query; a second resolves to null with an error).
-import { test, expect, expectSchema } from '../fixtures/target.js';
+import { test, expect, expectSchema, keyOfClient } from '../fixtures/target.js';
 import { randomUUID } from 'node:crypto';
 import { clauses } from '../fixtures/evidence.js';
 import { notJudgedIf } from '../verdicts.js';
@@ -17,7 +17,7 @@ test('routingRule(id:) answers availability.chat/call/video.isAvailable as Boole
 
 test('isAvailable follows the rule\'s operators: true on a channel where one is available, false where none is', clauses('GQL-RULE-01').needs('platform'), async ({ target, api }) => {
   const session = GqlSession.of(target);
-  const key = target.api_keys.find((k) => k.client_id === session.clientId)?.key ?? target.api_key;
+  const key = keyOfClient(target, session.clientId) ?? target.api_key;
   const project = dataOf(await session.post('{ projects(first: 1) { edges { node { id } } } }')).projects.edges[0]?.node.id;
   // Set-up through the REST API and the platform API (G17): what fails there leaves this check NOT JUDGED, never a GraphQL failure.
   const operator = async (label: string) => {

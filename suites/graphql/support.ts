@@ -1,5 +1,5 @@
 // GraphQL calls of the graphql suite: one bearer session per client per worker, renewed only when the service clock jumped past the token lifetime.
-import { test, expect, expectSchema, requirePart, useIfPresent } from '../fixtures/target.js';
+import { test, expect, expectSchema, keyOfClient, requirePart, useIfPresent } from '../fixtures/target.js';
 import { notJudgedIf } from '../verdicts.js';
 import { LIMITS } from '../../lib/limits.js';
 import type { HttpAnswer } from '../../lib/http.js';
@@ -107,7 +107,7 @@ export async function routingRuleOf(target: Target, session: GqlSession): Promis
   const listed = await listedIds(session, 'routingRules', 'routing rules', 1);
   if (listed.length) return listed[0]!;
   useIfPresent('platform');
-  const key = target.api_keys.find((k) => k.client_id === session.clientId)?.key ?? target.api_key;
+  const key = keyOfClient(target, session.clientId) ?? target.api_key;
   const project = dataOf(await session.post('{ projects(first: 1) { edges { node { id } } } }')).projects.edges[0]?.node.id;
   const operators = await call(target, { method: 'GET', url: `${target.rest_base_url}/operator?limit=1`, headers: { 'x-api-key': key } }, 'GET /operator?limit=1 (an operator for the routing rule)');
   const operatorId = operators.json?.data?.[0]?.id;
