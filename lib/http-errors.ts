@@ -74,6 +74,8 @@ export interface ErrorHandlingOptions {
   fixedPathsFirst?: boolean;
   /** Last look at a body before it is sent (deviation switches of the REST surface). */
   rewrite?: (status: number, body: unknown, req: FastifyRequest) => unknown;
+  /** The status a caller's error answers with, where the surface decides it at run time (REST: its policy's G10 statuses). */
+  statusOf?: (err: Error, req: FastifyRequest, status: number) => number;
 }
 
 /**
@@ -104,7 +106,7 @@ export function installErrorHandling(app: FastifyInstance, o: ErrorHandlingOptio
     if (req.is404 && isBodyError(err as FastifyError)) return unrouted(req, reply);
     const { status, message } = callerError(err as Error, req, o.accepted);
     if (status === 500) req.log.error(err);
-    return send(reply, req, status, message);
+    return send(reply, req, status === 500 || !o.statusOf ? status : o.statusOf(err as Error, req, status), message);
   });
   app.setNotFoundHandler((req, reply) => unrouted(req, reply));
   // A path served as written (`/operator/live`) is that resource, not a value of a sibling's parameter (`/operator/{id}`): another

@@ -5,8 +5,11 @@ import type { Db } from '../store/db.js';
 
 export interface ClientRow { id: number; lang: string; premium_enabled: number; api_key: string; name: string }
 
-/** The API key the request presents, or null when none (or more than one different one) is given. */
-export function presentedKey(req: FastifyRequest): string | null {
+/**
+ * The API key the request presents, or null when none is given. Different keys given in several ways at once: null (refused), or
+ * with `firstWayWins` the first in the order header, query, Basic (another decision a service may take: REST-AUTH-07).
+ */
+export function presentedKey(req: FastifyRequest, firstWayWins = false): string | null {
   const found: string[] = [];
   const h = req.headers['x-api-key'];
   if (typeof h === 'string' && h) found.push(h);
@@ -20,7 +23,7 @@ export function presentedKey(req: FastifyRequest): string | null {
   }
   if (found.length === 0) return null;
   // The spec says "exactly one of three ways": several ways are accepted only when they carry the same key.
-  return found.every((k) => k === found[0]) ? found[0]! : null;
+  return firstWayWins || found.every((k) => k === found[0]) ? found[0]! : null;
 }
 
 const digest = (s: string) => createHash('sha256').update(s).digest();
@@ -60,7 +63,7 @@ export class ApiKeys {
 }
 
 /** The client owning the presented key; keys are compared as digests (lengths do not leak), through the stack's key map. */
-export function clientFromRequest(apiKeys: ApiKeys, req: FastifyRequest): ClientRow | null {
-  const key = presentedKey(req);
+export function clientFromRequest(apiKeys: ApiKeys, req: FastifyRequest, firstWayWins = false): ClientRow | null {
+  const key = presentedKey(req, firstWayWins);
   return key ? apiKeys.find(key) : null;
 }

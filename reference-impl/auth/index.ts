@@ -2,7 +2,7 @@
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import { bearerOf, issueToken, userByEmail, verifyCredentials, verifyToken } from './tokens.js';
 import { applyEdits } from '../../lib/json-edit.js';
-import { recordAttempt, throttled } from './throttle.js';
+import { recordAttempt, recordRefusal, throttled } from './throttle.js';
 
 /** The route an answer of this surface belongs to, as deviations name it (`where`): `token` or `authenticated`. */
 const routeOf = (url: string): string => (url.startsWith('/oauth2/token') ? 'token' : 'authenticated');
@@ -49,8 +49,10 @@ const area: FastifyPluginAsync = async (app) => {
     // RFC 6749 §5.2: a missing username or password is invalid_request, naming it.
     if (!username || (!password && policy.passwordRequired)) return oauthError(reply, 400, 'invalid_request', `${!username ? 'username' : 'password'} is required`);
 
-    const verdict = throttled(ces, username, req.ip);
+    const verdict = throttled(ces, username, req.ip, policy.refusalsExtendWait);
     if (verdict) {
+      // G7's window holds answered logins only; a service may make each refusal restart the wait (retrying early extends it).
+      if (policy.refusalsExtendWait) recordRefusal(ces, username);
       reply.header('retry-after', String(verdict.retryAfterS));
       return oauthError(reply, 429, policy.throttleError,
         `too many logins ${verdict.scope === 'user' ? 'for this user' : 'from this address'}; retry after ${verdict.retryAfterS} s`);

@@ -18,6 +18,8 @@ export const AUTH_POLICY = {
   loginsPerUserPerMinute: LIMITS.loginsPerUserPerMinute,
   loginsPerIpPerMinute: LIMITS.loginsPerIpPerMinute,
   loginWindowMs: LIMITS.loginWindowMs,
+  /** A login the throttle refuses restarts the user's wait (never: the window slides over answered logins only, AUTH-THROTTLE-06). */
+  refusalsExtendWait: false as boolean,
   /** G7: the error of a throttled login. */
   throttleError: 'too_many_requests',
 };

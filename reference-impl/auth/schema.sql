@@ -6,3 +6,6 @@ CREATE TABLE IF NOT EXISTS auth_login_attempts (
   id INTEGER PRIMARY KEY, username TEXT NOT NULL, ip TEXT NOT NULL, at INTEGER NOT NULL, succeeded INTEGER NOT NULL);
 CREATE INDEX IF NOT EXISTS auth_attempts_user ON auth_login_attempts(username, at);
 CREATE INDEX IF NOT EXISTS auth_attempts_ip ON auth_login_attempts(ip, at);
+-- Logins the throttle refused, read only where the policy makes a refusal restart the wait (auth.policy refusalsExtendWait: an alternative).
+CREATE TABLE IF NOT EXISTS auth_login_refusals (id INTEGER PRIMARY KEY, username TEXT NOT NULL, at INTEGER NOT NULL);
+CREATE INDEX IF NOT EXISTS auth_refusals_user ON auth_login_refusals(username, at);

@@ -13,7 +13,11 @@ export function success(data: unknown, opts: { message?: string; pagination?: Pa
 
 /** A REST failure answered as the envelope; `status` error is reserved for authentication (spec), fail for the rest (G10). */
 export class RestFail extends Error {
-  constructor(public statusCode: number, message: string, public status: MetaStatus = 'fail') { super(message); }
+  /**
+   * `decision`: the REST policy's named status this failure answers with (G10 decides 403, 404, 400; another service may decide
+   * otherwise), read where the answer is sent (reference-impl/rest/index.ts); `statusCode` is that decision's default.
+   */
+  constructor(public statusCode: number, message: string, public status: MetaStatus = 'fail', public decision?: FailStatusDecision) { super(message); }
   body() { return { meta: { status: this.status, message: this.message } }; }
 }
 
@@ -25,10 +29,16 @@ export const TEXT = {
   liveChannel: (available: boolean, channel: string) => `Operator is now ${available ? 'available' : 'unavailable'} for ${channel} channel.`,
   /** PUT /operator/{id}/live with `connected=0` (the spec gives no text: project decision). */
   liveDisconnected: 'Operator is now disconnected.',
+  /** PUT /operator/{id}/live with `connected=1`, where the policy accepts it (rest.policy liveConnectAccepted). */
+  liveConnected: 'Operator is now connected.',
 } as const;
 
-export const forbidden = () => new RestFail(403, TEXT.forbidden, 'error');
-export const unknownId = (resource: string, id: string | number) => new RestFail(404, TEXT.unknownId(resource, id));
+/** The REST policy's named statuses of failures whose HTTP status is a decision of G10 (reference-impl/rest/policy.ts). */
+export type FailStatusDecision = 'forbiddenStatus' | 'unknownIdStatus' | 'periodTooLongStatus';
+
+export const forbidden = () => new RestFail(403, TEXT.forbidden, 'error', 'forbiddenStatus');
+export const unknownId = (resource: string, id: string | number) => new RestFail(404, TEXT.unknownId(resource, id), 'fail', 'unknownIdStatus');
+export const periodTooLong = () => new RestFail(400, TEXT.periodTooLong, 'fail', 'periodTooLongStatus');
 export const badRequest = (message: string) => new RestFail(400, message);
 
 /** `YYYY-MM-DD HH:MM:SS` in UTC, the spec's REST date form. */

@@ -15,7 +15,9 @@ const scope = (platform: Platform, registry: RouteRegistry): FastifyPluginAsync 
   // Before any route: the OpenAPI collector must see every route of this scope.
   collectRoutes(app, registry);
   installErrorHandling(app, {
-    shape: (status, message) => ({ meta: { status: status === 403 || status >= 500 ? 'error' : 'fail', message } }),
+    // meta.status error for authentication (whichever status the policy gives it) and server errors; fail for the rest.
+    shape: (status, message, req) => ({ meta: { status: status === req.server.ces.deviations.policy.rest.forbiddenStatus || status >= 500 ? 'error' : 'fail', message } }),
+    statusOf: (err, req, status) => (err instanceof RestFail && err.decision ? req.server.ces.deviations.policy.rest[err.decision] : status),
     accepted: 'application/json or application/x-www-form-urlencoded',
     fixedPathsFirst: true,
   });
@@ -43,7 +45,7 @@ const scope = (platform: Platform, registry: RouteRegistry): FastifyPluginAsync 
     if (platform === 'ha' && !dev.policy.rest.haBaseServed) throw new RestFail(404, `Unknown route ${req.method} ${req.url.split('?')[0]}.`);
     if (dev.policy.rest.versionHeader && req.headers[dev.policy.rest.versionHeader] !== '2') throw new RestFail(400, `Name the API version in the ${dev.policy.rest.versionHeader} header (2).`);
     // Every route, including unknown ones, needs a valid key: nothing is revealed to anonymous callers.
-    const client = clientFromRequest(app.ces.apiKeys, req) ?? (dev.policy.rest.keylessReadsServed && req.method === 'GET' ? app.ces.apiKeys.first() : null);
+    const client = clientFromRequest(app.ces.apiKeys, req, !dev.policy.rest.differentKeysRefused) ?? (dev.policy.rest.keylessReadsServed && req.method === 'GET' ? app.ces.apiKeys.first() : null);
     if (!client) throw forbidden();
     req.client = client;
   });

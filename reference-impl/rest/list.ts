@@ -104,7 +104,7 @@ export function parseList(req: FastifyRequest, kinds: FilterKinds, extraParams: 
   // Above the maximum the limit is clamped, not refused (G11).
   const limit = Math.min(asked, policy.pageMax);
   if (q.full !== undefined && q.full !== '0' && q.full !== '1') throw badRequest(`'full' must be 0 or 1 (got ${JSON.stringify(q.full)}).`);
-  return { page, limit, full: q.full === '1', filters, policy };
+  return { page, limit, full: q.full === '1' || policy.listItemsAlwaysFull, filters, policy };
 }
 
 /** An id filter value: decimal digits within Number.MAX_SAFE_INTEGER (ids are never negative). */

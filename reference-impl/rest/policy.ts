@@ -32,17 +32,31 @@ export const REST_POLICY = {
   versionHeader: '' as string,
   /** Plain HTTP on the HTTPS port is answered (REST over HTTPS only: never; reference-impl/plain-http.ts). */
   plainHttpServed: false as boolean,
+  /** PUT /operator/{id}/live accepts connected=1 alone (connects the operator, channels unchanged); never: only connected=0 (REST-LIVE-07). */
+  liveConnectAccepted: false as boolean,
+  /** List items show every field without full=1 too (never: the list view is the documented subset, REST-LIST-02). */
+  listItemsAlwaysFull: false as boolean,
   /** A page past the end answers the last page again instead of an empty one (never, by default). */
   lastPageRepeated: false as boolean,
   /** How many items a page after the first repeats of the page before (none: pages never overlap, REST-PAGE-05). */
   pageOverlap: 0,
+  /** Different keys given in two ways at once are refused (REST-AUTH-07: the key is given in exactly one way); else the header's wins. */
+  differentKeysRefused: true as boolean,
   /** GET requests without a key are served as the first client's (never: every route needs the key, REST-AUTH-06). */
   keylessReadsServed: false as boolean,
   /** Operator: chat/call/video_priority is 0 or 10 (REST-OP-13). */
   operatorPriorities: [0, 10] as readonly number[],
-  /** G10: the status of a created operator, and of a path id that is not a number. */
+  /** G12: POST/PUT /operator bodies are accepted as forms too (the official client sends them), not only as JSON (REST-OP-11). */
+  operatorFormBodiesAccepted: true as boolean,
+  /**
+   * G10: the status of a created operator, of a path id that is not a number, of a failed authentication (Forbidden), of an unknown
+   * id, and of a period longer than 3 months (REST-AUTH-05, REST-ID-02, REST-ID-03, REST-PERIOD-05).
+   */
   createdStatus: 201,
   badIdStatus: 400,
+  forbiddenStatus: 403,
+  unknownIdStatus: 404,
+  periodTooLongStatus: 400,
   emailPattern: EMAIL_PATTERN,
   /** The paths whose `formatHistory=0` answers well-formed history entries: json-unicode only (REST-HIST-04). */
   entriesPaths: ['unicode'] as readonly string[],

@@ -43,6 +43,8 @@ const VISITOR_FILTERS: Record<string, FilterFn> = { unique_id: F.text('unique_id
 
 export default function peopleRoutes(app: FastifyInstance): void {
   const ces = app.ces;
+  /** G12: operator bodies as forms too (rest.policy operatorFormBodiesAccepted). */
+  const formBodiesAccepted = () => ces.deviations.policy.rest.operatorFormBodiesAccepted;
   const event = (kind: 'user.created' | 'user.updated' | 'user.connected' | 'user.disconnected', req: FastifyRequest, userId: number) =>
     ces.events.emit({ kind, clientId: req.client.id, userId, at: ces.clock.now() });
 
@@ -85,7 +87,7 @@ export default function peopleRoutes(app: FastifyInstance): void {
     return listAnswer(clientRows(req, 'operator'), q, OPERATOR_FILTERS, (r, full) => R.operator(ces, r, full));
   });
   app.post('/operator', doc({ summary: 'Create an operator', body: 'rest/operator-write.json', bodyRequired: CREATE_REQUIRED, response: 'rest/operator.json', rules: OPERATOR_WRITE_RULES }), async (req, reply) => {
-    const cols = operatorWrite(req, 'create');
+    const cols = operatorWrite(req, 'create', undefined, formBodiesAccepted());
     const now = ces.clock.now();
     const id = ces.db.transaction(() => {
       const id = nextOperatorId(ces.db);
@@ -108,7 +110,7 @@ export default function peopleRoutes(app: FastifyInstance): void {
   app.get('/operator/:id', doc({ summary: 'Get an operator', response: 'rest/operator.json' }), async (req) => success(R.operator(ces, clientRow(req, 'operator'))));
   app.put('/operator/:id', doc({ summary: 'Update an operator (any subset of the fields)', body: 'rest/operator-write.json', response: 'rest/operator.json', rules: OPERATOR_WRITE_RULES }), async (req) => {
     const current = clientRow(req, 'operator');
-    const cols = operatorWrite(req, 'update', current);
+    const cols = operatorWrite(req, 'update', current, formBodiesAccepted());
     const set = { ...cols, updated_at: ces.clock.now() };
     ces.db.prepare(`UPDATE operators SET ${Object.keys(set).map((k) => `"${k}" = ?`).join(', ')} WHERE id = ? AND client_id = ?`)
       .run(...Object.values(set), current.id, req.client.id);
@@ -131,7 +133,7 @@ export default function peopleRoutes(app: FastifyInstance): void {
   app.put('/operator/:id/live', doc({ summary: 'Set the live availability of one operator per channel, or disconnect it (connected=0 alone)', body: 'rest/operator-live-write.json', response: 'rest/operator-live.json',
     rules: [{ name: 'channel-not-enabled', summary: 'a channel made available is enabled on the operator (<channel>_enabled true)', message: 'The call channel is not enabled for operator 12 (call_enabled is false).' }] }), async (req) => {
     const op = clientRow(req, 'operator');
-    const change = parseLiveBody(bodyObject(req));
+    const change = parseLiveBody(bodyObject(req), ces.deviations.policy.rest.liveConnectAccepted);
     const result = ces.db.transaction(() => applyLive(req, op, change))();
     if (result.connectedBefore !== result.connectedAfter) event(result.connectedAfter ? 'user.connected' : 'user.disconnected', req, op.id);
     return success(liveResource(op, liveRow(ces, op.id), slotsOf(ces, req.client.id).get(op.id)), { message: result.message });

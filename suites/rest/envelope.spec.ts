@@ -342,8 +342,9 @@ test('every route needs the key, and nothing changes without it', clauses('REST-
   expect(live.json.data.chat.available).toBe(false);
 });
 
-test('two different keys given two ways are refused', clauses('REST-AUTH-07'), async ({ api }) => {
+test('two different keys given two ways are refused', clauses('REST-AUTH-07', 'REST-AUTH-05'), async ({ api }) => {
   const res = await api.rest({ path: '/operator?key=not-the-same-key-0000', auth: 'header' });
   expect(res.json?.meta).toMatchObject({ status: 'error', message: 'Forbidden' });
-  expect(res.status).toBe(403);
+  // The refusal's HTTP status is G10's decision for every failed authentication, judged under its own clause.
+  under('REST-AUTH-05', () => expect(res.status, 'G10: an authentication failure answers 403').toBe(403));
 });

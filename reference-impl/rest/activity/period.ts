@@ -1,6 +1,6 @@
 // REST date filters (`YYYY-MM-DD` or `YYYY-MM-DD HH:MM:SS`, UTC) and the conversation listing's 3-month window rules (REST-PERIOD-*).
 import { LIMITS } from '../../../lib/limits.js';
-import { badRequest, RestFail, TEXT } from '../envelope.js';
+import { badRequest, periodTooLong } from '../envelope.js';
 
 /** Years (4 digits) that are leap years in the Gregorian calendar: divisible by 4, centuries only when divisible by 400. */
 const LEAP_YEAR = '(?:[0-9]{2}(?:0[48]|[2468][048]|[13579][26])|(?:[02468][048]|[13579][26])00)';
@@ -96,6 +96,6 @@ export function conversationWindow(filters: Record<string, string>, o: WindowOpt
   // Only to: the window ends at `to` itself (its whole second or day) when it ends where `to` is written.
   if (from === undefined) { const w = span(toAsWritten!, windows.to); return named({ from: w.from, to: w.to === toAsWritten ? to! : endOf(w.to) }); }
   // Compared as written: `from=2026-01-10&to=2026-04-10` is exactly 3 months even though `to` covers its whole day.
-  if (o.maxMonths !== undefined && toAsWritten! > addMonths(from, o.maxMonths)) throw new RestFail(400, TEXT.periodTooLong);
+  if (o.maxMonths !== undefined && toAsWritten! > addMonths(from, o.maxMonths)) throw periodTooLong();
   return { from, to };
 }

@@ -65,10 +65,13 @@ export function liveResource(op: Row, live: Row | null, slots: Slots = NO_SLOTS)
 /** Available in the default view of GET /operator/live: available on at least one channel. */
 export const isAvailable = (r: Row) => LIVE_CHANNELS.some((c) => r[c].available);
 
-export type LiveChange = { kind: 'channels'; set: Array<[LiveChannel, boolean]> } | { kind: 'disconnect' };
+export type LiveChange = { kind: 'channels'; set: Array<[LiveChannel, boolean]> } | { kind: 'disconnect' } | { kind: 'connect' };
 
-/** Reads the PUT body: `chat[available]` etc. (form or flat JSON keys, or nested JSON `{chat: {available: 1}}`), or `connected=0` alone. */
-export function parseLiveBody(body: Record<string, unknown>): LiveChange {
+/**
+ * Reads the PUT body: `chat[available]` etc. (form or flat JSON keys, or nested JSON `{chat: {available: 1}}`), or `connected=0` alone;
+ * with `connectAccepted` (rest.policy liveConnectAccepted) `connected=1` alone too.
+ */
+export function parseLiveBody(body: Record<string, unknown>, connectAccepted = false): LiveChange {
   const flat: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(body)) {
     if ((LIVE_CHANNELS as readonly string[]).includes(k) && v && typeof v === 'object' && !Array.isArray(v)) {
@@ -80,10 +83,11 @@ export function parseLiveBody(body: Record<string, unknown>): LiveChange {
   if (unknown.length) throw badRequest(`Unknown field(s) ${unknown.map((u) => `'${u}'`).join(', ')}; accepted: ${accepted.join(', ')}.`);
   if (!Object.keys(flat).length) throw badRequest(`The body names no field: send chat[available], call[available], video[available] (1 or 0), or connected=0 alone.`);
   if ('connected' in flat) {
-    if (flat.connected !== 0 && flat.connected !== '0') throw badRequest(`'connected' accepts only 0 (got ${JSON.stringify(flat.connected)}).`);
+    const connect = connectAccepted && (flat.connected === 1 || flat.connected === '1');
+    if (flat.connected !== 0 && flat.connected !== '0' && !connect) throw badRequest(`'connected' accepts only ${connectAccepted ? '0 or 1' : '0'} (got ${JSON.stringify(flat.connected)}).`);
     const others = Object.keys(flat).filter((k) => k !== 'connected');
-    if (others.length) throw badRequest(`'connected=0' must be the sole field; it cannot be combined with ${others.join(', ')}.`);
-    return { kind: 'disconnect' };
+    if (others.length) throw badRequest(`'connected=${connect ? 1 : 0}' must be the sole field; it cannot be combined with ${others.join(', ')}.`);
+    return { kind: connect ? 'connect' : 'disconnect' };
   }
   const set: Array<[LiveChannel, boolean]> = [];
   for (const c of LIVE_CHANNELS) {
@@ -109,6 +113,10 @@ export function applyLive(req: FastifyRequest, op: Row, change: LiveChange): { m
   if (change.kind === 'disconnect') {
     ces.db.prepare('UPDATE operator_live SET connected = 0, chat_available = 0, call_available = 0, video_available = 0 WHERE operator_id = ?').run(op.id);
     return { message: TEXT.liveDisconnected, connectedBefore, connectedAfter: false };
+  }
+  if (change.kind === 'connect') {
+    ces.db.prepare('UPDATE operator_live SET connected = 1 WHERE operator_id = ?').run(op.id);
+    return { message: TEXT.liveConnected, connectedBefore, connectedAfter: true };
   }
   for (const [c, on] of change.set) if (on && !op[`${c}_enabled`]) throw badRequest(`The ${c} channel is not enabled for operator ${op.id} (${c}_enabled is false).`);
   const messages: string[] = [];

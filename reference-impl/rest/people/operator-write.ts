@@ -27,12 +27,13 @@ const LIST_FIELDS: ReadonlySet<string> = new Set(Object.entries(FIELDS).filter((
  * The body as a flat object: form bracket keys (`x[]`) become lists, and so does a form field named in `lists` sent without
  * brackets (`roles=a`, or repeated `roles=a&roles=b`: G26, OpenAPI's form default); anything but an object is refused.
  */
-export function bodyObject(req: FastifyRequest, lists: ReadonlySet<string> = new Set()): Record<string, unknown> {
+export function bodyObject(req: FastifyRequest, lists: ReadonlySet<string> = new Set(), formAccepted = true): Record<string, unknown> {
   const b = req.body;
-  if (b === undefined || b === null || b === '') throw badRequest('The request body is empty: send the fields as JSON or as application/x-www-form-urlencoded.');
+  const accepted = formAccepted ? 'application/json or application/x-www-form-urlencoded' : 'application/json';
+  if (b === undefined || b === null || b === '') throw badRequest(`The request body is empty: send the fields as JSON${formAccepted ? ' or as application/x-www-form-urlencoded' : ''}.`);
   const type = req.headers['content-type'] ?? '';
-  const form = /^application\/x-www-form-urlencoded/i.test(type);
-  if (!form && !/^application\/json/i.test(type)) throw new RestFail(415, `Unsupported content type '${type}': send application/json or application/x-www-form-urlencoded.`);
+  const form = formAccepted && /^application\/x-www-form-urlencoded/i.test(type);
+  if (!form && !/^application\/json/i.test(type)) throw new RestFail(415, `Unsupported content type '${type}': send ${accepted}.`);
   if (typeof b !== 'object' || Array.isArray(b)) throw badRequest('The request body must be a JSON object or a form.');
   const out: Record<string, unknown> = {};
   // G26: `language_list[0]=fr` (PHP's http_build_query) is the list the spec's `language_list[]=fr` is.
@@ -97,8 +98,8 @@ function convert(field: string, kind: Kind, v: unknown, form: boolean, prioritie
  * Validates a create (all required fields) or update (any non-empty subset) body; answers the columns to write.
  * Every problem is named in one fail message, so a caller fixes them at once.
  */
-export function operatorWrite(req: FastifyRequest, mode: 'create' | 'update', current?: Row): Record<string, unknown> {
-  const body = bodyObject(req, LIST_FIELDS);
+export function operatorWrite(req: FastifyRequest, mode: 'create' | 'update', current?: Row, formAccepted = true): Record<string, unknown> {
+  const body = bodyObject(req, LIST_FIELDS, formAccepted);
   const errors: string[] = [];
   const cols: Record<string, unknown> = {};
   const unknown = Object.keys(body).filter((k) => !(k in FIELDS));
