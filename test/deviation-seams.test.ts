@@ -107,3 +107,15 @@ test('issue 26: after the restructure every deviation is caught by at least the 
     assert.ok(e && !Array.isArray(e) && e.checks.length && e.clauses.length, `${id} is caught by an assertion of its own clause`);
   }
 });
+
+test('every deviation at graphql.schema leaves an SDL that parses: otherwise every GraphQL request is a 500 and the deviation is caught for the wrong reason', async () => {
+  const { parse, printSchema } = await import('graphql');
+  const { buildCesSchema } = await import('../reference-impl/graphql/schema.js');
+  const { deviationRegistry } = await import('../lib/deviation-registry.js');
+  const sdl = printSchema(buildCesSchema());
+  const broken: string[] = [];
+  for (const d of [...deviationRegistry().values()].filter((x) => x.seam === 'graphql.schema')) {
+    try { parse(applyEdits(sdl, d.edits ?? [])); } catch (e) { broken.push(`${d.id}: ${(e as Error).message}`); }
+  }
+  assert.deepEqual(broken, [], 'schema deviations whose SDL does not parse');
+});
