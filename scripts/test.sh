@@ -29,10 +29,6 @@ step "type-check" npx tsc --noEmit -p .
 # folders): most of their time is waiting on child processes and real-time limits, not CPU. scripts/unit-tests.mjs says how.
 step "unit tests (compiled: dist/test)" node scripts/unit-tests.mjs
 step "conformance run against the reference implementation" node bin/ces.js test
-# The OpenAPI document and the server agree as Schemathesis judges them: every check, every phase, a fixed seed, 5 fuzzed cases
-# per operation beside the coverage phase's ~4,000 (30-40 s; Schemathesis's own CPU, about 25 s, is most of it); only the
-# exceptions listed with their reason in scripts/schemathesis/hooks.py are accepted.
-step "schemathesis: the REST API against its OpenAPI document" bash scripts/schemathesis/run.sh --seed 20261123
 # The fuzzer runs beside the self-test: the self-test mostly waits for retries in real time (about 100 s of CPU in 120 s on 2
 # cores). Checked: with the fuzzer beside it, the self-test's matrix (`--matrix`: which checks catch which deviation) is the
 # same 318 (deviation, check) pairs as alone, so the load catches nothing by itself. The fuzzer's budget is wall time, so it ends
@@ -42,11 +38,17 @@ beside fuzz node bin/ces.js fuzz --budget 60s --seed 20261123
 # packed, installed into an empty folder, `ces` run from there (version, a connector check, the REST suite against its own
 # `ces serve`, a failing check's re-run command, every `ces` command of docs/ci.md). Its output is printed when it has ended.
 beside package node scripts/package-test.mjs
+# The OpenAPI document and the server agree as Schemathesis judges them: every check, every phase, a fixed seed, 5 fuzzed cases
+# per operation beside the coverage phase's ~4,000 (30-40 s; Schemathesis's own CPU, about 25 s, is most of it); only the
+# exceptions listed with their reason in scripts/schemathesis/hooks.py are accepted. Beside the self-test too (its own `ces
+# serve`; no real-time limit of its own to miss: about 45 s of CPU), its output printed when it has ended.
+beside schemathesis bash scripts/schemathesis/run.sh --seed 20261123
 # One Playwright run; 9 lanes = 9 workers, each with its own embedded stack whose deviation it switches between checks (most of
 # the run waits for retries in real time: 6 lanes took 149 s, 9 take about 122 s). --wire: the wire faults in the same run, on
 # the same stacks (each behind its wire proxy) and lanes, so their real-time waits overlap the deviations' (docs/wire.md).
 # --require-proofs: a MUST clause that no assertion of its own proved (deviation, wire fault, or fixtures/proofs.json) fails it.
 step "self-test: every deviation and every wire fault is caught" node bin/ces.js selftest --no-baseline --parallel 9 --wire --require-proofs
+step "schemathesis: the REST API against its OpenAPI document" beside_result schemathesis
 step "fuzz: generated REST and GraphQL requests against the reference implementation (60 s after a floor of 40 cases per operation)" beside_result fuzz
 # After the two above: run alongside the 9-lane self-test (which then used both cores) the polling smoke missed its 1 s ± 10 %
 # (LOAD-POLL-01). load/smoke.sh runs four scenarios at once, then the polling one alone.
