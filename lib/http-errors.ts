@@ -15,10 +15,11 @@ const REASONS: Record<number, string> = {
 };
 
 /** What the caller may be told about an error: Fastify's own 4xx texts (bad JSON, media type, size) or the error's message when it
- * carries a 4xx status on purpose; anything else is an internal error whose details stay in the log. */
-export function callerError(err: FastifyError | Error, req: FastifyRequest, accepted = 'application/json'): { status: number; message: string } {
-  const e = err as FastifyError & { statusCode?: number };
-  const status = typeof e.statusCode === 'number' && e.statusCode >= 400 && e.statusCode < 500 ? e.statusCode : 500;
+ * carries a 4xx status on purpose (its own, or `statusCode` where the surface decides it); anything else is an internal error
+ * whose details stay in the log. */
+export function callerError(err: FastifyError | Error, req: FastifyRequest, accepted = 'application/json', statusCode = (err as { statusCode?: number }).statusCode): { status: number; message: string } {
+  const e = err as FastifyError;
+  const status = typeof statusCode === 'number' && statusCode >= 400 && statusCode < 500 ? statusCode : 500;
   if (status === 500) return { status, message: 'Internal error.' };
   if (status === 415) return { status, message: `Unsupported content type '${req.headers['content-type'] ?? ''}': send ${accepted}.` };
   if (status === 413) return { status, message: 'Request body too large.' };
@@ -74,8 +75,11 @@ export interface ErrorHandlingOptions {
   fixedPathsFirst?: boolean;
   /** Last look at a body before it is sent (deviation switches of the REST surface). */
   rewrite?: (status: number, body: unknown, req: FastifyRequest) => unknown;
-  /** The status a caller's error answers with, where the surface decides it at run time (REST: its policy's G10 statuses). */
-  statusOf?: (err: Error, req: FastifyRequest, status: number) => number;
+  /**
+   * The status an error answers with where the surface decides it at run time (REST: its policy's G10 statuses), before it is
+   * judged as any other (a decided 5xx is an internal error); undefined: the error's own.
+   */
+  statusOf?: (err: Error, req: FastifyRequest) => number | undefined;
 }
 
 /**
@@ -104,9 +108,9 @@ export function installErrorHandling(app: FastifyInstance, o: ErrorHandlingOptio
     // A request no route serves is answered as such even when reading its body failed first: Fastify parses the body of a method
     // like QUERY (which carries one) before the not-found handler runs, and a missing content type must not hide the 405.
     if (req.is404 && isBodyError(err as FastifyError)) return unrouted(req, reply);
-    const { status, message } = callerError(err as Error, req, o.accepted);
+    const { status, message } = callerError(err as Error, req, o.accepted, o.statusOf?.(err as Error, req));
     if (status === 500) req.log.error(err);
-    return send(reply, req, status === 500 || !o.statusOf ? status : o.statusOf(err as Error, req, status), message);
+    return send(reply, req, status, message);
   });
   app.setNotFoundHandler((req, reply) => unrouted(req, reply));
   // A path served as written (`/operator/live`) is that resource, not a value of a sibling's parameter (`/operator/{id}`): another

@@ -34,11 +34,12 @@ export const TEXT = {
 } as const;
 
 /** The REST policy's named statuses of failures whose HTTP status is a decision of G10 (reference-impl/rest/policy.ts). */
-export type FailStatusDecision = 'forbiddenStatus' | 'unknownIdStatus' | 'periodTooLongStatus';
+export type FailStatusDecision = 'forbiddenStatus' | 'unknownIdStatus' | 'periodTooLongStatus' | 'badIdStatus';
 
 export const forbidden = () => new RestFail(403, TEXT.forbidden, 'error', 'forbiddenStatus');
 export const unknownId = (resource: string, id: string | number) => new RestFail(404, TEXT.unknownId(resource, id), 'fail', 'unknownIdStatus');
 export const periodTooLong = () => new RestFail(400, TEXT.periodTooLong, 'fail', 'periodTooLongStatus');
+export const badId = (message: string) => new RestFail(400, message, 'fail', 'badIdStatus');
 export const badRequest = (message: string) => new RestFail(400, message);
 
 /** `YYYY-MM-DD HH:MM:SS` in UTC, the spec's REST date form. */

@@ -17,7 +17,7 @@ const scope = (platform: Platform, registry: RouteRegistry): FastifyPluginAsync 
   installErrorHandling(app, {
     // meta.status error for authentication (whichever status the policy gives it) and server errors; fail for the rest.
     shape: (status, message, req) => ({ meta: { status: status === req.server.ces.deviations.policy.rest.forbiddenStatus || status >= 500 ? 'error' : 'fail', message } }),
-    statusOf: (err, req, status) => (err instanceof RestFail && err.decision ? req.server.ces.deviations.policy.rest[err.decision] : status),
+    statusOf: (err, req) => (err instanceof RestFail && err.decision ? req.server.ces.deviations.policy.rest[err.decision] : undefined),
     accepted: 'application/json or application/x-www-form-urlencoded',
     fixedPathsFirst: true,
   });

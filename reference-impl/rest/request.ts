@@ -1,7 +1,7 @@
 // What every REST route reads from a request: the base it came through, the key's client, numeric path ids.
 import type { FastifyRequest } from 'fastify';
 import type { ClientRow } from '../auth/api-key.js';
-import { RestFail } from './envelope.js';
+import { badId } from './envelope.js';
 
 export type Platform = 'sd' | 'ha';
 export const REST_BASES: Record<Platform, string> = { sd: '/api/2', ha: '/ha/api/2' };
@@ -27,7 +27,7 @@ export const shown = (v: unknown): string => { const s = JSON.stringify(v) ?? St
 export function idParam(req: FastifyRequest, resource: string, name = 'id'): number {
   const raw = (req.params as Record<string, string>)[name] ?? '';
   const id = integerOf(raw);
-  if (id === null) throw new RestFail(req.server.ces.deviations.policy.rest.badIdStatus, `'${name}' of ${resource} must be an integer from 0 to ${Number.MAX_SAFE_INTEGER} (got ${shown(raw)}).`);
+  if (id === null) throw badId(`'${name}' of ${resource} must be an integer from 0 to ${Number.MAX_SAFE_INTEGER} (got ${shown(raw)}).`);
   return id;
 }
 
