@@ -2,7 +2,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { spawn } from 'node:child_process';
-import { ROOT, REPORTS, PLAYWRIGHT_CONFIG, playwrightCli } from '../lib/paths.js';
+import { ROOT, REPORTS, PLAYWRIGHT_CONFIG, playwrightCli, playwrightEnv } from '../lib/paths.js';
 import { readPlaywrightResults, clauseVerdicts, checkVerdicts, checkReasons, scrubDir, findLeaks, type CheckResult, type ClauseVerdict } from '../lib/results.js';
 import { COUNTED, LABEL, LEGEND, clauseReason, verdictFor, countsLine, runVerdict, wrapText, type Verdict } from '../lib/verdicts.js';
 import { junitXml } from '../lib/junit.js';
@@ -44,7 +44,7 @@ export async function runPlaywright(opts: { targetFile: string; targetFiles?: st
       // `progress`: a quiet run whose reporter prints one line per unit of work (selftest: per deviation).
       stdio: opts.quiet && !opts.progress ? ['ignore', 'ignore', 'inherit'] : 'inherit',
       env: {
-        ...process.env, CES_TARGET: opts.targetFile, CES_RUN_DIR: opts.runDir, CES_QUIET: opts.quiet ? '1' : '0',
+        ...process.env, ...playwrightEnv(), CES_TARGET: opts.targetFile, CES_RUN_DIR: opts.runDir, CES_QUIET: opts.quiet ? '1' : '0',
         ...(opts.targetFiles && opts.targetFiles.length > 1 ? { CES_TARGETS: JSON.stringify(opts.targetFiles), CES_WORKERS: String(opts.targetFiles.length) } : opts.workers ? { CES_WORKERS: String(opts.workers) } : {}),
         ...opts.extraEnv,
       },

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
-import { ROOT, PLAYWRIGHT_CONFIG, playwrightCli } from './paths.js';
+import { ROOT, PLAYWRIGHT_CONFIG, playwrightCli, playwrightEnv } from './paths.js';
 import { checkSource } from './results.js';
 
 export interface ListedCheck { title: string; file: string; project: string; clauses: string[]; /** Parts of the target the check declared it needs (suites/fixtures/target.ts `needs`). */ needs: string[] }
@@ -14,7 +14,7 @@ export function listChecks(): ListedCheck[] {
   const target = path.join(dir, 'target.json');
   fs.writeFileSync(target, JSON.stringify({ base_url: 'https://127.0.0.1:1', rest_base_url: 'https://127.0.0.1:1/api/2', graphql_url: 'https://127.0.0.1:1/graphql', api_key: 'list-only', user: { username: 'u', password: 'p' }, capabilities: [] }));
   const out = execFileSync(process.execPath, [playwrightCli(), 'test', '--list', '--reporter=json', '-c', PLAYWRIGHT_CONFIG], {
-    cwd: ROOT, env: { ...process.env, CES_TARGET: target, CES_RUN_DIR: dir }, maxBuffer: 64 * 1024 * 1024, encoding: 'utf8',
+    cwd: ROOT, env: { ...process.env, ...playwrightEnv(), CES_TARGET: target, CES_RUN_DIR: dir }, maxBuffer: 64 * 1024 * 1024, encoding: 'utf8',
   });
   const report = JSON.parse(out);
   const checks: ListedCheck[] = [];

@@ -30,6 +30,12 @@ export function codeFile(source: string): string {
 
 /** The Playwright configuration of the suites (compiled with them: Playwright loads it and the spec files beside it). */
 export const PLAYWRIGHT_CONFIG = codeFile('suites/playwright.config.ts');
+/**
+ * The environment Playwright runs with here. Compiled, the suites are plain ES modules that Playwright need not transpile (its
+ * configuration marks them external): without its ESM loader (a thread of its own in the runner and in every worker, through
+ * which each import passes on Node 20) a worker starts on about 0.3 s less CPU.
+ */
+export const playwrightEnv = (): Record<string, string> => (COMPILED ? { PW_DISABLE_TS_ESM: '1' } : {});
 /** Playwright Test's command line, wherever npm installed @playwright/test. */
 export const playwrightCli = (): string => path.join(packageDir('@playwright/test'), 'cli.js');
 

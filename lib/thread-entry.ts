@@ -1,4 +1,6 @@
 // Inside a worker thread: starts one server of the harness (fake connector, webhook sink, a whole embedded stack) and closes it when the parent asks.
+// First: the CommonJS packages the server loads come from the compile cache (a thread has a module system of its own).
+import './compile-cache.cjs';
 import { parentPort, workerData } from 'node:worker_threads';
 import { localLoopProbe } from './event-loop.js';
 
