@@ -44,6 +44,8 @@ const SUBSCRIBER_CONNECTIONS = 16;
 const CLAIM_BATCH = 512;
 /** Bytes of an answer's body read at most; the status alone decides. */
 const ANSWER_BODY_READ = 64 * 1024;
+/** How long after the answer timeout undici's own headers timeout would end an attempt the Answer handler's timer somehow missed. */
+const ANSWER_TIMER_BACKSTOP_MS = 5_000;
 
 /**
  * X-Service-CorrelationId of a new delivery: a UUID of version 7 (RFC 9562; the spec asks for a UUID), the time in ms then random bits.
@@ -110,7 +112,10 @@ export class WebhookDispatcher {
     a = new Agent({
       // Node's roots plus the harness CA, as Node does with NODE_EXTRA_CA_CERTS; one shared context keeps handshakes cheap.
       connect: { timeout: connectMs, secureContext: outboundSecureContext(this.ces.settings.outboundCa) },
-      headersTimeout: answerMs,
+      // The answer timeout itself is the Answer handler's own timer: undici's timers above 1 s tick at a 1 s resolution and fall
+      // further behind when the event loop is busy (a 30 s timeout fired at 31.5 s under a loaded CI, so the retry came late).
+      // Undici's stays as a backstop only.
+      headersTimeout: answerMs + ANSWER_TIMER_BACKSTOP_MS,
       bodyTimeout: answerMs,
       // Reused connections spare a handshake per retry; undici still honours a shorter Keep-Alive hint from the subscriber.
       keepAliveTimeout: 30_000,
@@ -305,7 +310,8 @@ export class WebhookDispatcher {
     const body = c.d.body;
     const headers = this.headers(c, body);
     const [lowest, highest] = this.ces.deviations.policy.webhooks.deliveredStatuses;
-    return new Promise<Outcome>((resolve) => { this.agent().dispatch({ origin: c.origin, path: c.path, method: 'POST', body, headers }, new Answer(resolve, (status) => status >= lowest && status <= highest)); });
+    const { answerTimeoutMs } = this.ces.deviations.policy.webhooks;
+    return new Promise<Outcome>((resolve) => { this.agent().dispatch({ origin: c.origin, path: c.path, method: 'POST', body, headers }, new Answer(resolve, (status) => status >= lowest && status <= highest, answerTimeoutMs)); });
   }
 
   /** Writes the outcomes of this turn in one transaction, then arms the retries. */
@@ -355,16 +361,21 @@ export class WebhookDispatcher {
 class Answer implements Dispatcher.DispatchHandler {
   private status: number | null = null;
   private read = 0;
-  constructor(private resolve: (o: Outcome) => void, private delivered: (status: number) => boolean) {}
-  onRequestStart(): void { /* marks a handler of undici's current interface */ }
+  private timer: NodeJS.Timeout | undefined;
+  constructor(private resolve: (o: Outcome) => void, private delivered: (status: number) => boolean, private answerMs: number) {}
+  /** Called as the request is written to its connection (after connect): the answer timeout (G3) runs from here, to the millisecond. */
+  onRequestStart(ctl: Dispatcher.DispatchController): void {
+    this.timer = setTimeout(() => ctl.abort(Object.assign(new Error(`no answer within ${this.answerMs} ms`), { code: 'ANSWER_TIMEOUT' })), this.answerMs);
+  }
   onResponseStart(_ctl: Dispatcher.DispatchController, status: number): void {
-    if (status >= 200) this.status = status; // 1xx are informational, not the answer
+    if (status >= 200) { this.status = status; clearTimeout(this.timer); } // 1xx are informational, not the answer
   }
   onResponseData(ctl: Dispatcher.DispatchController, chunk: Buffer): void {
     if ((this.read += chunk.length) > ANSWER_BODY_READ) ctl.abort(new Error('answer body not read past 64 KiB'));
   }
-  onResponseEnd(): void { this.answered(); }
+  onResponseEnd(): void { clearTimeout(this.timer); this.answered(); }
   onResponseError(_ctl: Dispatcher.DispatchController, err: Error): void {
+    clearTimeout(this.timer);
     if (this.status !== null) return this.answered();
     const e = err as { code?: string; message?: string };
     const timeout = /TIMEOUT/i.test(e.code ?? '');
