@@ -34,3 +34,13 @@ test('four processes rewriting one file at once leave one writer\'s whole conten
     assert.equal(fs.readFileSync(file, 'utf8'), 'x');
   } finally { fs.rmSync(dir, { recursive: true, force: true }); }
 });
+
+test('a file written with a mode has it from its creation, also over a file readable by others (ready files of ces serve, sink, wire)', () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ces-atomic-mode-'));
+  const file = path.join(dir, 'ready.json');
+  fs.writeFileSync(file, 'old', { mode: 0o644 });
+  writeFileAtomic(file, '{"api_key":"secret"}', 0o600);
+  assert.equal(fs.statSync(file).mode & 0o777, 0o600);
+  assert.equal(fs.readFileSync(file, 'utf8'), '{"api_key":"secret"}');
+  assert.deepEqual(fs.readdirSync(dir), ['ready.json'], 'nothing left aside');
+});

@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import type { CommandModule } from 'yargs';
 import { UsageError } from '../usage.js';
 import { requireSqlite } from '../../lib/optional-parts.js';
+import { writeFileAtomic } from '../../lib/write-atomic.js';
 
 interface Args { port: number; host: string; 'ready-file'?: string; seed: number; db: string; deviate: string[]; 'connector-url'?: string; 'webhook-url'?: string; 'webhook-secret'?: string; insecure: boolean; wire: boolean }
 
@@ -47,11 +48,9 @@ export const serveCommand: CommandModule<{}, Args> = {
       throw e;
     }
     const json = JSON.stringify(stack.ready);
-    // The ready file holds every credential: readable by its owner only.
-    if (a['ready-file']) {
-      fs.writeFileSync(a['ready-file'], JSON.stringify(stack.ready, null, 2), { mode: 0o600 });
-      fs.chmodSync(a['ready-file'], 0o600);
-    }
+    // The ready file holds every credential: readable by its owner only. Whole or absent: a script waiting for it to appear
+    // reads it as soon as it exists (a plain write let a waiting test read it empty).
+    if (a['ready-file']) writeFileAtomic(a['ready-file'], JSON.stringify(stack.ready, null, 2), 0o600);
     console.log(`ready ${json}`);
     if (stack.ready.chat_url) console.error(`chat window: ${stack.ready.chat_url}\ninspector:   ${stack.ready.inspector_url}`);
     const stop = async () => { await stack.close(); process.exit(0); };

@@ -6,6 +6,7 @@ import type { CommandModule } from 'yargs';
 import { generateTls } from '../../lib/tls.js';
 import { startWebhookSink } from '../../webhook-sink/server.js';
 import { UsageError } from '../usage.js';
+import { writeFileAtomic } from '../../lib/write-atomic.js';
 
 interface Args { port: number; host: string; secret?: string; 'ready-file'?: string; 'work-dir'?: string }
 
@@ -46,10 +47,8 @@ export const sinkCommand: CommandModule<{}, Args> = {
     }
     // The control API answers only with this token (Authorization: Bearer <control_token>); the ready file is the owner's only.
     const ready = { sink_url: sink.url, control_url: sink.controlUrl, control_token: sink.controlToken, ca_file: caFile };
-    if (a['ready-file']) {
-      fs.writeFileSync(a['ready-file'], JSON.stringify(ready, null, 2), { mode: 0o600 });
-      fs.chmodSync(a['ready-file'], 0o600);
-    }
+    // Whole or absent (a script waiting for the file reads it as soon as it exists), the owner's only from its creation.
+    if (a['ready-file']) writeFileAtomic(a['ready-file'], JSON.stringify(ready, null, 2), 0o600);
     console.log(`ready ${JSON.stringify(ready)}`);
     const stop = async () => { await sink.close(); process.exit(0); };
     process.once('SIGINT', stop);

@@ -10,6 +10,7 @@ import { loadClauses } from '../../lib/catalogue.js';
 import { startWireProxy } from '../../wire/proxy.js';
 import { loadWireFaults } from '../../wire/faults.js';
 import { UsageError } from '../usage.js';
+import { writeFileAtomic } from '../../lib/write-atomic.js';
 
 interface Args { 'connector-upstream': string; 'sink-upstream': string; 'connector-secret': string; 'control-token'?: string; 'ca-file': string[]; host: string; 'ready-file'?: string; 'work-dir'?: string; fault?: string }
 
@@ -59,10 +60,8 @@ export const wireCommand: CommandModule<{}, Args> = {
       throw new UsageError(`cannot start the wire proxy on ${a.host}: ${(e as Error).message}`);
     }
     const ready = { connector_url: proxy.connectorUrl, sink_url: proxy.sinkUrl, wire_url: proxy.controlUrl, control_token: controlToken, ca_file: caFile };
-    if (a['ready-file']) {
-      fs.writeFileSync(a['ready-file'], JSON.stringify(ready, null, 2), { mode: 0o600 });
-      fs.chmodSync(a['ready-file'], 0o600);
-    }
+    // Whole or absent (a script waiting for the file reads it as soon as it exists), the owner's only from its creation.
+    if (a['ready-file']) writeFileAtomic(a['ready-file'], JSON.stringify(ready, null, 2), 0o600);
     console.log(`ready ${JSON.stringify(ready)}`);
     const stop = async () => { await proxy.close(); process.exit(0); };
     process.once('SIGINT', stop);
