@@ -58,8 +58,7 @@ function certificate(spec: CertSpec, signer: KeyObject): string {
   const tbsDer = Buffer.from(asn1.toDer(tbs).getBytes(), 'binary');
   const signature = sign('sha256', tbsDer, signer);
   const cert = asn1.create(Class.UNIVERSAL, Type.SEQUENCE, true, [tbs, ECDSA_SHA256(), asn1.create(Class.UNIVERSAL, Type.BITSTRING, false, `\u0000${binary(signature)}`)]);
-  const der = Buffer.from(asn1.toDer(cert).getBytes(), 'binary');
-  return `-----BEGIN CERTIFICATE-----\n${der.toString('base64').replace(/.{1,64}/g, '$&\n')}-----END CERTIFICATE-----\n`;
+  return forge.pem.encode({ type: 'CERTIFICATE', body: asn1.toDer(cert).getBytes() });
 }
 
 /** A fresh CA and one server certificate for localhost, 127.0.0.1 and ::1 (plus any extra host names). */

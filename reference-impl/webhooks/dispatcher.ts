@@ -309,8 +309,7 @@ export class WebhookDispatcher {
   private post(c: Claimed): Promise<Outcome> {
     const body = c.d.body;
     const headers = this.headers(c, body);
-    const [lowest, highest] = this.ces.deviations.policy.webhooks.deliveredStatuses;
-    const { answerTimeoutMs } = this.ces.deviations.policy.webhooks;
+    const { deliveredStatuses: [lowest, highest], answerTimeoutMs } = this.ces.deviations.policy.webhooks;
     return new Promise<Outcome>((resolve) => { this.agent().dispatch({ origin: c.origin, path: c.path, method: 'POST', body, headers }, new Answer(resolve, (status) => status >= lowest && status <= highest, answerTimeoutMs)); });
   }
 
