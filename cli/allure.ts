@@ -13,7 +13,14 @@ export default ${JSON.stringify({ name: reportName, plugins: { awesome: { option
 `;
 }
 
-/** Builds <run>/allure-report/index.html; false (with the reason on stderr) when there are no results or Allure fails. */
+/** The run's sub-folder of the Allure report. */
+export const ALLURE_REPORT = 'allure-report';
+
+/**
+ * Builds <run>/allure-report/index.html; false (with the reason on stderr) when there are no results or Allure fails. The results
+ * are prepared before the first await: a caller may write its other reports while Allure's child process runs (cli/run.ts
+ * FinishOptions.writing), as long as it leaves allure-results as they are.
+ */
 export async function generateAllure(runDir: string, reportName = `CES conformance — ${path.basename(runDir)}`, opts: { reference?: boolean } = {}): Promise<boolean> {
   const results = path.join(runDir, 'allure-results');
   if (!fs.existsSync(results) || !fs.readdirSync(results).some((f) => f.endsWith('-result.json'))) return false;
@@ -22,7 +29,7 @@ export async function generateAllure(runDir: string, reportName = `CES conforman
   scrubDir(results);
   const config = path.join(runDir, 'allurerc.mjs');
   fs.writeFileSync(config, allureConfig(reportName));
-  const out = path.join(runDir, 'allure-report');
+  const out = path.join(runDir, ALLURE_REPORT);
   fs.rmSync(out, { recursive: true, force: true });
   const code = await new Promise<number | null>((resolve) => {
     const child = spawn(process.execPath, [path.join(packageDir('allure'), 'cli.js'), 'generate', results, '-o', out, '--config', config], { cwd: runDir, stdio: ['ignore', 'ignore', 'pipe'] });

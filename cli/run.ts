@@ -75,6 +75,8 @@ export interface FinishOptions extends BaselineOptions {
   qualifier?: string;
   /** The clauses of what the run checked (a vendor check's area, or its --only list): its coverage counts these, not the whole catalogue. */
   checked?: string[];
+  /** Sub-folders of the run another process is still writing (the Allure report): left to finishWritten once they are there. */
+  writing?: string[];
 }
 
 /** Writes the run's summary, JUnit and evidence, refreshes reports/index.html, prints the terminal table and the verdict; returns the exit code. */
@@ -105,7 +107,7 @@ export function finishRun(run: { id: string; dir: string }, kind: string, target
   writeRunSummary(run.dir, summary);
   if (checks.length) fs.writeFileSync(path.join(run.dir, 'junit.xml'), junitXml(`CES ${kind} ${run.id}`, checks, perCheck));
   // The embedded target file and anything written since the suites ran (k6 summaries, sub-runs) get masked too.
-  scrubDir(run.dir);
+  scrubDir(run.dir, { skip: opts.writing });
   const evidence = buildEvidence(run.dir);
   // The landing page of the folder holding the run (reports/, or the parent of a --report-dir): it lists this run.
   const landing = landingOf(run.dir);
@@ -113,12 +115,23 @@ export function finishRun(run: { id: string; dir: string }, kind: string, target
   if (summary.coverage) console.log(`\n${coverageLines(summary.coverage).join('\n')}`);
   if (baseline) console.log(`\n${baselineLines(baseline).join('\n')}`);
   if (opts.writeBaseline) console.log(`baseline written: ${opts.writeBaseline} (${failing.length} failing clause(s))`);
-  const leaks = findLeaks(run.dir, knownSecrets());
-  if (leaks.length) console.error(`\nWARNING: a secret is still present under ${run.dir} in ${[...new Set(leaks.map((l) => path.relative(run.dir, l.file)))].join(', ')} (a report writer bypassed lib/mask.ts)`);
+  warnLeaks(run.dir, findLeaks(run.dir, knownSecrets(), { skip: opts.writing }));
   console.log(`\nreport: ${landing ?? `${evidence} (${path.join(path.dirname(run.dir), 'index.html')} is not a ces landing page: left as it is)`}\nevidence: ${evidence}\nrun folder: ${run.dir}`);
   // A run without checks of its own (selftest: its sub-runs have them) prints its own outcome instead.
   if (checks.length) console.log(`\nverdict: ${runSentence(outcome.sentence, summary)}${opts.qualifier ? ` — ${opts.qualifier}` : ''} (exit ${summary.exitCode})`);
   return summary.exitCode as 0 | 1 | 2;
+}
+
+/** A report written beside finishRun (FinishOptions.writing), once it is there: masked, searched for secrets, linked from the landing page. */
+export function finishWritten(run: { dir: string }, folder: string): void {
+  const dir = path.join(run.dir, folder);
+  scrubDir(dir);
+  warnLeaks(run.dir, findLeaks(dir, knownSecrets()));
+  landingOf(run.dir);
+}
+
+function warnLeaks(runDir: string, leaks: Array<{ file: string }>): void {
+  if (leaks.length) console.error(`\nWARNING: a secret is still present under ${runDir} in ${[...new Set(leaks.map((l) => path.relative(runDir, l.file)))].join(', ')} (a report writer bypassed lib/mask.ts)`);
 }
 
 /** The verdict sentence, said against the baseline or the lost target when the run had one. */

@@ -261,12 +261,15 @@ export function writeZip(entries: ZipEntry[]): Buffer {
 
 const PW_ZIP = /(<template id="playwrightReportBase64">data:application\/zip;base64,)([A-Za-z0-9+/=]+)(<\/template>)/;
 
-function filesUnder(dir: string): string[] {
+/** Files under `dir` (or `dir` itself, a file), but those under its sub-folders named in `skip`. */
+function filesUnder(dir: string, skip: string[] = []): string[] {
   if (!fs.existsSync(dir)) return [];
   if (fs.statSync(dir).isFile()) return [dir];
+  const skipped = skip.map((s) => path.join(dir, s) + path.sep);
   return fs.readdirSync(dir, { withFileTypes: true, recursive: true })
     .filter((d) => d.isFile())
-    .map((d) => path.join((d as { parentPath?: string; path?: string }).parentPath ?? (d as { path?: string }).path ?? dir, d.name));
+    .map((d) => path.join((d as { parentPath?: string; path?: string }).parentPath ?? (d as { path?: string }).path ?? dir, d.name))
+    .filter((f) => !skipped.some((s) => f.startsWith(s)));
 }
 
 /** Names of fields whose values are secrets whatever they are (a signing secret a check invented is not registered anywhere). */
@@ -305,10 +308,10 @@ function maskAttachmentBodies(json: string): string {
  * HTML report embeds; returns the files it changed. Writers mask what they write; this is the net under them
  * (assertion messages, error-context snapshots, the embedded target file).
  */
-export function scrubDir(dir: string): string[] {
-  // `dir` may also be a single file.
+export function scrubDir(dir: string, opts: { skip?: string[] } = {}): string[] {
+  // `dir` may also be a single file. `skip`: sub-folders still being written by another process (scrubbed once written).
   const changed: string[] = [];
-  for (const f of filesUnder(dir)) {
+  for (const f of filesUnder(dir, opts.skip)) {
     if (!TEXT_FILE.test(f) || fs.statSync(f).size > 50_000_000) continue;
     const text = fs.readFileSync(f, 'utf8');
     let out = maskAll(text);
@@ -350,13 +353,13 @@ function* base64Runs(buf: Buffer): Generator<string> {
 }
 
 /** Every place a secret still appears under a folder: plain text, base64 blobs (Allure's single file) and zip entries inside them. */
-export function findLeaks(dir: string, secrets: string[]): Array<{ file: string; secret: string; where: string }> {
+export function findLeaks(dir: string, secrets: string[], opts: { skip?: string[] } = {}): Array<{ file: string; secret: string; where: string }> {
   const wanted = secrets.filter((s) => s && s.length >= 4);
   const leaks: Array<{ file: string; secret: string; where: string }> = [];
   const look = (file: string, where: string, buf: Buffer) => {
     for (const s of wanted) if (buf.includes(s)) leaks.push({ file, secret: s, where });
   };
-  for (const f of filesUnder(dir)) {
+  for (const f of filesUnder(dir, opts.skip)) {
     const buf = fs.readFileSync(f);
     look(f, 'text', buf);
     for (const run of base64Runs(buf)) {

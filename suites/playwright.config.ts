@@ -100,7 +100,6 @@ export default defineConfig({
       // (up to 41 s of real-time waiting each) start at once, then the other long files, then the rest. A check's suite is the
       // first folder of its file (lib/results.ts checkSource); `ces test --suite` selects files (cli/run.ts).
       ...(retryFiles.length ? [{ name: 'longest-retries', testDir: here, testMatch: retryFiles }] : []),
-      { name: 'longest', testDir: here, testMatch: longest.filter((f) => f !== RETRIES) },
-      { name: 'suites', testDir: here, testMatch: allSpecs, testIgnore: longest },
+      { name: 'suites', testDir: here, testMatch: allSpecs, testIgnore: retryFiles },
     ],
 });

@@ -106,10 +106,10 @@ function reproduceCheck(info: TestInfo, run: ConversationRun | undefined): void 
   if (parts.length) reproduction(parts.join('\n'));
 }
 
-/** The run's scripted conversation: played on first call; `played()` gives it once played in this worker (reproductions). */
+/** The run's scripted conversation: played on first call; `played()` gives it once this check has read it (reproductions). */
 export interface SharedConversation { (): Promise<ConversationRun>; played(): ConversationRun | undefined }
 
-export const test = base.extend<{ connector: ConnectorCheckSettings; client: ConnectorClient; bot: BotSetup; reproduceExchanges: void }, { conversation: SharedConversation }>({
+export const test = base.extend<{ connector: ConnectorCheckSettings; client: ConnectorClient; bot: BotSetup; reproduceExchanges: void; conversation: SharedConversation }>({
   reproduceExchanges: [async ({ conversation }, use, info) => { await use(); try { reproduceCheck(info, conversation.played()); } catch { /* a reproduction helps; it never becomes a failure of its own */ } }, { auto: true }],
   connector: async ({ target }, use) => {
     const s = checkedPartner(missingUrl(target, 'connector'), () => connectorSettings(target), 'CONN-HTTPS-01');
@@ -124,7 +124,10 @@ export const test = base.extend<{ connector: ConnectorCheckSettings; client: Con
     await attachExchanges('bot creation (shared by the checks of the run)', [run.setup.scenarios, run.setup.put]);
     await use(run.setup);
   },
-  conversation: [async ({}, use) => {
+  // Scoped to the check, not the worker: sharedConversation already plays it once per run (a file in the run folder), and a
+  // worker-scoped fixture would set these checks apart from the other suites' (Playwright keys a worker by its worker
+  // fixtures), so in a run of every suite each lane started a worker of its own for them, last (3 s each at the run's end).
+  conversation: async ({}, use) => {
     // One scripted conversation per run, played on first use (after the HTTPS gate): the judging checks read it and attach what they judged.
     let run: Promise<ConversationRun> | undefined;
     let settled: ConversationRun | undefined;
@@ -146,7 +149,7 @@ export const test = base.extend<{ connector: ConnectorCheckSettings; client: Con
       return played;
     };
     await use(Object.assign(get, { played: () => settled }));
-  }, { scope: 'worker' }],
+  },
 });
 
 /** Attaches exchanges the check judged (masked request and answer, measured time). */
