@@ -9,6 +9,7 @@ import { startInThread } from '../lib/thread-server.js';
 import type { LoopProbe } from '../lib/event-loop.js';
 import { UsageError } from './usage.js';
 import { requireSqlite } from '../lib/optional-parts.js';
+import { writeFileAtomic } from '../lib/write-atomic.js';
 
 /** An embedded stack running in its own worker thread: its ready info (a target), and how to stop it. */
 export interface EmbeddedStack { ready: ReadyInfo; eventLoop: LoopProbe; close(): Promise<void> }
@@ -39,11 +40,19 @@ export async function resolveTarget(opts: { target?: string; deviate?: string[];
       throw e;
     }
   }
-  const stacks: EmbeddedStack[] = [];
-  const files: string[] = [];
-  const close = async () => {
-    await Promise.all(stacks.map(async (s) => { await s.close(); fs.rmSync(path.dirname(s.ready.ca_file), { recursive: true, force: true }); }));
-  };
+  return (await startEmbedded(opts)).ready;
+}
+
+/** Embedded stacks being started: the paths of their target files, known at once (each written whole when its stack is ready), and the whole. */
+export interface EmbeddedStart { files: string[]; ready: Promise<ResolvedTarget> }
+
+/**
+ * Starts `stacks` embedded stacks (default 1), each with its own database, clock, deviations, fake connector and sink, so checks of
+ * one worker never wait for another's clock moves. Resolves once the options are checked (a usage error rejects before anything
+ * starts), with the target files' paths: `ces test` starts Playwright meanwhile, whose runner loads the suites while the stacks
+ * start and whose workers wait for their file (suites/fixtures/current-target.ts targetFileReady).
+ */
+export async function startEmbedded(opts: { deviate?: string[]; seed?: number; stacks?: number; wire?: boolean; wireFault?: string }): Promise<EmbeddedStart> {
   // Each stack in its own worker thread: its own event loop, so one worker's checks never delay another stack's timers, and the
   // stacks use both cores. One CA for all of them: a check in any worker trusts every stack (shared vendor-check conversations).
   // Checked here, where the error is still an UnknownDeviationError (a usage error), before any thread starts. Loaded here, not at
@@ -57,22 +66,32 @@ export async function resolveTarget(opts: { target?: string; deviate?: string[];
     if (!loadWireFaults().some((f) => f.id === opts.wireFault)) throw new UsageError(`unknown wire fault "${opts.wireFault}"; see \`ces selftest --list\` (fixtures/wire-faults.json)`);
   }
   const tls = generateTls();
-  const started = await Promise.allSettled(Array.from({ length: Math.max(1, opts.stacks ?? 1) }, async () => {
-    // The embedded target file holds live keys and passwords: it lives in a private temporary folder, never under reports/.
-    const workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ces-embedded-'));
-    const t = await startInThread<ReadyInfo>(new URL('../reference-impl/stack.js', import.meta.url), 'startStack', { deviate: opts.deviate ?? [], seed: opts.seed, workDir, tls, wire: opts.wire === true || !!opts.wireFault, ...(opts.wireFault ? { wireFault: opts.wireFault } : {}) });
-    const stack: EmbeddedStack = { ready: t.ready, eventLoop: t.eventLoop, close: t.close };
-    const file = path.join(path.dirname(stack.ready.ca_file), 'target.json');
-    fs.writeFileSync(file, JSON.stringify(stack.ready, null, 2));
-    return { stack, file };
-  }));
-  for (const r of started) if (r.status === 'fulfilled') { stacks.push(r.value.stack); files.push(r.value.file); }
-  const failed = started.find((r): r is PromiseRejectedResult => r.status === 'rejected');
-  if (failed) {
-    await close();
-    const e = failed.reason as Error;
-    if (e instanceof UnknownDeviationError) throw new UsageError(e.message);
-    throw e;
-  }
-  return { target: stacks[0]!.ready, file: files[0]!, stack: stacks[0], stacks, files, close };
+  // The embedded target file holds live keys and passwords: it lives in a private temporary folder, never under reports/.
+  const workDirs = Array.from({ length: Math.max(1, opts.stacks ?? 1) }, () => fs.mkdtempSync(path.join(os.tmpdir(), 'ces-embedded-')));
+  const files = workDirs.map((d) => path.join(d, 'target.json'));
+  const ready = (async (): Promise<ResolvedTarget> => {
+    const stacks: EmbeddedStack[] = [];
+    const removeDirs = () => { for (const d of workDirs) fs.rmSync(d, { recursive: true, force: true }); };
+    const close = async () => { await Promise.all(stacks.map((s) => s.close())); removeDirs(); };
+    const started = await Promise.allSettled(workDirs.map(async (workDir, i) => {
+      const t = await startInThread<ReadyInfo>(new URL('../reference-impl/stack.js', import.meta.url), 'startStack', { deviate: opts.deviate ?? [], seed: opts.seed, workDir, tls, wire: opts.wire === true || !!opts.wireFault, ...(opts.wireFault ? { wireFault: opts.wireFault } : {}) });
+      const stack: EmbeddedStack = { ready: t.ready, eventLoop: t.eventLoop, close: t.close };
+      stacks[i] = stack;
+      // Whole or absent: a Playwright worker may be waiting for it.
+      writeFileAtomic(files[i]!, JSON.stringify(stack.ready, null, 2), 0o600);
+      return stack;
+    }));
+    const failed = started.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+    if (failed) {
+      await Promise.all(stacks.filter(Boolean).map((s) => s.close()));
+      removeDirs();
+      const e = failed.reason as Error;
+      if (e instanceof UnknownDeviationError) throw new UsageError(e.message);
+      throw e;
+    }
+    return { target: stacks[0]!.ready, file: files[0]!, stack: stacks[0], stacks, files, close };
+  })();
+  // Handled by whoever awaits it; never an unhandled rejection meanwhile (`ces test` first starts Playwright).
+  ready.catch(() => {});
+  return { files, ready };
 }

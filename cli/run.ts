@@ -33,23 +33,25 @@ export interface PlaywrightRun { checks: CheckResult[]; code: number | null }
  * Spawns `playwright test` with the target in CES_TARGET; resolves with the parsed checks. With `targetFiles` (one embedded stack
  * per worker), worker k uses targetFiles[k] (CES_TARGETS) and the run has as many workers as files.
  */
-export async function runPlaywright(opts: { targetFile: string; targetFiles?: string[]; runDir: string; projects?: string[]; grep?: string; quiet?: boolean; workers?: number; extraEnv?: Record<string, string>; progress?: boolean }): Promise<PlaywrightRun> {
+export async function runPlaywright(opts: { targetFile: string; targetFiles?: string[]; runDir: string; projects?: string[]; grep?: string; quiet?: boolean; workers?: number; extraEnv?: Record<string, string>; progress?: boolean; /** false: no Allure results (no report will be made of them; Allure's reporter was a quarter of the runner's CPU). */ allure?: boolean; /** Stops the run (its embedded stacks failed to start). */ signal?: AbortSignal }): Promise<PlaywrightRun> {
   const args = [playwrightCli(), 'test', '-c', PLAYWRIGHT_CONFIG];
   // A suite is a folder of suites/ (the projects of the configuration group files by how long they take, not by suite).
   for (const p of opts.projects ?? []) args.push(`suites/${p}/`);
   if (opts.grep) args.push('--grep', opts.grep);
   const code = await new Promise<number | null>((resolve) => {
     const child = spawn(process.execPath, args, {
-      cwd: ROOT,
+      cwd: ROOT, ...(opts.signal ? { signal: opts.signal } : {}),
       // `progress`: a quiet run whose reporter prints one line per unit of work (selftest: per deviation).
       stdio: opts.quiet && !opts.progress ? ['ignore', 'ignore', 'inherit'] : 'inherit',
       env: {
-        ...process.env, ...playwrightEnv(), CES_TARGET: opts.targetFile, CES_RUN_DIR: opts.runDir, CES_QUIET: opts.quiet ? '1' : '0',
+        ...process.env, ...playwrightEnv(), CES_TARGET: opts.targetFile, CES_RUN_DIR: opts.runDir, CES_QUIET: opts.quiet ? '1' : '0', CES_ALLURE: opts.allure === false ? '0' : '1',
         ...(opts.targetFiles && opts.targetFiles.length > 1 ? { CES_TARGETS: JSON.stringify(opts.targetFiles), CES_WORKERS: String(opts.targetFiles.length) } : opts.workers ? { CES_WORKERS: String(opts.workers) } : {}),
         ...opts.extraEnv,
       },
     });
     child.on('exit', (c) => resolve(c));
+    // Stopped through `signal`: its exit follows.
+    child.on('error', (e) => { if (e.name !== 'AbortError') { console.error(`playwright could not start: ${e.message}`); resolve(null); } });
   });
   // Reports concern: whatever Playwright wrote (assertion messages, error contexts, its HTML report, allure-results) is
   // masked before anything reads it or Allure turns it into a report.

@@ -76,11 +76,12 @@ export default defineConfig({
     ['html', { outputFolder: path.join(runDir, 'playwright'), open: 'never', title: `CES conformance — ${path.basename(runDir)}`, noCopyPrompt: true }],
     // Clause ids arrive as `tms` annotations (suites/fixtures.ts allureAnnotations) and link to their landing-page row,
     // relative to <run>/allure-report/index.html.
-    // Allure's reporter without an fsync per file (suites/allure-reporter.ts).
-    [path.join(here, spec('allure-reporter.ts')), {
+    // Allure's reporter without an fsync per file (suites/allure-reporter.ts); none when no Allure report will be made (CES_ALLURE=0:
+    // `--no-allure`, the self-test's sub-runs).
+    ...(process.env.CES_ALLURE === '0' ? [] : [[path.join(here, spec('allure-reporter.ts')), {
       resultsDir: path.join(runDir, 'allure-results'), detail: true, suiteTitle: true,
       links: { tms: { urlTemplate: '../../index.html#clause-%s', nameTemplate: 'clause %s' } },
-    }],
+    }] as [string, object]]),
   ],
   use: {
     launchOptions: {

@@ -1,6 +1,8 @@
 // Project tests of `ces check connector` against the fake connector: in correct mode zero MUST failures, each control API fault reported under its clause.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
 import { startFakeConnector } from '../fake-connector/server.js';
 import { REFERENCE_SCRIPT } from '../check/settings.js';
 import { http, agentFor } from '../lib/http.js';
@@ -49,6 +51,8 @@ describe('ces check connector against the fake connector (control API faults)', 
       const r = await runCheck(folder.work, ['connector', fake.url, '--secret', CONNECTOR_SECRET, '--ca-file', folder.caFile, '--script', script]);
       assert.equal(r.code, 0, tail(r));
       assert.equal([...r.verdicts.entries()].filter(([id, v]) => id.startsWith('CONN-') && v === 'fail').length, 0);
+      // --no-allure (runCheck's default): no Allure results are written either, as no report will be made of them.
+      assert.ok(fs.existsSync(path.join(r.dir, 'results.json')) && !fs.existsSync(path.join(r.dir, 'allure-results')), 'no allure-results under --no-allure');
     } finally { await fake.close(); }
   });
 

@@ -112,7 +112,7 @@ export const selftestCommand: CommandModule<{}, Args> = {
       const alts = devs.filter(isAlternative).length;
       console.log(`selftest: ${devs.length - alts} deviations${wireFaults.length ? ` and ${wireFaults.length} wire faults` : ''} in ${plan.filter((p) => !p.baseline && !p.together).length} project(s), ${alts} alternative(s) in ${plan.filter((p) => p.together).length} (every check of their suites, all of a project's on at once), on ${lanes} lane(s)${a.baseline ? ', with a baseline (no deviation) first' : ''}`);
       const runPass = async (dir: string, file: string, mutationsOfPass: typeof mutationsPlanned): Promise<ReturnType<typeof readSelftestResults>> => {
-        await runPlaywright({ targetFile: resolved.file, targetFiles: resolved.files, runDir: dir, quiet: true, progress: true, workers: lanes, extraEnv: { CES_SELFTEST_PLAN: file } });
+        await runPlaywright({ targetFile: resolved.file, targetFiles: resolved.files, runDir: dir, quiet: true, progress: true, workers: lanes, allure: false, extraEnv: { CES_SELFTEST_PLAN: file } });
         const resultsFile = path.join(dir, 'results.json');
         return fs.existsSync(resultsFile) ? readSelftestResults(resultsFile, mutationsOfPass) : { byDeviation: new Map(), byAlternative: new Map(), baselineFailed: [], baselineRan: 0 };
       };

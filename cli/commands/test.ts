@@ -3,7 +3,7 @@ import type { CommandModule } from 'yargs';
 import { SUITES } from '../../suites/list.js';
 import { newRunDir, runPlaywright, finishRun, finishWritten, type BaselineOptions } from '../run.js';
 import { readBaseline, BaselineError } from '../../lib/baseline.js';
-import { resolveTarget } from '../embedded.js';
+import { resolveTarget, startEmbedded, type ResolvedTarget } from '../embedded.js';
 import { UsageError } from '../usage.js';
 import { ALLURE_REPORT, generateAllure } from '../allure.js';
 import fs from 'node:fs';
@@ -52,7 +52,7 @@ export const testCommand: CommandModule<{}, Args> = {
     .option('workers', { type: 'number', describe: `Parallel Playwright workers (default ${EMBEDDED_WORKERS} against the embedded reference implementation, each with its own stack; 2 against a target file)` })
     .option('baseline', { type: 'string', describe: 'Baseline of known failures (written by --write-baseline): clauses failing in it are reported but do not fail the run; new failures do; fixed ones are listed' })
     .option('write-baseline', { type: 'string', describe: 'Write the clauses failing in this run to this file, as a baseline for --baseline' })
-    .option('allure', { type: 'boolean', default: true, describe: 'Generate the Allure HTML report' })
+    .option('allure', { type: 'boolean', default: true, describe: 'Allure results and their HTML report (--no-allure: neither, a faster run)' })
     .option('strict', { type: 'boolean', default: false, describe: 'WARN fails the run (exit 1), as FAIL does' })
     .option('timeout', { type: 'number', describe: 'Time-out of one check, in seconds (default 120); the harness\'s own waits give up before it (a HARNESS ERROR, never a FAIL)' }),
   handler: async (a) => {
@@ -71,15 +71,35 @@ export const testCommand: CommandModule<{}, Args> = {
     }
     const t0 = performance.now();
     const secs = (from: number) => `${((performance.now() - from) / 1000).toFixed(1)} s`;
-    const resolved = await resolveTarget({ target: a.target, deviate: a.deviate, ...(a['wire-fault'] ? { wireFault: a['wire-fault'] } : {}), stacks: a.target ? 1 : a.workers ?? EMBEDDED_WORKERS });
+    const wireFault = a['wire-fault'] ? { wireFault: a['wire-fault'] } : {};
+    const timeoutEnv: Record<string, string> = a.timeout ? { CES_CHECK_TIMEOUT_MS: String(Math.round(a.timeout * 1000)) } : {};
+    const playwright = (run: { dir: string }, files: string[], extra: { signal?: AbortSignal; extraEnv?: Record<string, string> } = {}) =>
+      runPlaywright({ targetFile: files[0]!, targetFiles: files, runDir: run.dir, projects: suites, grep: a.grep, workers: a.workers, allure: a.allure, ...extra, extraEnv: { ...timeoutEnv, ...extra.extraEnv } });
+    // Embedded: Playwright starts while the stacks start (a few seconds of the run): its runner loads the suites meanwhile, and each
+    // worker waits for its stack's target file (suites/fixtures/current-target.ts targetFileReady). A stack that fails stops it.
+    const embedded = a.target ? undefined : await startEmbedded({ deviate: a.deviate, ...wireFault, stacks: a.workers ?? EMBEDDED_WORKERS });
+    const early = embedded && (() => {
+      const run = newRunDir('test');
+      const stop = new AbortController();
+      return { run, stop, started: performance.now(), playwright: playwright(run, embedded.files, { signal: stop.signal }) };
+    })();
+    let resolved: ResolvedTarget;
+    try {
+      resolved = embedded ? await embedded.ready : await resolveTarget({ target: a.target, deviate: a.deviate, ...wireFault, stacks: 1 });
+    } catch (e) {
+      early?.stop.abort();
+      await early?.playwright;
+      throw e;
+    }
+    const ready = performance.now();
     let tokens: { file: string; remove(): void } | undefined;
     let code: number;
     try {
       if (a.target && a.preflight) tokens = await preflightOrStop(resolved.target, a.target);
-      const run = newRunDir('test');
+      const run = early?.run ?? newRunDir('test');
       console.log(`ces test: target ${resolved.target.base_url}${resolved.stack ? ` (embedded reference implementation, ${resolved.stacks.length} stack(s), one per worker)` : ''}; reports in ${run.dir}`);
-      const t1 = performance.now();
-      const { checks } = await runPlaywright({ targetFile: resolved.file, targetFiles: resolved.files, runDir: run.dir, projects: suites, grep: a.grep, workers: a.workers, extraEnv: { ...(tokens ? { CES_TOKENS: tokens.file } : {}), ...(a.timeout ? { CES_CHECK_TIMEOUT_MS: String(Math.round(a.timeout * 1000)) } : {}) } });
+      const t1 = early?.started ?? performance.now();
+      const { checks } = await (early?.playwright ?? playwright(run, resolved.files, { extraEnv: tokens ? { CES_TOKENS: tokens.file } : {} }));
       if (checks.length === 0) throw new UsageError('no check ran: look at the Playwright output above (a suite failed to load, or --grep matched nothing)');
       const t2 = performance.now();
       // Issue 14 item 8: on a reference target every REST answer is also judged by fixtures/openapi.json; say how many were.
@@ -94,7 +114,8 @@ export const testCommand: CommandModule<{}, Args> = {
         // Same rule as the vendor checks: a target that went away is a run that could not judge it, not N failed clauses.
         console.error(`\nces: ${lostSentence(lost)}: ${lost.notJudged} check(s) not judged; the run could not judge the target (exit ${code})`);
       }
-      console.log(`ces test: set-up ${((t1 - t0) / 1000).toFixed(1)} s, suites ${((t2 - t1) / 1000).toFixed(1)} s, reports ${secs(t2)}; ${secs(t0)} in all`);
+      const setUp = early ? `set-up ${((ready - t0) / 1000).toFixed(1)} s (Playwright starting meanwhile)` : `set-up ${((t1 - t0) / 1000).toFixed(1)} s`;
+      console.log(`ces test: ${setUp}, suites ${((t2 - t1) / 1000).toFixed(1)} s, reports ${secs(t2)}; ${secs(t0)} in all`);
     } finally {
       tokens?.remove();
       await resolved.close();

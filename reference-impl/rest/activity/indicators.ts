@@ -26,7 +26,7 @@ export interface Scope {
   /** Presence of every operator of the request (not only the resource's): who could have answered a display. */
   availability: Period[];
   /** Every conversation of the client by id (a transaction's conversation may predate the period). */
-  convById: Map<number, Conv>;
+  convById: { get(id: number): Conv | undefined };
   /** Deviation rest-statistic-rate-wrong-base: non_production_rate over production time instead of connection time. */
   /** Presence states the non-production rate is over (undefined: all of them). */
   nonProductionBase?: string[];

@@ -94,12 +94,17 @@ function baseScope(app: FastifyInstance, req: FastifyRequest, f: Record<string, 
   }
   const onWebsite = (w: number) => !websites || websites.includes(w);
   const channel = f.channel;
-  const all = (db.prepare('SELECT * FROM conversations WHERE client_id = ?').all(clientId) as Row[]).map(toConv);
-  const convById = new Map(all.map((c) => [c.row.id as number, c]));
-  const convs = all.filter((c) => c.row.created_at >= from && c.row.created_at <= to && onWebsite(c.row.website_id) && (!channel || c.row.channel === channel));
+  // A conversation's history is parsed when a figure needs it (those of the period, those a transaction links to): a client has
+  // hundreds of conversations and most requests ask for a period holding a few of them.
+  const all = db.prepare('SELECT * FROM conversations WHERE client_id = ?').all(clientId) as Row[];
+  const rowById = new Map(all.map((r) => [r.id as number, r]));
+  const parsed = new Map<number, Conv>();
+  const conv = (row: Row): Conv => { let c = parsed.get(row.id as number); if (!c) { c = toConv(row); parsed.set(row.id as number, c); } return c; };
+  const convById = { get: (id: number) => { const row = rowById.get(id); return row && conv(row); } };
+  const convs = all.filter((r) => r.created_at >= from && r.created_at <= to && onWebsite(r.website_id) && (!channel || r.channel === channel)).map(conv);
   // With a channel, a transaction counts through its conversation's channel; unlinked ones belong to no channel.
   const transactions = (db.prepare('SELECT * FROM transactions WHERE client_id = ? AND created_at BETWEEN ? AND ?').all(clientId, from, to) as Row[])
-    .filter((t) => onWebsite(t.website_id) && (!channel || (t.conversation_id !== null && convById.get(t.conversation_id)?.row.channel === channel)));
+    .filter((t) => onWebsite(t.website_id) && (!channel || (t.conversation_id !== null && rowById.get(t.conversation_id)?.channel === channel)));
   const displays = (db.prepare('SELECT * FROM rule_displays WHERE client_id = ? AND at BETWEEN ? AND ?').all(clientId, from, to) as Row[])
     .filter((d) => onWebsite(d.website_id) && (!channel || d.channel === channel));
   const operators = (db.prepare('SELECT * FROM operators WHERE client_id = ? ORDER BY id').all(clientId) as Row[])
