@@ -87,8 +87,10 @@ export const testCommand: CommandModule<{}, Args> = {
     try {
       resolved = embedded ? await embedded.ready : await resolveTarget({ target: a.target, deviate: a.deviate, ...wireFault, stacks: 1 });
     } catch (e) {
+      // A stack that failed to start: the run never judged anything, so it leaves no run folder behind.
       early?.stop.abort();
       await early?.playwright;
+      if (early) fs.rmSync(early.run.dir, { recursive: true, force: true });
       throw e;
     }
     const ready = performance.now();
