@@ -140,29 +140,17 @@ async function buildLocked({ clean, quiet, root, dist, t0 }) {
 }
 
 /**
- * Writes dist/bundles/ (THREAD_BUNDLES) from the TypeScript sources. Each module keeps `import.meta.url` (and .filename,
- * .dirname) meaning its own compiled file in dist/, as unbundled: the store finds schema.sql, the console its pages and the
- * stack the thread entry from it. Another use of import.meta would silently mean the bundle: esbuild reports it, the build fails.
+ * Writes dist/bundles/ (THREAD_BUNDLES) from the TypeScript sources. Each module keeps `import.meta.url` meaning its own compiled
+ * file in dist/, as unbundled (ownImportMetaPlugin): the store finds schema.sql, the console its pages, the stack the thread entry.
  */
 async function bundleThreads(esbuild, root, dist) {
   const entries = THREAD_BUNDLES.filter((e) => fs.existsSync(path.join(root, e)));
   if (!entries.length) return;
-  const tsconfigRaw = fs.readFileSync(path.join(root, 'tsconfig.json'), 'utf8');
-  const ownImportMeta = {
-    name: 'own-import-meta',
-    setup(b) {
-      b.onLoad({ filter: /\.ts$/ }, async (args) => {
-        if (args.path.split(path.sep).includes('node_modules')) return undefined;
-        const compiled = path.join(dist, path.relative(root, args.path)).replace(/\.ts$/, '.js');
-        const { code, map } = await esbuild.transform(await fs.promises.readFile(args.path, 'utf8'), {
-          loader: 'ts', format: 'esm', target: 'node20', sourcefile: args.path, sourcemap: 'external', tsconfigRaw,
-          define: { 'import.meta.url': JSON.stringify(pathToFileURL(compiled).href), 'import.meta.filename': JSON.stringify(compiled), 'import.meta.dirname': JSON.stringify(path.dirname(compiled)) },
-          supported: { 'import-meta': false }, logOverride: { 'empty-import-meta': 'error' },
-        });
-        return { contents: `${code}\n//# sourceMappingURL=data:application/json;base64,${Buffer.from(map).toString('base64')}`, loader: 'js', resolveDir: path.dirname(args.path) };
-      });
-    },
-  };
+  const ownImportMeta = ownImportMetaPlugin(esbuild, {
+    tsconfigRaw: fs.readFileSync(path.join(root, 'tsconfig.json'), 'utf8'),
+    fileOf: (source) => path.join(dist, path.relative(root, source)).replace(/\.ts$/, '.js'),
+    sourcemap: true,
+  });
   try {
     const result = await esbuild.build({
       entryPoints: entries.map((e) => path.join(root, e)), outdir: path.join(dist, 'bundles'), outbase: root, outExtension: { '.js': '.mjs' },
@@ -176,6 +164,37 @@ async function bundleThreads(esbuild, root, dist) {
     const first = e.errors?.[0];
     throw new BuildError(`bundling ${entries.join(', ')}: ${first ? `${first.location ? `${first.location.file}:${first.location.line}: ` : ''}${first.text}` : e.message}`);
   }
+}
+
+/**
+ * An esbuild plugin for bundles of this project's modules: each module keeps `import.meta.url` (and .filename, .dirname) meaning
+ * `fileOf(its source)` (its compiled file in dist/, or the source itself), not the bundle, since the code finds files beside
+ * itself from it. esbuild's define replaces those expressions (not comments or strings); any other use of `import.meta` (`resolve`,
+ * the object itself) would silently mean the bundle, so esbuild reports it and the build fails. `sourcemap`: each module carries
+ * its map to the source, so the bundle's map names the .ts files. Packages (node_modules) load as they are.
+ */
+export function ownImportMetaPlugin(esbuild, { tsconfigRaw, fileOf, sourcemap = false }) {
+  return {
+    name: 'own-import-meta',
+    setup(b) {
+      b.onLoad({ filter: /\.[cm]?[jt]s$/ }, async (args) => {
+        if (args.path.split(path.sep).includes('node_modules')) return undefined;
+        const file = fileOf(args.path);
+        try {
+          const { code, map } = await esbuild.transform(await fs.promises.readFile(args.path, 'utf8'), {
+            loader: /\.[cm]?ts$/.test(args.path) ? 'ts' : 'js', format: 'esm', target: 'node20', sourcefile: args.path, tsconfigRaw,
+            ...(sourcemap ? { sourcemap: 'external' } : {}),
+            define: { 'import.meta.url': JSON.stringify(pathToFileURL(file).href), 'import.meta.filename': JSON.stringify(file), 'import.meta.dirname': JSON.stringify(path.dirname(file)) },
+            supported: { 'import-meta': false }, logOverride: { 'empty-import-meta': 'error' },
+          });
+          return { contents: sourcemap ? `${code}\n//# sourceMappingURL=data:application/json;base64,${Buffer.from(map).toString('base64')}` : code, loader: 'js', resolveDir: path.dirname(args.path) };
+        } catch (e) {
+          if (!e.errors) throw e;
+          return { errors: e.errors.map((m) => ({ ...m, text: `${m.text} (a bundle keeps only import.meta.url, .filename and .dirname, as the module's own file's)` })) };
+        }
+      });
+    },
+  };
 }
 
 /** A build that cannot proceed: one line saying why and what to run. */
