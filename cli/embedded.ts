@@ -71,8 +71,8 @@ export async function startEmbedded(opts: { deviate?: string[]; seed?: number; s
   const files = workDirs.map((d) => path.join(d, 'target.json'));
   const ready = (async (): Promise<ResolvedTarget> => {
     const stacks: EmbeddedStack[] = [];
-    const removeDirs = () => { for (const d of workDirs) fs.rmSync(d, { recursive: true, force: true }); };
-    const close = async () => { await Promise.all(stacks.map((s) => s.close())); removeDirs(); };
+    // Those started (a failed one leaves a hole, which map skips), then every work folder.
+    const close = async () => { await Promise.all(stacks.map((s) => s.close())); for (const d of workDirs) fs.rmSync(d, { recursive: true, force: true }); };
     const started = await Promise.allSettled(workDirs.map(async (workDir, i) => {
       const t = await startInThread<ReadyInfo>(new URL('../reference-impl/stack.js', import.meta.url), 'startStack', { deviate: opts.deviate ?? [], seed: opts.seed, workDir, tls, wire: opts.wire === true || !!opts.wireFault, ...(opts.wireFault ? { wireFault: opts.wireFault } : {}) });
       const stack: EmbeddedStack = { ready: t.ready, eventLoop: t.eventLoop, close: t.close };
@@ -83,8 +83,7 @@ export async function startEmbedded(opts: { deviate?: string[]; seed?: number; s
     }));
     const failed = started.find((r): r is PromiseRejectedResult => r.status === 'rejected');
     if (failed) {
-      await Promise.all(stacks.filter(Boolean).map((s) => s.close()));
-      removeDirs();
+      await close();
       const e = failed.reason as Error;
       if (e instanceof UnknownDeviationError) throw new UsageError(e.message);
       throw e;
