@@ -10,6 +10,7 @@ import { addSecret, knownSecrets, mask } from '../lib/mask.js';
 import { targetSecrets, type Target } from '../lib/target.js';
 import { landingOf, buildEvidence, writeRunSummary, type RunSummary } from '../lib/landing.js';
 import { coverageOf, coverageLines } from '../lib/coverage.js';
+import { UsageError } from './usage.js';
 import { baselineLines, compareWithBaseline, writeBaseline, type Baseline } from '../lib/baseline.js';
 
 /** Baseline options of a conformance run (`ces test --baseline F`, `--write-baseline F`). */
@@ -27,6 +28,28 @@ export function newRunDir(kind: string): { id: string; dir: string } {
   return { id, dir };
 }
 
+/**
+ * The folder a `--report-dir` names, made ready for a run: created when missing; emptied when it holds a former run's reports
+ * (its summary.json, results.json or check-target.json), so nothing of that run is read or shown as this one's (a re-run in CI
+ * with a fixed folder whose Playwright failed to start would otherwise report the former run's verdicts). Any other folder with
+ * files in it is refused: its files are not ours to delete.
+ */
+export function reportDirOf(option: string, name = '--report-dir'): { id: string; dir: string } {
+  const dir = path.resolve(option);
+  if (fs.existsSync(dir) && !fs.statSync(dir).isDirectory()) throw new UsageError(`${name} ${option}: is a file; give a folder (new, empty, or a former run's)`);
+  const entries = fs.existsSync(dir) ? fs.readdirSync(dir) : [];
+  if (entries.length && !FORMER_RUN_MARKS.some((f) => entries.includes(f))) {
+    throw new UsageError(`${name} ${option}: the folder holds files that are not a former ces run's reports (${entries.slice(0, 3).join(', ')}${entries.length > 3 ? ', …' : ''}); give a new or empty folder, or a former run's`);
+  }
+  for (const e of entries) fs.rmSync(path.join(dir, e), { recursive: true, force: true });
+  fs.mkdirSync(dir, { recursive: true });
+  return { id: path.basename(dir), dir };
+}
+/** Files only a ces run writes into its folder: one of them marks the folder as a former run's. */
+const FORMER_RUN_MARKS = ['summary.json', 'results.json', 'check-target.json'];
+/** What Playwright writes into a run folder: removed before it starts, so a run that wrote nothing is never read as one that did. */
+const PLAYWRIGHT_OUTPUTS = ['results.json', 'junit.xml', 'playwright', 'allure-results', 'test-output'];
+
 export interface PlaywrightRun { checks: CheckResult[]; code: number | null }
 
 /**
@@ -38,6 +61,7 @@ export async function runPlaywright(opts: { targetFile: string; targetFiles?: st
   // A suite is a folder of suites/ (the projects of the configuration group files by how long they take, not by suite).
   for (const p of opts.projects ?? []) args.push(`suites/${p}/`);
   if (opts.grep) args.push('--grep', opts.grep);
+  for (const out of PLAYWRIGHT_OUTPUTS) fs.rmSync(path.join(opts.runDir, out), { recursive: true, force: true });
   const code = await new Promise<number | null>((resolve) => {
     const child = spawn(process.execPath, args, {
       cwd: ROOT, ...(opts.signal ? { signal: opts.signal } : {}),
@@ -59,7 +83,7 @@ export async function runPlaywright(opts: { targetFile: string; targetFiles?: st
     try { registerTargetSecrets(JSON.parse(fs.readFileSync(f, 'utf8'))); } catch { /* an unreadable target failed the run already */ }
   }
   // Only Playwright's outputs: the target file may sit in the run folder and be needed by a next run of the same target.
-  for (const out of ['results.json', 'junit.xml', 'playwright', 'allure-results', 'test-output']) scrubDir(path.join(opts.runDir, out));
+  for (const out of PLAYWRIGHT_OUTPUTS) scrubDir(path.join(opts.runDir, out));
   const resultsFile = path.join(opts.runDir, 'results.json');
   if (!fs.existsSync(resultsFile)) return { checks: [], code };
   return { checks: readPlaywrightResults(resultsFile), code };

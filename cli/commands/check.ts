@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import type { CommandModule } from 'yargs';
 import { UsageError } from '../usage.js';
-import { newRunDir, runPlaywright, finishRun, finishWritten } from '../run.js';
+import { newRunDir, reportDirOf, runPlaywright, finishRun, finishWritten } from '../run.js';
 import { ALLURE_REPORT, generateAllure } from '../allure.js';
 import { addSecret, mask } from '../../lib/mask.js';
 import type { Target } from '../../lib/target.js';
@@ -71,7 +71,7 @@ export const checkCommand: CommandModule<{}, Args> = {
     .option('conversations', { type: 'number', default: DEFAULT_CONVERSATIONS, describe: 'connector: conversations held at once by the concurrency check (G28); 1 reports that clause NOT JUDGED (a bot that answers at random)' })
     .option('only', { type: 'string', describe: 'Comma list of clause ids: run only their checks (the re-run command a timing or concurrency failure prints)' })
     .option('ca-file', { type: 'string', describe: 'PEM CA to trust for the URL (self-signed local servers); NODE_EXTRA_CA_CERTS also works' })
-    .option('report-dir', { type: 'string', describe: 'Folder for this run\'s reports (default reports/<run-id>)' })
+    .option('report-dir', { type: 'string', describe: 'Folder for this run\'s reports (default reports/<run-id>): new or empty, or a former run\'s, whose reports are removed first; a folder of other files is refused' })
     .option('workers', { type: 'number', describe: 'Parallel Playwright workers (default 2)' })
     .option('allure', { type: 'boolean', default: true, describe: 'Allure results and their HTML report (--no-allure: neither, a faster run)' })
     .option('record', { type: 'string', describe: 'connector: also save the scripted conversation as a transcript in this folder (replay it with ces replay; docs/transcripts.md)' })
@@ -89,12 +89,7 @@ export const checkCommand: CommandModule<{}, Args> = {
       const pf = await preflight(a.url, a['ca-file']);
       if (!pf.ok) throw new UsageError(`pre-flight of ${mask(a.url)} failed, nothing was judged: ${pf.message}`);
     }
-    let run: { id: string; dir: string };
-    if (a['report-dir']) {
-      const dir = path.resolve(a['report-dir']);
-      fs.mkdirSync(dir, { recursive: true });
-      run = { id: path.basename(dir), dir };
-    } else run = newRunDir('check');
+    const run = a['report-dir'] ? reportDirOf(a['report-dir']) : newRunDir('check');
     const target = checkTarget(what, a.url, a['ca-file']);
     const targetFile = path.join(run.dir, 'check-target.json');
     fs.writeFileSync(targetFile, JSON.stringify(target, null, 2));

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { CommandModule } from 'yargs';
 import { UsageError } from '../usage.js';
-import { newRunDir } from '../run.js';
+import { newRunDir, reportDirOf } from '../run.js';
 import { mask } from '../../lib/mask.js';
 import { loadTarget, TargetError } from '../../lib/target.js';
 import { TranscriptError } from '../../transcripts/format.js';
@@ -33,7 +33,7 @@ export const replayCommand: CommandModule<{}, Args> = {
     .option('allow-http', { type: 'boolean', default: false, describe: '--connector: accept a plain-http URL (local development only)' })
     .option('update', { type: 'boolean', default: false, describe: 'After showing the diff, accept today\'s answers as the new recording (hand-written expectations that still hold are kept)' })
     .option('strict', { type: 'boolean', default: false, describe: 'A WARN (an answer slower than recorded beyond max(500 ms, 50 %), a changed await) fails the run too' })
-    .option('report-dir', { type: 'string', describe: 'Folder for this run\'s reports (default reports/<run-id>): replay.html, junit.xml, summary.json' })
+    .option('report-dir', { type: 'string', describe: 'Folder for this run\'s reports (default reports/<run-id>): replay.html, junit.xml, summary.json; new or empty, or a former run\'s, whose reports are removed first' })
     .check((a) => {
       if (!a.connector === !a.target) throw new UsageError('give exactly one of --connector URL (a bot connector) or --target F (a service target)');
       if (a.target && (a.secret || a['ca-file'])) throw new UsageError('--secret and --ca-file apply to --connector (a target file holds its own ca_file)');
@@ -44,6 +44,8 @@ export const replayCommand: CommandModule<{}, Args> = {
   handler: async (a) => {
     if (a.connector) validateConnectorUrl(a.connector, a['allow-http'], a['ca-file']);
     try { loadTranscripts(a.files); } catch (e) { if (e instanceof TranscriptError) throw new UsageError(e.message); throw e; }
+    // The folder is settled (or refused) before the service starts: a refused --report-dir starts nothing.
+    const run = a['report-dir'] ? reportDirOf(a['report-dir']) : newRunDir('replay');
     let session: Session;
     try {
       if (a.target) {
@@ -57,7 +59,6 @@ export const replayCommand: CommandModule<{}, Args> = {
         session = await embeddedSession({ connectorUrl: a.connector!, secret: a.secret, caFile: a['ca-file'], allowHttp: a['allow-http'] });
       }
     } catch (e) { if (e instanceof SetupError) throw new UsageError(e.message); throw e; }
-    const run = a['report-dir'] ? { id: path.basename(path.resolve(a['report-dir'])), dir: path.resolve(a['report-dir']) } : newRunDir('replay');
     try {
       const { code } = await replayTranscripts(session, { files: a.files, update: a.update, strict: a.strict, runDir: run.dir, runId: run.id, against: session.describe });
       process.exitCode = code;
