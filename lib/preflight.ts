@@ -26,12 +26,6 @@ export function errorCode(e: unknown): string | undefined {
   return x?.code && x.code !== 'UND_ERR_SOCKET' ? x.code : x?.cause?.code ?? x?.code;
 }
 
-/** True when an error means the connection itself failed (nothing about what the service answered). */
-export function isConnectionError(e: unknown): boolean {
-  const c = errorCode(e) ?? '';
-  return /^(ECONNREFUSED|ECONNRESET|EHOSTUNREACH|ENETUNREACH|ENOTFOUND|EAI_AGAIN|ETIMEDOUT|EPIPE|UND_ERR_CONNECT_TIMEOUT|UND_ERR_SOCKET|UND_ERR_CLOSED|UND_ERR_HEADERS_TIMEOUT|UND_ERR_BODY_TIMEOUT|EPROTO)$/.test(c) || CERT_CODES.has(c);
-}
-
 /** What went wrong with a connection, in the words a user acts on. */
 export function describeConnectionError(e: unknown, url: string, target: Pick<Target, 'ca_file'>): string {
   const code = errorCode(e) ?? '';
@@ -200,9 +194,6 @@ export async function stillAnswers(target: Pick<Target, 'base_url' | 'ca_file'>,
   const url = new URL(target.base_url).origin + '/';
   try { await http({ url, timeoutMs }, agent); return undefined; } catch (e) { return describeConnectionError(e, url, target); } finally { await agent.close().catch(() => undefined); }
 }
-
-/** A check's failure that may mean the target went away (a transport error, or the check's own time-out), not a wrong answer. */
-export const LOOKS_LIKE_LOSS = /ECONNREFUSED|ECONNRESET|ETIMEDOUT|EHOSTUNREACH|ENETUNREACH|EPIPE|UND_ERR_[A-Z_]+|socket hang up|other side closed|fetch failed|Test timeout of \d+ms exceeded/;
 
 /** What a run records when its target stopped answering (CES_RUN_DIR/target-lost.json): since when, and how the probe failed. */
 export interface TargetLost { since: string; cause: string; check: string }
