@@ -2,9 +2,8 @@
 import fs from 'node:fs';
 import net from 'node:net';
 import tls from 'node:tls';
+import { CERT_CODE, isCertError, isNotTls } from '../lib/net-errors.js';
 
-/** Certificate error codes of Node's TLS stack: the URL answers, but its certificate is not trusted. */
-const CERT_CODES = /CERT|SELF_SIGNED|UNABLE_TO_VERIFY|UNABLE_TO_GET_ISSUER|ERR_TLS_CERT_ALTNAME_INVALID|HOSTNAME_MISMATCH/;
 /** How long the pre-flight waits for the connection (TCP and TLS). */
 export const PREFLIGHT_TIMEOUT_MS = 5_000;
 
@@ -37,8 +36,10 @@ export async function preflight(url: string, caFile?: string, timeoutMs = PREFLI
     const timer = setTimeout(() => finish({ ok: false, kind: 'unreachable', message: `${u.host} did not accept a connection within ${timeoutMs} ms` }), timeoutMs);
     sock.on('error', (e: NodeJS.ErrnoException) => {
       const code = e.code ?? '';
-      if (CERT_CODES.test(code) || CERT_CODES.test(e.message)) {
+      if (isCertError(e)) {
         finish({ ok: false, kind: 'untrusted', message: `the certificate of ${u.host} is not trusted (${code || e.message}: ${e.message})${caFile ? ` by --ca-file ${caFile}` : ''}: ${TRUST_ADVICE}` });
+      } else if (isNotTls(e)) {
+        finish({ ok: false, kind: 'unreachable', message: `${u.host} does not speak TLS (${code}): is it an http:// URL? (a plain-http partner needs --allow-http)` });
       } else {
         finish({ ok: false, kind: 'unreachable', message: `${u.host} is unreachable (${code || e.message}): is the partner running, and is the URL right?` });
       }
@@ -49,7 +50,7 @@ export async function preflight(url: string, caFile?: string, timeoutMs = PREFLI
 /** The transport cause of a call that got no answer, in words a partner can act on. */
 export function transportCause(error: string): string {
   const e = error.split('\n')[0] ?? error;
-  if (CERT_CODES.test(e) || /certificate/i.test(e)) return `certificate not trusted (${e}): ${TRUST_ADVICE}`;
+  if (CERT_CODE.test(e) || /certificate/i.test(e)) return `certificate not trusted (${e}): ${TRUST_ADVICE}`;
   if (/ECONNREFUSED/.test(e)) return `connection refused (${e})`;
   if (/ECONNRESET|socket hang up|other side closed|UND_ERR_SOCKET/i.test(e)) return `connection reset by the partner (${e})`;
   if (/timeout|UND_ERR_HEADERS_TIMEOUT|UND_ERR_BODY_TIMEOUT|aborted/i.test(e)) return `no answer in time (${e})`;

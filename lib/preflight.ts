@@ -7,6 +7,7 @@ import { Agent } from 'undici';
 import { http, type HttpAnswer, type HttpRequest } from './http.js';
 import type { Target } from './target.js';
 import { bearerHeader } from './control-auth.js';
+import { errorCode, isCertError, isNotTls } from './net-errors.js';
 
 /** The whole pre-flight stops after this long (issue 18: "in under 10 s"). */
 export const PREFLIGHT_DEADLINE_MS = 9_000;
@@ -18,26 +19,18 @@ const NO_CONVERSATION = '00000000-0000-4000-8000-000000000000';
 export interface SessionToken { client_id?: number; username: string; access_token: string; obtained_at: string }
 export interface PreflightResult { problems: string[]; tokens: SessionToken[]; ms: number; checked: string[] }
 
-const CERT_CODES = new Set(['SELF_SIGNED_CERT_IN_CHAIN', 'DEPTH_ZERO_SELF_SIGNED_CERT', 'UNABLE_TO_VERIFY_LEAF_SIGNATURE', 'UNABLE_TO_GET_ISSUER_CERT', 'UNABLE_TO_GET_ISSUER_CERT_LOCALLY', 'CERT_HAS_EXPIRED', 'CERT_NOT_YET_VALID', 'ERR_TLS_CERT_ALTNAME_INVALID', 'CERT_UNTRUSTED', 'CERT_SIGNATURE_FAILURE', 'CERT_REJECTED']);
-
-/** A network error's code (undici puts the socket's on the error or on its cause). */
-export function errorCode(e: unknown): string | undefined {
-  const x = e as { code?: string; cause?: { code?: string } };
-  return x?.code && x.code !== 'UND_ERR_SOCKET' ? x.code : x?.cause?.code ?? x?.code;
-}
-
 /** What went wrong with a connection, in the words a user acts on. */
 export function describeConnectionError(e: unknown, url: string, target: Pick<Target, 'ca_file'>): string {
   const code = errorCode(e) ?? '';
   const u = new URL(url);
-  if (CERT_CODES.has(code)) {
+  if (isCertError(e)) {
     return `the certificate is not trusted (${code}: ${(e as Error).message}): ${target.ca_file ? `"ca_file" ${target.ca_file} did not sign it; give the PEM file of the CA that did` : 'give the PEM file of its CA as "ca_file" in the target file'}, or add it to NODE_EXTRA_CA_CERTS`;
   }
   if (code === 'ECONNREFUSED') return 'connection refused: nothing listens there';
   if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return `host ${u.hostname} not found (DNS)`;
   if (code === 'EHOSTUNREACH' || code === 'ENETUNREACH') return `host ${u.hostname} unreachable (${code})`;
   if (/TIMEOUT|ETIMEDOUT/.test(code)) return `${u.host} did not answer within ${ANSWER_TIMEOUT_MS / 1000} s (${code})`;
-  if (code === 'EPROTO' || /wrong version number|packet length/i.test((e as Error).message ?? '')) return `${u.host} does not speak TLS (is it an http:// URL?): ${(e as Error).message}`;
+  if (isNotTls(e)) return `${u.host} does not speak TLS (is it an http:// URL?): ${(e as Error).message}`;
   if (code === 'ECONNRESET' || code === 'UND_ERR_SOCKET') return `${u.host} reset the connection (${code})`;
   return `${u.host}: ${code ? `${code}: ` : ''}${(e as Error).message ?? String(e)}`;
 }
