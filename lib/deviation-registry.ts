@@ -28,6 +28,7 @@ export const SEAMS = {
   'webhooks.policy': 'the webhook dispatcher and payloads (reference-impl/webhooks/policy.ts)',
   'webhooks.payload': 'every webhook payload, per event kind (reference-impl/webhooks/dispatcher.ts, as payloads.ts builds them)',
   'webhooks.headers': 'the headers of every delivery attempt, or of retries only (`retry`) (reference-impl/webhooks/dispatcher.ts)',
+  'webhooks.body': 'the JSON body every delivery attempt sends, or retries only (`retry`), before it is signed (reference-impl/webhooks/dispatcher.ts)',
   'console.policy': 'the console pages and their JSON views (reference-impl/console/policy.ts)',
   'store.read': 'a named read of the store, per read: `{where, order}` (reference-impl/store/read.ts)',
 } as const;

@@ -36,6 +36,12 @@ export class Deviations {
     const edits = this.edits(seam, ...wheres);
     return edits.length ? applyEdits(structuredClone(doc), edits) : doc;
   }
+
+  /** A JSON text as it leaves the seam: parsed, edited and written again when an edit is active, else the same text (not parsed). */
+  editedText(seam: string, text: string, ...wheres: string[]): string {
+    const edits = this.edits(seam, ...wheres);
+    return edits.length ? JSON.stringify(applyEdits(JSON.parse(text), edits)) : text;
+  }
 }
 
 export class UnknownDeviationError extends Error {

@@ -307,7 +307,9 @@ export class WebhookDispatcher {
 
   /** The POST through the subscriber origin's pool, answered by a bare dispatch handler (no response stream per answer). */
   private post(c: Claimed): Promise<Outcome> {
-    const body = c.d.body;
+    // The body seam: deviations at `webhooks.body` edit the body an attempt sends, of every attempt or of the retries only (the
+    // stored event stays as it was); the signature is of the body sent.
+    const body = this.ces.deviations.editedText('webhooks.body', c.d.body, c.d.attempt > 1 ? 'retry' : 'first attempt');
     const headers = this.headers(c, body);
     const { deliveredStatuses: [lowest, highest], answerTimeoutMs } = this.ces.deviations.policy.webhooks;
     return new Promise<Outcome>((resolve) => { this.agent().dispatch({ origin: c.origin, path: c.path, method: 'POST', body, headers }, new Answer(resolve, (status) => status >= lowest && status <= highest, answerTimeoutMs)); });
