@@ -51,6 +51,7 @@ export async function buildApp(opts: BuildOptions = {}): Promise<FastifyInstance
     db,
     clock,
     deviations: new Deviations(opts.deviate ?? []),
+    get policy() { return this.deviations.policy; },
     events: new DomainEvents(),
     settings: {
       connectorUrl: opts.connectorUrl,

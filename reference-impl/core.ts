@@ -3,6 +3,7 @@ import type { Db } from './store/db.js';
 import type { Clock } from '../lib/clock.js';
 import type { Deviations } from './deviations.js';
 import type { DomainEvents } from './events.js';
+import type { Policies } from './policies.js';
 
 export interface ServiceSettings {
   /** Base URL of the connector the seeded bot uses (fake connector by default; `--connector-url`). */
@@ -24,7 +25,13 @@ export interface ServiceSettings {
 export interface Core {
   db: Db;
   clock: Clock;
+  /** Switched on and off by the simulation API; read by the seams (`deviations.edited`) and through `policy`, never by domain code. */
   deviations: Deviations;
+  /**
+   * The named values of every area as the service uses them now: the spec's, or as the deviations switched on set them. Read at the
+   * moment of use (deviations switch at run time); domain code reads its decisions here, not from the deviations.
+   */
+  readonly policy: Policies;
   events: DomainEvents;
   settings: ServiceSettings;
   /** Functions run on close (timers, pollers, outbound agents). */

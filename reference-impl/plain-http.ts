@@ -26,7 +26,7 @@ export function routePlainHttp(app: FastifyInstance): void {
       socket.removeListener('error', early);
       socket.unshift(first);
       if (first[0] === TLS_HANDSHAKE) for (const listener of tlsListeners) listener.call(server, socket);
-      else if (app.ces.deviations.policy.rest.plainHttpServed) plain.emit('connection', socket);
+      else if (app.ces.policy.rest.plainHttpServed) plain.emit('connection', socket);
       else socket.destroy();
     };
     route();

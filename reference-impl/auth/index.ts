@@ -34,7 +34,7 @@ const area: FastifyPluginAsync = async (app) => {
   app.post('/oauth2/token', async (req, reply) => {
     const type = String(req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
     const body = (req.body ?? {}) as Record<string, unknown>;
-    const policy = ces.deviations.policy.auth;
+    const policy = ces.policy.auth;
     if (type !== policy.tokenContentType || typeof body !== 'object') {
       return oauthError(reply, 400, 'invalid_request', 'the body must be application/x-www-form-urlencoded');
     }
@@ -72,7 +72,7 @@ const area: FastifyPluginAsync = async (app) => {
 
   app.get('/_authenticated', async (req, reply) => {
     const owner = verifyToken(ces, bearerOf(req.headers.authorization), 'token owner');
-    const policy = ces.deviations.policy.auth;
+    const policy = ces.policy.auth;
     if (owner) return policy.authenticatedBody;
     // The spec gives no status; RFC 6750 §3.1 answers an invalid token with 401 and a WWW-Authenticate challenge.
     return reply.code(401).header('www-authenticate', 'Bearer error="invalid_token"').send(policy.invalidTokenBody);

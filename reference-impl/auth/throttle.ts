@@ -10,7 +10,7 @@ export interface ThrottleVerdict { scope: 'user' | 'ip'; retryAfterS: number }
  * as attempts; with `refusalsExtendWait` (auth.policy) the user's last refusal holds the wait on its own.
  */
 export function throttled(ces: ServiceContext, username: string, ip: string, refusalsExtendWait = false): ThrottleVerdict | null {
-  const policy = ces.deviations.policy.auth;
+  const policy = ces.policy.auth;
   const now = ces.clock.now();
   const windowMs = policy.loginWindowMs;
   const since = now - windowMs;

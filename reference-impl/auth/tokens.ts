@@ -30,7 +30,7 @@ export function userByEmail(ces: ServiceContext, username: string): UserRow | nu
 export function issueToken(ces: ServiceContext, user: UserRow): { token: string; expiresInS: number } {
   const token = randomBytes(32).toString('base64url');
   const now = ces.clock.now();
-  const policy = ces.deviations.policy.auth;
+  const policy = ces.policy.auth;
   const lifetime = policy.tokenLifetimeMs;
   ces.db.prepare('INSERT INTO auth_tokens (token_hash, user_id, client_id, issued_at, expires_at) VALUES (?, ?, ?, ?, ?)')
     .run(sha256(token), user.id, user.client_id, now, now + lifetime);

@@ -69,7 +69,7 @@ export class AvailabilityPoller {
       const { operatorId, p } = this.due.pop()!.item;
       if (this.stopped || this.bots.get(operatorId) !== p) continue;
       // Fixed rate: the next poll is one period after this one was due, whatever the answer time.
-      p.next += this.ces.deviations.policy.bots.availabilityPollMs;
+      p.next += this.ces.policy.bots.availabilityPollMs;
       this.due.push(p.next, { operatorId, p });
       // A poll still waiting for its answer is not doubled: the bot is judged stale instead.
       if (!p.inflight) void this.poll(operatorId, p);
@@ -106,7 +106,7 @@ export class AvailabilityPoller {
    */
   isAvailable(operatorId: number): boolean {
     const p = this.bots.get(operatorId);
-    const policy = this.ces.deviations.policy.bots;
+    const policy = this.ces.policy.bots;
     if (!p || !p.lastOkAt || p.failures > policy.failedPollsTolerated) return false;
     if (performance.now() - p.lastOkAt > policy.availabilityStaleMs) return false;
     return evaluateStrategies(this.ces, operatorId, p.strategies as Parameters<typeof evaluateStrategies>[2]);

@@ -25,7 +25,7 @@ export class ConversationCalls {
   firstMessages(inst: Installation, botId: number, conversationId: number): Promise<CallResult> {
     return this.client.call(inst, {
       endpoint: 'first-messages', method: 'GET', path: `/bots/${encodeURIComponent(String(botId))}/conversation-first-messages`,
-      timeoutMs: this.ces.deviations.policy.bots.firstMessagesTimeoutMs, schema: 'connector/first-messages.json', conversationId, operatorId: botId,
+      timeoutMs: this.ces.policy.bots.firstMessagesTimeoutMs, schema: 'connector/first-messages.json', conversationId, operatorId: botId,
     });
   }
 
@@ -42,7 +42,7 @@ export class ConversationCalls {
     return this.client.call(inst, {
       endpoint: 'messages', method: 'POST', path: `/conversations/${encodeURIComponent(m.connectorId)}/messages`, role: m.role,
       body: { idOperator: String(m.botId), message: { idMessage: m.shown.messageId, author: { role: m.role }, payload: m.payload, createdAt: zonedDateTime(m.shown.at, m.zone) } },
-      timeoutMs: this.ces.deviations.policy.bots.messageTimeoutMs, schema: 'connector/conversation.json', conversationId: m.conversationId, operatorId: m.botId,
+      timeoutMs: this.ces.policy.bots.messageTimeoutMs, schema: 'connector/conversation.json', conversationId: m.conversationId, operatorId: m.botId,
     });
   }
 }

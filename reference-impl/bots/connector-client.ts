@@ -43,7 +43,7 @@ export class ConnectorClient {
    * so polls reuse them; up to the policy's cap run at once, so conversations never wait for one another.
    */
   private agent(): Agent {
-    const connections = this.ces.deviations.policy.bots.connectorConnections;
+    const connections = this.ces.policy.bots.connectorConnections;
     let a = this.agents.get(connections);
     if (!a) this.agents.set(connections, (a = new Agent({ connect: { secureContext: outboundSecureContext(this.ces.settings.outboundCa) }, keepAliveTimeout: 30_000, connections })));
     return a;

@@ -74,12 +74,12 @@ export class ConversationRuntime {
         this.ces.db.prepare(`UPDATE conversation_state SET phase = 'bot', pending_transfer = NULL WHERE conversation_id = ?`).run(id);
         this.store.addTranscript(id, 'system', { contentType: 'event', value: 'TRANSFER_TIMEOUT' });
         // Timeout reached without transfer: the scenario continues (deviation bots-transfer-timeout-stops: it stops).
-        await this.runReplies(id, this.ces.deviations.policy.bots.scenarioContinuesAfterTimeout ? data.replies ?? [] : []);
+        await this.runReplies(id, this.ces.policy.bots.scenarioContinuesAfterTimeout ? data.replies ?? [] : []);
         break;
       }
       case 'inactivity':
       case 'offsite-inactivity': {
-        const policy = this.ces.deviations.policy.bots;
+        const policy = this.ces.policy.bots;
         const limit = t.kind === 'inactivity' ? policy.botInactivityMs : policy.offsiteInactivityMs;
         // Counted from the last activity (deviation bots-inactivity-from-start: from the start).
         const idleUntil = (policy.inactivityFromLastActivity ? conv.last_activity_at : conv.created_at) + limit;
@@ -105,7 +105,7 @@ export class ConversationRuntime {
       for (const op of list<number>(r.operator_ids)) {
         const b = botOperator(this.ces, op);
         // A ready bot takes chats while its polled availability says so (deviation bots-routing-ignores-availability: always).
-        if (b?.status === 'ready' && (this.poller.isAvailable(op) || !this.ces.deviations.policy.bots.routedByAvailability)) return op;
+        if (b?.status === 'ready' && (this.poller.isAvailable(op) || !this.ces.policy.bots.routedByAvailability)) return op;
       }
     }
     return null;
@@ -137,12 +137,12 @@ export class ConversationRuntime {
     if (channel === 'chat' || channel === 'video') this.ces.events.emit({ kind: 'conversation.pushed', clientId, conversationId: id, viaTransfer: false, at: now });
     else if (channel === 'call') this.ces.events.emit({ kind: 'conversation.started', clientId, conversationId: id, at: now });
     if (bot) {
-      this.timers.add(id, 'inactivity', now + this.ces.deviations.policy.bots.botInactivityMs);
+      this.timers.add(id, 'inactivity', now + this.ces.policy.bots.botInactivityMs);
       const p = this.openWithBot(id, bot, text).catch((e) => { if (!this.closed) this.store.recordFailure(id, 'internal', 'error', String(e)); }).finally(() => this.opening.delete(id));
       this.opening.set(id, p);
     } else {
       this.store.addTranscript(id, 'visitor', { contentType: 'text', value: text });
-      if (isOffsite(channel)) this.timers.add(id, 'offsite-inactivity', now + this.ces.deviations.policy.bots.offsiteInactivityMs);
+      if (isOffsite(channel)) this.timers.add(id, 'offsite-inactivity', now + this.ces.policy.bots.offsiteInactivityMs);
     }
     return this.store.conv(id)!;
   }
@@ -152,7 +152,7 @@ export class ConversationRuntime {
     const bot = botOperator(this.ces, botId)!;
     const inst = installation(this.ces, bot.install_id)!;
     const conv = this.store.conv(id)!;
-    const policy = this.ces.deviations.policy.bots;
+    const policy = this.ces.policy.bots;
     // The first messages come before the visitor's first message (deviation bots-first-messages-after-visitor: after it).
     let visitorMsg = policy.firstMessagesBeforeVisitor ? undefined : this.store.addTranscript(id, 'visitor', { contentType: 'text', value: text });
     const first = await this.calls.firstMessages(inst, botId, id);
@@ -211,7 +211,7 @@ export class ConversationRuntime {
     if (role === 'operator') {
       // Loop safety: a connector must ignore operator messages; replies to them are not run (beyond the policy's levels: none).
       const depth = (this.loopDepth.get(id) ?? 0) + 1;
-      if (depth > this.ces.deviations.policy.bots.operatorReplyLevels) {
+      if (depth > this.ces.policy.bots.operatorReplyLevels) {
         this.store.recordFailure(id, 'messages', 'reply-to-operator', 'endpoint 7 answered replies to an operator message; ignored (the connector must reply to visitor messages only)');
         return;
       }
@@ -245,7 +245,7 @@ export class ConversationRuntime {
           const outcome = this.requestTransfer(id, r, rest);
           if (outcome === 'continue') break;
           // Following scheduled messages are not published (deviation bots-transfer-keeps-rest: they are).
-          if (outcome === 'done' && !this.ces.deviations.policy.bots.repliesAfterTransferDropped) shownAll.push(...await this.runReplies(id, rest, { force: true }));
+          if (outcome === 'done' && !this.ces.policy.bots.repliesAfterTransferDropped) shownAll.push(...await this.runReplies(id, rest, { force: true }));
           return shownAll;
         }
         case 'close':
@@ -260,7 +260,7 @@ export class ConversationRuntime {
 
   /** Displays a bot message unless a text value is over 450 characters (G21: not sent, failure recorded). */
   private showBotMessage(id: number, botId: number, r: Reply): { messageId: string; at: number } | null {
-    const policy = this.ces.deviations.policy.bots;
+    const policy = this.ces.policy.bots;
     const tooLong = textValues(r.payload).find((t) => t.length > policy.botTextMax);
     if (tooLong !== undefined) {
       this.store.recordFailure(id, 'messages', 'text-too-long', `bot message of ${tooLong.length} characters not sent (limit ${LIMITS.botTextMax})`);
@@ -279,7 +279,7 @@ export class ConversationRuntime {
     const ruleId = String(r.distributionRule ?? '');
     const rule = bot && list<string>(bot.distribution_rule_ids).includes(ruleId) ? distributionRule(this.ces, conv.client_id, ruleId) : undefined;
     if (!rule) { this.store.recordFailure(id, 'transfer', 'unknown-rule', `transfer to distribution rule ${ruleId}: not a rule of this bot; the transfer does not operate`); return 'continue'; }
-    const policy = this.ces.deviations.policy.bots;
+    const policy = this.ces.policy.bots;
     if (rule.queue_slots < policy.transferMinQueueSlots) {
       this.store.recordFailure(id, 'transfer', 'not-asynchronous', `transfer to "${rule.label}": the rule is not asynchronous (queue slots ${rule.queue_slots}); the transfer does not operate`);
       return 'continue';
@@ -318,7 +318,7 @@ export class ConversationRuntime {
     if (!conv) throw new RuntimeError(404, 'not_found', 'no such conversation');
     if (conv.closed_at) throw new RuntimeError(409, 'closed', 'the conversation is closed');
     // A visitor message drops the pending scheduled messages.
-    const policy = this.ces.deviations.policy.bots;
+    const policy = this.ces.policy.bots;
     this.timers.cancel(id, policy.droppedByVisitor as TimerKind[]);
     const msg = this.store.addTranscript(id, 'visitor', { contentType: 'text', value: text });
     this.store.touch(id);

@@ -104,7 +104,7 @@ export function scenarioHolders(ces: Core, installId: number, idBot: string, ope
 /** Why scenario `idBot` cannot be bound to bot operator `operatorId` (another bot of the app holds it), or null. */
 export function bindingRefusal(ces: Core, installId: number, idBot: string, operatorId?: number): string | null {
   const holders = scenarioHolders(ces, installId, idBot, operatorId);
-  if (holders.length < ces.deviations.policy.bots.botsPerScenario) return null;
+  if (holders.length < ces.policy.bots.botsPerScenario) return null;
   return `scenario ${idBot} is bound to bot operator ${holders.join(', ')} already: a scenario can be bound to only one bot agent`;
 }
 

@@ -42,7 +42,7 @@ export function knownSecrets(ces: ServiceContext): string[] {
 /** JSON text with every known secret replaced by ***: the last guard before a byte leaves for a page (deviation console-secret-shown lifts it). */
 export function redactJson(ces: ServiceContext, value: unknown): string {
   const text = JSON.stringify(value);
-  return ces.deviations.policy.console.secretsKept ? mask(text, knownSecrets(ces)) : text;
+  return ces.policy.console.secretsKept ? mask(text, knownSecrets(ces)) : text;
 }
 
 /** `text` with every secret (as it appears inside JSON strings) replaced by ***. */
@@ -94,7 +94,7 @@ export function botsView(ces: ServiceContext) {
       operatorId: b.operator_id, clientId: b.client_id, websiteId: b.website_id, name: b.name, pseudo: b.pseudo, idBot: b.id_bot, status: b.status,
       setupError: b.last_error, connectorUrl: publicUrl(b.base_url),
       // The console never shows a connector secret (deviation console-secret-shown puts it in, to prove the secret check can fail).
-      ...(ces.deviations.policy.console.secretsKept ? {} : { connectorSecret: b.secret }),
+      ...(ces.policy.console.secretsKept ? {} : { connectorSecret: b.secret }),
       available: d.available, strategies: d.strategies, lastError: d.lastError, polls: d.polls,
       lastPolls: mine.map((p) => ({ at: iso(p.at), status: p.status, ms: p.ms, failure: p.failure })),
     };

@@ -90,9 +90,9 @@ const area: FastifyPluginAsync = async (app) => {
   // What the pages need to start: websites with a bot, limits named by the spec, behaviour flags (deviations that break the pages on purpose).
   app.get('/console/api/config', async (_req, reply) => json(reply, {
     websites: chatWebsites(ces),
-    limits: { imageWidth: ces.deviations.policy.console.imageSize.width, imageHeight: ces.deviations.policy.console.imageSize.height, botTextMax: LIMITS.botTextMax },
-    strips: ces.deviations.policy.console.bundleStrips,
-    flags: ces.deviations.policy.console.pageFlags,
+    limits: { imageWidth: ces.policy.console.imageSize.width, imageHeight: ces.policy.console.imageSize.height, botTextMax: LIMITS.botTextMax },
+    strips: ces.policy.console.bundleStrips,
+    flags: ces.policy.console.pageFlags,
   }));
   app.get('/console/api/conversations', async (_req, reply) => json(reply, { conversations: conversationList(ces) }));
   app.get<{ Params: { id: string } }>('/console/api/conversations/:id', async (req, reply) => {

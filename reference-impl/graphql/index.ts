@@ -45,7 +45,7 @@ const area: FastifyPluginAsync = async (app) => {
       return { ces, clientId: owner.clientId, userId: owner.userId, availabilityResolved: 0 };
     },
     // GQL-LIMIT-01/02: depth and cost limits after graphql-js' own rules.
-    validationRules: (_req, _args, specified) => [...specified, depthLimitRule(ces.deviations.policy.graphql.maxDepth), costLimitRule(ces.deviations.policy.graphql.maxCost)],
+    validationRules: (_req, _args, specified) => [...specified, depthLimitRule(ces.policy.graphql.maxDepth), costLimitRule(ces.policy.graphql.maxCost)],
     formatError: (err) => withCode(err),
   });
 
@@ -76,12 +76,12 @@ const area: FastifyPluginAsync = async (app) => {
     onRequest: async (req, reply) => {
       // `?platform=` names the platform the caller's environment is on (spec: `sd`).
       const platform = (req.query as Record<string, unknown>).platform;
-      if (platform !== undefined && !ces.deviations.policy.graphql.platforms.includes(String(platform))) {
-        return reply.code(400).send({ errors: [{ message: `unknown platform ${JSON.stringify(platform)}: ?platform= names one of ${ces.deviations.policy.graphql.platforms.join(', ')}`, extensions: { code: ERROR_CODES.badUserInput } }] });
+      if (platform !== undefined && !ces.policy.graphql.platforms.includes(String(platform))) {
+        return reply.code(400).send({ errors: [{ message: `unknown platform ${JSON.stringify(platform)}: ?platform= names one of ${ces.policy.graphql.platforms.join(', ')}`, extensions: { code: ERROR_CODES.badUserInput } }] });
       }
       // A call without a valid token is refused (deviation graphql-unauthenticated-data: it runs as the first account's first user).
       const owner = verifyToken(ces, bearerOf(req.headers.authorization), 'graphql token owner')
-        ?? (ces.deviations.policy.graphql.anonymousRefused ? null : row(ces, 'first user', { table: 'users', columns: 'id AS userId, client_id AS clientId, 0 AS expiresAt', where: {}, order: 'id' }) as TokenOwner | undefined);
+        ?? (ces.policy.graphql.anonymousRefused ? null : row(ces, 'first user', { table: 'users', columns: 'id AS userId, client_id AS clientId, 0 AS expiresAt', where: {}, order: 'id' }) as TokenOwner | undefined);
       if (!owner) return unauthenticated(req, reply, 401);
       owners.set(req, owner);
     },

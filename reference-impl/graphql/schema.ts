@@ -70,7 +70,7 @@ const cursor = (offset: number) => Buffer.from(`o:${offset}`).toString('base64ur
 
 /** One page of a named read (the store-read seam names it `graphql <what>`). */
 function paged(ces: ServiceContext, name: string, q: Read, args: { first?: number | null; after?: string | null }): Page<Row> {
-  const { limit, offset } = pageArgs(args, ces.deviations.policy.graphql.cursorStep);
+  const { limit, offset } = pageArgs(args, ces.policy.graphql.cursorStep);
   return { rows: rows(ces, name, { ...q, limit, offset }), total: count(ces, name, q), offset };
 }
 
@@ -218,7 +218,7 @@ export function buildCesSchema(): GraphQLSchema {
       projectId: f(nn(GraphQLID), 'Project the rule belongs to.', (r) => String(r.website_id)),
       channels: f(nnList(GraphQLString), 'Channels the rule routes: `chat`, `call`, `video`.', (r) => list<string>(r.channels)),
       availability: f(routingRuleAvailabilityType, `Availability per channel, now. Only ${LIMITS.graphqlAvailabilityPerQuery} such field is resolved per query; another one resolves to null with an error (G16).`, (r, _a, ctx) => {
-        const policy = ctx.ces.deviations.policy.graphql;
+        const policy = ctx.ces.policy.graphql;
         if (ctx.availabilityResolved >= policy.availabilityPerQuery) {
           throw new GraphQLError(`only ${LIMITS.graphqlAvailabilityPerQuery} routingRule availability may be resolved per query`, { extensions: { code: ERROR_CODES.availabilityLimit } });
         }

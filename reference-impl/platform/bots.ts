@@ -42,7 +42,7 @@ export default function registerBots(app: FastifyInstance): void {
     const { name, pluginKind = 'bot', baseUrl, secret } = (req.body ?? {}) as any;
     if (!isStr(name)) return bad(reply, 'name is required');
     if (pluginKind !== 'bot') return bad(reply, 'pluginKind must be "bot"');
-    const schemes = ces.settings.insecure ? [...ces.deviations.policy.platform.connectorSchemes, 'http:'] : ces.deviations.policy.platform.connectorSchemes;
+    const schemes = ces.settings.insecure ? [...ces.policy.platform.connectorSchemes, 'http:'] : ces.policy.platform.connectorSchemes;
     if (!isStr(baseUrl) || !schemes.includes(schemeOf(baseUrl))) return bad(reply, 'baseUrl must be an https:// URL (the connector base URL must use HTTPS)');
     if (!isStr(secret) || secret.length < 8) return bad(reply, 'secret (at least 8 characters) is required');
     const id = Number(db.prepare('INSERT INTO connector_apps (client_id, name, plugin_kind, base_url, secret, created_at) VALUES (?, ?, ?, ?, ?, ?)').run(clientOf(req), name, pluginKind, baseUrl, secret, ces.clock.now()).lastInsertRowid);
@@ -116,7 +116,7 @@ export default function registerBots(app: FastifyInstance): void {
     const installId = prev?.install_id ?? Number(body.installationId);
     if (!db.prepare('SELECT id FROM connector_installs WHERE id = ? AND client_id = ?').get(installId, clientId)) return bad(reply, 'installationId must be an installation of this client');
     // A bot operator is tied to exactly one language.
-    if (body.language !== undefined && !(isStr(body.language) && new RegExp(ces.deviations.policy.platform.botLanguagePattern).test(body.language))) return bad(reply, 'language must be exactly one two-letter code');
+    if (body.language !== undefined && !(isStr(body.language) && new RegExp(ces.policy.platform.botLanguagePattern).test(body.language))) return bad(reply, 'language must be exactly one two-letter code');
     if (!prev && (!isStr(body.name) || !isStr(body.pseudo) || !isStr(body.language))) return bad(reply, 'name, pseudo and language are required');
     const notText = (['name', 'pseudo', 'idBot'] as const).filter((k) => body[k] !== undefined && !isStr(body[k]));
     if (notText.length) return bad(reply, `${notText.join(', ')} must be non-empty strings`);

@@ -14,7 +14,7 @@ function invalid(reply: FastifyReply, message: string) {
 
 /** Registers the routes on the platform scope (its hook has authenticated the client). */
 export default function registerWebhooks(app: FastifyInstance): void {
-  const { db, clock, deviations, settings } = app.ces;
+  const { db, clock, settings } = app.ces;
   const own = (client: ClientRow, id: string) =>
     db.prepare('SELECT * FROM webhook_subscriptions WHERE id = ? AND client_id = ? AND deleted_at IS NULL').get(id, client.id) as SubscriptionRow | undefined;
   const notFound = (reply: FastifyReply, id: string) => reply.code(404).send({ error: 'not_found', message: `Unknown 'webhook' with 'id' ${id}.` });
@@ -22,7 +22,7 @@ export default function registerWebhooks(app: FastifyInstance): void {
   app.post<{ Body: Record<string, unknown> }>('/webhooks', async (req, reply) => {
     const client = req.platformClient;
     const body = (req.body ?? {}) as Record<string, unknown>;
-    const schemes = deviations.policy.platform.callbackSchemes;
+    const schemes = app.ces.policy.platform.callbackSchemes;
     const err = subscriptionError(body, settings.insecure ? [...schemes, 'http:'] : schemes);
     if (err) return invalid(reply, err);
     const includeDeprecated = body.includeDeprecated === true;

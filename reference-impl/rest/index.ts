@@ -16,8 +16,8 @@ const scope = (platform: Platform, registry: RouteRegistry): FastifyPluginAsync 
   collectRoutes(app, registry);
   installErrorHandling(app, {
     // meta.status error for authentication (whichever status the policy gives it) and server errors; fail for the rest.
-    shape: (status, message, req) => ({ meta: { status: status === req.server.ces.deviations.policy.rest.forbiddenStatus || status >= 500 ? 'error' : 'fail', message } }),
-    statusOf: (err, req) => (err instanceof RestFail && err.decision ? req.server.ces.deviations.policy.rest[err.decision] : undefined),
+    shape: (status, message, req) => ({ meta: { status: status === req.server.ces.policy.rest.forbiddenStatus || status >= 500 ? 'error' : 'fail', message } }),
+    statusOf: (err, req) => (err instanceof RestFail && err.decision ? req.server.ces.policy.rest[err.decision] : undefined),
     accepted: 'application/json or application/x-www-form-urlencoded',
     fixedPathsFirst: true,
   });
@@ -32,20 +32,20 @@ const scope = (platform: Platform, registry: RouteRegistry): FastifyPluginAsync 
   app.addHook('onRequest', uriLimitHook(LIMITS.restUriMaxChars));
   app.addHook('onRequest', async (req) => {
     req.platform = platform;
-    const dev = app.ces.deviations;
+    const policy = app.ces.policy.rest;
     // The request seam: deviations at `rest.request` edit the query and headers (here) and the body (preValidation), per route.
     const asked = { query: req.query as Record<string, unknown>, headers: req.headers as Record<string, unknown> };
-    const sent = dev.edited('rest.request', asked, ...routeNames(req));
+    const sent = app.ces.deviations.edited('rest.request', asked, ...routeNames(req));
     if (sent !== asked) {
       req.query = sent.query;
       // Fastify's headers setter adds to the raw headers: a header an edit dropped is taken out of them too.
       for (const name of Object.keys(req.raw.headers)) if (!(name in sent.headers)) delete req.raw.headers[name];
       req.headers = sent.headers as typeof req.headers;
     }
-    if (platform === 'ha' && !dev.policy.rest.haBaseServed) throw new RestFail(404, `Unknown route ${req.method} ${req.url.split('?')[0]}.`);
-    if (dev.policy.rest.versionHeader && req.headers[dev.policy.rest.versionHeader] !== '2') throw new RestFail(400, `Name the API version in the ${dev.policy.rest.versionHeader} header (2).`);
+    if (platform === 'ha' && !policy.haBaseServed) throw new RestFail(404, `Unknown route ${req.method} ${req.url.split('?')[0]}.`);
+    if (policy.versionHeader && req.headers[policy.versionHeader] !== '2') throw new RestFail(400, `Name the API version in the ${policy.versionHeader} header (2).`);
     // Every route, including unknown ones, needs a valid key: nothing is revealed to anonymous callers.
-    const client = clientFromRequest(app.ces.apiKeys, req, !dev.policy.rest.differentKeysRefused) ?? (dev.policy.rest.keylessReadsServed && req.method === 'GET' ? app.ces.apiKeys.first() : null);
+    const client = clientFromRequest(app.ces.apiKeys, req, !policy.differentKeysRefused) ?? (policy.keylessReadsServed && req.method === 'GET' ? app.ces.apiKeys.first() : null);
     if (!client) throw forbidden();
     req.client = client;
   });
@@ -55,7 +55,7 @@ const scope = (platform: Platform, registry: RouteRegistry): FastifyPluginAsync 
   // The response seam: deviations at `rest.response` edit answers (JSON edits per route, fixtures/deviations/rest*.json).
   app.addHook('onSend', async (req, reply, payload) => {
     // JSON only: an answer is labelled another media type only when the policy lists it (never, but for a deviation).
-    const labelled = app.ces.deviations.policy.rest.labelledAs.find((t) => String(req.headers.accept ?? '').includes(t));
+    const labelled = app.ces.policy.rest.labelledAs.find((t) => String(req.headers.accept ?? '').includes(t));
     if (labelled && String(reply.getHeader('content-type') ?? '').includes('json')) reply.header('content-type', `${labelled}; charset=utf-8`);
     if (typeof payload !== 'string' || !String(reply.getHeader('content-type') ?? '').includes('json')) return payload;
     const edits = app.ces.deviations.edits('rest.response', ...routeNames(req));

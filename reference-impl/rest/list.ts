@@ -98,7 +98,7 @@ export function parseList(req: FastifyRequest, kinds: FilterKinds, extraParams: 
       throw badRequest(`Parameter '${k}' must be given once.`);
     }
   }
-  const policy = req.server.ces.deviations.policy.rest;
+  const policy = req.server.ces.policy.rest;
   const page = q.page === undefined ? 1 : positiveInt('page', q.page, 1);
   const asked = q.limit === undefined ? policy.pageDefault : positiveInt('limit', q.limit, 1);
   // Above the maximum the limit is clamped, not refused (G11).

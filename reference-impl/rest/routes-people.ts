@@ -44,7 +44,7 @@ const VISITOR_FILTERS: Record<string, FilterFn> = { unique_id: F.text('unique_id
 export default function peopleRoutes(app: FastifyInstance): void {
   const ces = app.ces;
   /** G12: operator bodies as forms too (rest.policy operatorFormBodiesAccepted). */
-  const formBodiesAccepted = () => ces.deviations.policy.rest.operatorFormBodiesAccepted;
+  const formBodiesAccepted = () => ces.policy.rest.operatorFormBodiesAccepted;
   const event = (kind: 'user.created' | 'user.updated' | 'user.connected' | 'user.disconnected', req: FastifyRequest, userId: number) =>
     ces.events.emit({ kind, clientId: req.client.id, userId, at: ces.clock.now() });
 
@@ -97,7 +97,7 @@ export default function peopleRoutes(app: FastifyInstance): void {
       return id;
     })();
     event('user.created', req, id);
-    return reply.code(ces.deviations.policy.rest.createdStatus).send(success(R.operator(ces, clientRow(req, 'operator', id))));
+    return reply.code(ces.policy.rest.createdStatus).send(success(R.operator(ces, clientRow(req, 'operator', id))));
   });
   app.get('/operator/live', doc({ summary: 'Live availability of the operators (default: available ones only; connected=0: every operator that logged in at least once)', list: true, filters: kindsOf(OPERATOR_FILTERS), params: ['connected'], values: { connected: ['0'] }, response: 'rest/operator-live.json' }), async (req) => {
     const q = parseList(req, kindsOf(OPERATOR_FILTERS), ['connected']);
@@ -133,7 +133,7 @@ export default function peopleRoutes(app: FastifyInstance): void {
   app.put('/operator/:id/live', doc({ summary: 'Set the live availability of one operator per channel, or disconnect it (connected=0 alone)', body: 'rest/operator-live-write.json', response: 'rest/operator-live.json',
     rules: [{ name: 'channel-not-enabled', summary: 'a channel made available is enabled on the operator (<channel>_enabled true)', message: 'The call channel is not enabled for operator 12 (call_enabled is false).' }] }), async (req) => {
     const op = clientRow(req, 'operator');
-    const change = parseLiveBody(bodyObject(req), ces.deviations.policy.rest.liveConnectAccepted);
+    const change = parseLiveBody(bodyObject(req), ces.policy.rest.liveConnectAccepted);
     const result = ces.db.transaction(() => applyLive(req, op, change))();
     if (result.connectedBefore !== result.connectedAfter) event(result.connectedAfter ? 'user.connected' : 'user.disconnected', req, op.id);
     return success(liveResource(op, liveRow(ces, op.id), slotsOf(ces, req.client.id).get(op.id)), { message: result.message });

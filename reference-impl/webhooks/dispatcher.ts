@@ -104,7 +104,7 @@ export class WebhookDispatcher {
    * is not connect time (undici's timer starts at connect), nor part of the attempt (its row is written when it leaves the lane).
    */
   private agent(): Agent {
-    const { answerTimeoutMs: answerMs, connectTimeoutMs: connectMs } = this.ces.deviations.policy.webhooks;
+    const { answerTimeoutMs: answerMs, connectTimeoutMs: connectMs } = this.ces.policy.webhooks;
     const key = `${connectMs}/${answerMs}`;
     let a = this.agents.get(key);
     if (a) return a;
@@ -131,7 +131,7 @@ export class WebhookDispatcher {
     const { db, clock, deviations } = this.ces;
     const now = clock.now();
     // The payload seam: deviations at `webhooks.payload` edit each body, per event kind (fixtures/deviations/webhooks.json).
-    const payloads = payloadsFor(db, deviations.policy.webhooks, e, now).map((p) => ({ ...p, body: deviations.edited('webhooks.payload', p.body, p.kind) }));
+    const payloads = payloadsFor(db, this.ces.policy.webhooks, e, now).map((p) => ({ ...p, body: deviations.edited('webhooks.payload', p.body, p.kind) }));
     if (!payloads.length) return;
     // The subscriptions of the event's client; deprecated kinds go only to those that opted in.
     const current = rows(this.ces, 'event subscriptions', { table: 'webhook_subscriptions', where: { client_id: e.clientId, deleted_at: null } }) as SubscriptionRow[];
@@ -226,7 +226,7 @@ export class WebhookDispatcher {
   /** Takes what each lane may send now (up to its connections, and the policy's attempts in flight in all), records the attempts, sends them. */
   private drain(): void {
     if (this.closing) return;
-    const inFlightMax = this.ces.deviations.policy.webhooks.deliveriesInFlightMax;
+    const inFlightMax = this.ces.policy.webhooks.deliveriesInFlightMax;
     const batch: Pending[] = [];
     for (const lane of this.lanes.values()) {
       while (batch.length < CLAIM_BATCH && lane.busy < SUBSCRIBER_CONNECTIONS && this.busy + batch.length < inFlightMax) {
@@ -311,7 +311,7 @@ export class WebhookDispatcher {
     // stored event stays as it was); the signature is of the body sent.
     const body = this.ces.deviations.editedText('webhooks.body', c.d.body, c.d.attempt > 1 ? 'retry' : 'first attempt');
     const headers = this.headers(c, body);
-    const { deliveredStatuses: [lowest, highest], answerTimeoutMs } = this.ces.deviations.policy.webhooks;
+    const { deliveredStatuses: [lowest, highest], answerTimeoutMs } = this.ces.policy.webhooks;
     return new Promise<Outcome>((resolve) => { this.agent().dispatch({ origin: c.origin, path: c.path, method: 'POST', body, headers }, new Answer(resolve, (status) => status >= lowest && status <= highest, answerTimeoutMs)); });
   }
 
@@ -325,7 +325,7 @@ export class WebhookDispatcher {
 
   /** Records an attempt's outcome and decides: delivered, retry at +10 s / +20 s after the failure (returned, to arm), or dead letter. */
   private settleRows(c: Claimed, outcome: Outcome, endedAt: number): Pending[] {
-    const policy = this.ces.deviations.policy.webhooks;
+    const policy = this.ces.policy.webhooks;
     const d = c.d;
     this.st.ended.run(endedAt, outcome.status, outcome.error, c.attemptId);
     if (outcome.ok) {

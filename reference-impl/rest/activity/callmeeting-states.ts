@@ -19,7 +19,7 @@ export type MoveRefusal = { status: 404 | 409; error: string; message: string };
 export function moveCallMeeting(ces: ServiceContext, id: number, to: CallMeetingState): MoveRefusal | null {
   const m = row(ces, 'call meeting', { table: 'callmeetings', where: { id } });
   if (!m) return { status: 404, error: 'not_found', message: `no call meeting ${id}` };
-  const allowed = ces.deviations.policy.rest.callMeetingMoves[m.status] ?? [];
+  const allowed = ces.policy.rest.callMeetingMoves[m.status] ?? [];
   if (!allowed.includes(to)) {
     const from = allowed.length ? `from ${m.status} it may move to ${allowed.join(' or ')}` : `${m.status} is final`;
     return { status: 409, error: 'invalid_transition', message: `call meeting ${id} cannot move from ${m.status} to ${to} (G18: ${from})` };

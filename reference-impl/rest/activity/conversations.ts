@@ -28,7 +28,7 @@ function historyMode(app: FastifyInstance, req: FastifyRequest, kind: PathKind):
   const raw = (req.query as Record<string, unknown>).formatHistory;
   if (raw !== undefined && !(FORMAT_HISTORY as readonly unknown[]).includes(raw)) throw badRequest(`'formatHistory' must be 0 or 1 (got ${JSON.stringify(raw)}).`);
   // Only the json-unicode path with formatHistory=0 gives well-formed entries; everything else is the legacy transcript (REST-HIST-04).
-  return raw === '0' && app.ces.deviations.policy.rest.entriesPaths.includes(kind) ? 'entries' : 'formatted';
+  return raw === '0' && app.ces.policy.rest.entriesPaths.includes(kind) ? 'entries' : 'formatted';
 }
 
 export function conversationResource(app: FastifyInstance, row: Row, kind: PathKind, mode: 'entries' | 'formatted'): Row {
@@ -59,7 +59,7 @@ export function conversationFilters(app: FastifyInstance): Record<string, Filter
   return {
     channel: typed({ kind: 'enum', values: CONVERSATION_CHANNEL_FILTER }, (row, v) => {
       if (!(CONVERSATION_CHANNEL_FILTER as readonly string[]).includes(v)) throw badRequest(`filters[channel] must be one of ${CONVERSATION_CHANNEL_FILTER.join(', ')} (got ${JSON.stringify(v)}).`);
-      return row.channel === undefined || (v === 'social' ? app.ces.deviations.policy.rest.socialChannels.includes(row.channel) : row.channel === v);
+      return row.channel === undefined || (v === 'social' ? app.ces.policy.rest.socialChannels.includes(row.channel) : row.channel === v);
     }),
     // The period is applied before the filters (conversationWindow); these only accept the names.
     from: typed({ kind: 'date' }, () => true),
@@ -75,7 +75,7 @@ export function conversationFilters(app: FastifyInstance): Record<string, Filter
 
 /** The client's conversations in the listing window, newest first (shared with the statistic checks' expectations). */
 export function conversationsInWindow(app: FastifyInstance, req: FastifyRequest, filters: Record<string, string>): Row[] {
-  const policy = app.ces.deviations.policy.rest;
+  const policy = app.ces.policy.rest;
   const win = conversationWindow(filters, { now: app.ces.clock.now(), maxMonths: policy.periodMaxMonths, windows: policy.periodWindows, defaultWindowExtraDays: policy.defaultWindowExtraDays, dateOnlyToCoversMs: policy.dateOnlyToCoversMs, dateTimeToCoversMs: policy.dateTimeToCoversMs });
   return clientRows(app, req, 'conversations', 'created_at DESC, id DESC').filter((r) => r.created_at >= win.from && r.created_at <= win.to);
 }

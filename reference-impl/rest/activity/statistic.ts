@@ -45,7 +45,7 @@ const oneOf = <T extends string>(name: string, v: string, allowed: readonly T[])
 
 /** The indicator names asked for, validated: removed → fail saying it is no longer served; unknown → fail naming it; outside the channel's group → fail. */
 function indicatorNames(app: FastifyInstance, raw: string | undefined, channel: string | undefined): string[] {
-  const policy = app.ces.deviations.policy.rest;
+  const policy = app.ces.policy.rest;
   // Without indicators: every indicator served for the channel asked for (an indicator outside its channel group is refused only
   // when named), so a channel alone never fails; social_d is in no channel group and gets none.
   if (raw === undefined) return channel === undefined ? INDICATOR_NAMES : INDICATOR_NAMES.filter((n) => (policy.channelGroups[INDICATORS[n]!.group] ?? []).includes(channel));
@@ -80,7 +80,7 @@ interface Base extends Scope { operators: Row[] }
 function baseScope(app: FastifyInstance, req: FastifyRequest, f: Record<string, string>, from: number, to: number): Base {
   const db = app.ces.db;
   const clientId = req.client.id;
-  const policy = app.ces.deviations.policy.rest;
+  const policy = app.ces.policy.rest;
   const websitesRaw = f.website_list ?? f.website_id;
   let websites: number[] | undefined;
   if (websitesRaw !== undefined) {
@@ -217,7 +217,7 @@ export function registerStatistic(app: FastifyInstance): void {
     const resource = f.resource === undefined ? undefined : oneOf('resource', f.resource, STATISTIC_RESOURCES);
     if (f.resource_id !== undefined && !resource) throw badRequest('filters[resource_id] needs filters[resource].');
     const granularity = f.granularity === undefined ? undefined : oneOf('granularity', f.granularity, GRANULARITIES);
-    const policy = app.ces.deviations.policy.rest;
+    const policy = app.ces.policy.rest;
     const names = indicatorNames(app, f.indicators, channel);
     if (granularity && names.length > policy.granularityIndicatorsMax) throw badRequest(`filters[granularity] needs exactly one indicator in filters[indicators] (got ${names.length}).`);
     if (granularity && resource && f.resource_id === undefined) throw badRequest('filters[granularity] with filters[resource] needs filters[resource_id] (one resource).');

@@ -108,11 +108,11 @@ export function operatorWrite(req: FastifyRequest, mode: 'create' | 'update', cu
   if (mode === 'create') for (const f of CREATE_REQUIRED) if (body[f] === undefined) errors.push(`'${f}' is required.`);
   for (const [field, kind] of Object.entries(FIELDS)) {
     if (body[field] === undefined) continue;
-    const r = convert(field, kind, body[field], isForm(req), req.server.ces.deviations.policy.rest.operatorPriorities);
+    const r = convert(field, kind, body[field], isForm(req), req.server.ces.policy.rest.operatorPriorities);
     if (r.error) { errors.push(r.error); continue; }
     cols[field] = r.value;
   }
-  if (typeof cols.email === 'string' && !new RegExp(req.server.ces.deviations.policy.rest.emailPattern).test(cols.email)) errors.push(`'email' must be a valid e-mail address (got ${JSON.stringify(cols.email)}).`);
+  if (typeof cols.email === 'string' && !new RegExp(req.server.ces.policy.rest.emailPattern).test(cols.email)) errors.push(`'email' must be a valid e-mail address (got ${JSON.stringify(cols.email)}).`);
   if (Array.isArray(cols.roles)) {
     const bad = (cols.roles as string[]).filter((r) => !(ROLES as readonly string[]).includes(r));
     if (bad.length) errors.push(`'roles' accepts ${ROLES.join(', ')} (got ${bad.join(', ')}).`);
