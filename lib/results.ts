@@ -83,12 +83,11 @@ export function readPlaywrightResults(file: string): CheckResult[] {
           status, ended: ended !== undefined, harness: said(ANNOTATION.harness).length > 0,
           hookFailed: facts.get(factKey(t.projectName ?? '', spec.file ?? suite.file ?? '', title))?.hookFailed === true,
           notJudged: said(ANNOTATION.notJudged).length > 0 || String(skip?.description ?? '').startsWith(NOT_JUDGED_PREFIX),
-          targetLost: said(ANNOTATION.targetLost).length > 0,
         });
         const harnessReason = said(ANNOTATION.harness)[0];
         const reason = outcome === 'harness-error' ? (harnessReason ? `${harnessReason}${failure !== 'failed' && !failure.includes(harnessReason) ? `\n${failure}` : ''}` : !ended && status !== 'passed' ? `the check never ended in the harness's sight (its worker exited or the run was interrupted): ${failure}` : failure)
           : outcome === 'failed' ? failure
-          : outcome === 'skipped' || outcome === 'not-judged' ? (said(ANNOTATION.notJudged)[0] ?? said(ANNOTATION.targetLost)[0] ?? String(skip?.description ?? '').replace(NOT_JUDGED_PREFIX, '')) || undefined : undefined;
+          : outcome === 'skipped' || outcome === 'not-judged' ? (said(ANNOTATION.notJudged)[0] ?? String(skip?.description ?? '').replace(NOT_JUDGED_PREFIX, '')) || undefined : undefined;
         const warnings = said(ANNOTATION.warn);
         const notes = said(ANNOTATION.note);
         const reproductions = said(ANNOTATION.reproduction);

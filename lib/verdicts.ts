@@ -38,13 +38,6 @@ export const ANNOTATION = {
   clause: 'ces.clause',
   /** Written by the harness's auto fixture when a check ends: JSON `{ unattributed, stopped }` (absent: the check never ended). */
   ended: 'ces.ended',
-  /** A request of the check got no HTTP answer (refused, reset, timed out, TLS failure): suites/fixtures/target.ts `recorded`. */
-  noAnswer: 'ces.no-answer',
-  /**
-   * The check failed after a request without answer (or on its time-out), and the target was then found gone: NOT JUDGED, with
-   * this reason (suites/fixtures/target.ts targetParts). Decided from these records, never from the failure's text.
-   */
-  targetLost: 'ces.target-lost',
 } as const;
 /** Prefix of a skip reason that means "not judged" (the skip annotation carries it). */
 export const NOT_JUDGED_PREFIX = 'not judged: ';
@@ -94,8 +87,7 @@ export interface ClauseResult { passed: number; failed: string[] }
  * The facts of how a check ended, from the test runner's structured report (never from message text):
  * `hookFailed`: an error in Playwright's hooks (fixture set-up or tear-down, beforeEach/afterEach);
  * `ended`: the harness's own auto fixture saw the check end (absent: the worker exited, or the run was interrupted);
- * `harness`: a HarnessError was raised inside the check (recorded by its type);
- * `targetLost`: the check failed after a request without answer or on its time-out, and the target was then found gone.
+ * `harness`: a HarnessError was raised inside the check (recorded by its type).
  */
 export interface RunFacts {
   status: 'passed' | 'failed' | 'timedOut' | 'skipped' | 'interrupted';
@@ -103,7 +95,6 @@ export interface RunFacts {
   ended: boolean;
   harness: boolean;
   notJudged: boolean;
-  targetLost?: boolean;
 }
 
 /** The one place that decides how a check ended: a harness error by type and structure, else the check's own outcome. */
@@ -112,8 +103,6 @@ export function classifyOutcome(f: RunFacts): Outcome {
   if (f.harness) return 'harness-error';
   if (f.status === 'passed') return 'passed';
   if (f.status === 'interrupted' || f.hookFailed || !f.ended) return 'harness-error';
-  // What it failed on was the target's absence, not a wrong answer: nothing was judged.
-  if (f.targetLost) return 'not-judged';
   return 'failed';
 }
 

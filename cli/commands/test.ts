@@ -8,7 +8,7 @@ import { UsageError } from '../usage.js';
 import { ALLURE_REPORT, generateAllure } from '../allure.js';
 import fs from 'node:fs';
 import path from 'node:path';
-import { lostSentence, TARGET_LOST_FILE, type TargetLost } from '../../lib/preflight.js';
+import { LOOKS_LIKE_LOSS, lostSentence, TARGET_LOST_FILE, type TargetLost } from '../../lib/preflight.js';
 import { preflightOrStop } from '../preflight-stop.js';
 import { annotationTotal, type CheckResult } from '../../lib/results.js';
 import { ANNOTATION } from '../../lib/verdicts.js';
@@ -22,14 +22,18 @@ import { chromiumMissing, findChromium, inCi, MissingPartError } from '../../lib
 const EMBEDDED_WORKERS = 6;
 
 /**
- * When a check found the target gone (suites/fixtures/target.ts wrote target-lost.json): what the summary records, with how many
- * checks were NOT JUDGED for it (those skipped after it, and those that failed on a request without answer or their time-out
- * while it was gone: lib/verdicts.ts classifyOutcome, from the checks' own records). Undefined when the target stayed.
+ * When a check found the target gone (suites/fixtures/target.ts wrote target-lost.json): the checks that failed on a transport
+ * error or a time-out are NOT JUDGED, like those skipped after it. Returns what the summary records, or undefined.
  */
 function targetLost(runDir: string, checks: CheckResult[]): (TargetLost & { notJudged: number }) | undefined {
   const f = path.join(runDir, TARGET_LOST_FILE);
   if (!fs.existsSync(f)) return undefined;
   const lost = JSON.parse(fs.readFileSync(f, 'utf8')) as TargetLost;
+  for (const c of checks) {
+    if (c.outcome !== 'failed' || !LOOKS_LIKE_LOSS.test(c.reason ?? '')) continue;
+    c.outcome = 'not-judged';
+    c.reason = `${lostSentence(lost)} (this check saw: ${(c.reason ?? '').split('\n')[0]})`;
+  }
   return { ...lost, notJudged: checks.filter((c) => c.outcome === 'not-judged' && c.reason?.startsWith(lostSentence(lost))).length };
 }
 
