@@ -39,7 +39,9 @@ test('the target stops answering mid-run: exit 2, the remaining checks NOT JUDGE
     const summary = JSON.parse(fs.readFileSync(path.join(reports, runDir, 'summary.json'), 'utf8')) as RunSummary;
     assert.ok(summary.targetLost, 'the summary records since when the target was lost');
     assert.ok(summary.targetLost.notJudged > 0);
-    assert.deepEqual(summary.checks.filter((c) => c.outcome === 'failed').map((c) => c.title), [], 'no check failed because the target went away');
+    const failed = summary.checks.filter((c) => c.outcome === 'failed');
+    // Their reasons are printed: a failure here is timing-dependent, and the run folder goes with the test.
+    assert.deepEqual(failed.map((c) => c.title), [], `no check failed because the target went away; failed: ${failed.map((c) => `${c.title}: ${c.reason}`).join('\n')}`);
     assert.ok(summary.checks.filter((c) => c.outcome === 'passed').length >= 15, 'the checks judged before stay judged');
     const landing = fs.readFileSync(path.join(reports, 'index.html'), 'utf8');
     assert.match(landing, /NOT JUDGED — the run could not judge the target: it stopped answering at/);
