@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { spawn } from 'node:child_process';
 import { packageDir } from '../lib/paths.js';
-import { checkReasons, checkVerdicts, readPlaywrightResults, scrubDir, type CheckResult } from '../lib/results.js';
+import { checkReasons, checkVerdicts, scrubDir, type CheckResult } from '../lib/results.js';
 import { LABEL, LEGEND, type Verdict } from '../lib/verdicts.js';
 
 /** Allure 3 configuration: the "awesome" report as a single HTML file (data inlined, so file:// works without a server). */
@@ -21,12 +21,12 @@ export const ALLURE_REPORT = 'allure-report';
  * are prepared before the first await: a caller may write its other reports while Allure's child process runs (cli/run.ts
  * FinishOptions.writing), as long as it leaves allure-results as they are.
  */
-export async function generateAllure(runDir: string, reportName = `CES conformance — ${path.basename(runDir)}`, opts: { reference?: boolean; checks?: CheckResult[] } = {}): Promise<boolean> {
+export async function generateAllure(runDir: string, checks: CheckResult[], opts: { reportName?: string; reference?: boolean } = {}): Promise<boolean> {
+  const reportName = opts.reportName ?? `CES conformance — ${path.basename(runDir)}`;
   const results = path.join(runDir, 'allure-results');
   if (!fs.existsSync(results) || !fs.readdirSync(results).some((f) => f.endsWith('-result.json'))) return false;
-  // The checks as the caller read them (a whole run's results.json is 20 MB: parsed once), else read here.
-  const checks = opts.checks ?? (fs.existsSync(path.join(runDir, 'results.json')) ? readPlaywrightResults(path.join(runDir, 'results.json')) : undefined);
-  if (checks) applyVerdicts(results, checks, opts.reference === true);
+  // The checks as the caller read them (a whole run's results.json is 20 MB: parsed once).
+  applyVerdicts(results, checks, opts.reference === true);
   // Allure inlines the results as base64 in its single file: they are masked first, as nothing can mask them afterwards.
   scrubDir(results);
   const config = path.join(runDir, 'allurerc.mjs');

@@ -34,12 +34,12 @@ export function newRunDir(kind: string): { id: string; dir: string } {
  * with a fixed folder whose Playwright failed to start would otherwise report the former run's verdicts). Any other folder with
  * files in it is refused: its files are not ours to delete.
  */
-export function reportDirOf(option: string, name = '--report-dir'): { id: string; dir: string } {
+export function reportDirOf(option: string): { id: string; dir: string } {
   const dir = path.resolve(option);
-  if (fs.existsSync(dir) && !fs.statSync(dir).isDirectory()) throw new UsageError(`${name} ${option}: is a file; give a folder (new, empty, or a former run's)`);
+  if (fs.existsSync(dir) && !fs.statSync(dir).isDirectory()) throw new UsageError(`--report-dir ${option}: is a file; give a folder (new, empty, or a former run's)`);
   const entries = fs.existsSync(dir) ? fs.readdirSync(dir) : [];
   if (entries.length && !FORMER_RUN_MARKS.some((f) => entries.includes(f))) {
-    throw new UsageError(`${name} ${option}: the folder holds files that are not a former ces run's reports (${entries.slice(0, 3).join(', ')}${entries.length > 3 ? ', …' : ''}); give a new or empty folder, or a former run's`);
+    throw new UsageError(`--report-dir ${option}: the folder holds files that are not a former ces run's reports (${entries.slice(0, 3).join(', ')}${entries.length > 3 ? ', …' : ''}); give a new or empty folder, or a former run's`);
   }
   for (const e of entries) fs.rmSync(path.join(dir, e), { recursive: true, force: true });
   fs.mkdirSync(dir, { recursive: true });

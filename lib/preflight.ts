@@ -188,9 +188,6 @@ export async function stillAnswers(target: Pick<Target, 'base_url' | 'ca_file'>,
   try { await http({ url, timeoutMs }, agent); return undefined; } catch (e) { return describeConnectionError(e, url, target); } finally { await agent.close().catch(() => undefined); }
 }
 
-/** A check's failure that may mean the target went away (a transport error, or the check's own time-out), not a wrong answer. */
-export const LOOKS_LIKE_LOSS = /ECONNREFUSED|ECONNRESET|ETIMEDOUT|EHOSTUNREACH|ENETUNREACH|EPIPE|UND_ERR_[A-Z_]+|socket hang up|other side closed|fetch failed|Test timeout of \d+ms exceeded/;
-
 /** What a run records when its target stopped answering (CES_RUN_DIR/target-lost.json): since when, and how the probe failed. */
 export interface TargetLost { since: string; cause: string; check: string }
 export const TARGET_LOST_FILE = 'target-lost.json';

@@ -35,6 +35,11 @@ export interface CheckResult {
   /** `ces selftest`: the alternatives switched on together for this check (a project of alternatives, cli/selftest-plan.ts). */
   alternatives?: string[];
   runProject?: string;
+  /**
+   * What this check saw that may be its target's absence rather than a wrong answer: its first request without an HTTP answer
+   * (ANNOTATION.noAnswer), or its time-out. From records, never from a message (cli/commands/test.ts targetLost reads it).
+   */
+  unanswered?: string;
 }
 
 /** The per-clause records of a check's annotations (suites/verdicts.ts `under`): passes counted, failure reasons kept. */
@@ -88,6 +93,7 @@ export function readPlaywrightResults(file: string): CheckResult[] {
         const reason = outcome === 'harness-error' ? (harnessReason ? `${harnessReason}${failure !== 'failed' && !failure.includes(harnessReason) ? `\n${failure}` : ''}` : !ended && status !== 'passed' ? `the check never ended in the harness's sight (its worker exited or the run was interrupted): ${failure}` : failure)
           : outcome === 'failed' ? failure
           : outcome === 'skipped' || outcome === 'not-judged' ? (said(ANNOTATION.notJudged)[0] ?? String(skip?.description ?? '').replace(NOT_JUDGED_PREFIX, '')) || undefined : undefined;
+        const unanswered = said(ANNOTATION.noAnswer)[0] ?? (status === 'timedOut' ? `its time-out (${last?.duration ?? 0} ms)` : undefined);
         const warnings = said(ANNOTATION.warn);
         const notes = said(ANNOTATION.note);
         const reproductions = said(ANNOTATION.reproduction);
@@ -102,6 +108,7 @@ export function readPlaywrightResults(file: string): CheckResult[] {
           ...(clauseResults ? { clauseResults } : {}), ...(failureFacts ? { failure: failureFacts } : {}),
           ...(said('deviation').length ? { deviation: said('deviation')[0] } : {}),
           ...(said('alternatives').length ? { alternatives: said('alternatives')[0]!.split(',') } : {}), runProject: t.projectName,
+          ...(unanswered ? { unanswered } : {}),
         });
       }
     }

@@ -38,6 +38,11 @@ export const ANNOTATION = {
   clause: 'ces.clause',
   /** Written by the harness's auto fixture when a check ends: JSON `{ unattributed, stopped }` (absent: the check never ended). */
   ended: 'ces.ended',
+  /**
+   * A request of the check got no HTTP answer (refused, reset, timed out, TLS failure): suites/fixtures/target.ts `recorded`,
+   * at the moment it happened. With the check's time-out, what tells a check that may have failed on its target's absence.
+   */
+  noAnswer: 'ces.no-answer',
 } as const;
 /** Prefix of a skip reason that means "not judged" (the skip annotation carries it). */
 export const NOT_JUDGED_PREFIX = 'not judged: ';

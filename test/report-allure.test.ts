@@ -25,7 +25,7 @@ test('allure generate writes one offline index.html with clause labels and sever
       attachments: [{ name: 'GET /operator', type: 'application/json', source: '0b7e6f4c-1111-4c4c-9c9c-000000000001-attachment.json' }] }],
     attachments: [], parameters: [],
   }));
-  assert.equal(await generateAllure(run, 'fixture'), true);
+  assert.equal(await generateAllure(run, [], { reportName: 'fixture' }), true);
   const index = path.join(run, 'allure-report', 'index.html');
   const html = fs.readFileSync(index, 'utf8');
   assert.ok(html.length > 100_000, 'the single file holds the app and the data');
@@ -43,7 +43,7 @@ test('allure generate writes one offline index.html with clause labels and sever
 test('an empty results folder is no report (false), not a crash', async () => {
   const run = fs.mkdtempSync(path.join(os.tmpdir(), 'ces-allure-'));
   fs.mkdirSync(path.join(run, 'allure-results'));
-  assert.equal(await generateAllure(run), false);
+  assert.equal(await generateAllure(run, []), false);
 });
 
 test('analytics are cut out of the Allure page', () => {

@@ -8,6 +8,8 @@ import { COUNTED, HarnessError, LABEL, LEGEND, VERDICT_ORDER, checkVerdict, clas
 import { FACTS_FILE, factKey } from '../lib/run-facts.js';
 import { readPlaywrightResults, clauseVerdicts, exitCodeOf, type CheckResult } from '../lib/results.js';
 import { junitXml } from '../lib/junit.js';
+import { targetLost } from '../cli/commands/test.js';
+import { TARGET_LOST_FILE } from '../lib/preflight.js';
 import type { Clause } from '../lib/catalogue.js';
 
 const CATALOGUE: Clause[] = [
@@ -170,4 +172,31 @@ test('Playwright results are read into the vocabulary: harness errors, not judge
   assert.match(xml, /<property name="verdict" value="WARN"\/>/);
   assert.match(xml, /failures="2" errors="3" skipped="2"/);
   fs.rmSync(dir, { recursive: true, force: true });
+});
+
+test('a lost target: the checks that recorded a request without answer, or timed out, are NOT JUDGED; a failure that only says so in its text stays FAIL', () => {
+  const ended = { type: ANNOTATION.ended, description: JSON.stringify({ unattributed: 1, stopped: false }) };
+  const spec = (title: string, result: object, annotations: object[] = []) => ({ title, file: 'x.spec.ts', tags: ['@V-MUST'], tests: [{ projectName: 'p', status: 'unexpected', annotations, results: [{ duration: 5, status: 'failed', ...result }] }] });
+  const report = { suites: [{ title: 'x.spec.ts', file: 'x.spec.ts', specs: [
+    spec('refused', { error: { message: 'Error: connect failed' } }, [ended, { type: ANNOTATION.noAnswer, description: 'GET https://t/x: ECONNREFUSED' }]),
+    spec('timed out', { status: 'timedOut', error: { message: 'waiting' } }, [ended]),
+    // Its text looks like a lost connection, but its requests were all answered: the target answered wrongly.
+    spec('wrong answer', { error: { message: 'expected "ECONNREFUSED socket hang up" to be "ok"' } }, [ended]),
+  ] }] };
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ces-lost-'));
+  try {
+    fs.writeFileSync(path.join(dir, 'results.json'), JSON.stringify(report));
+    const checks = readPlaywrightResults(path.join(dir, 'results.json'));
+    assert.equal(targetLost(dir, checks), undefined, 'no target-lost.json: the target stayed, every failure stands');
+    assert.deepEqual(checks.map((c) => c.outcome), ['failed', 'failed', 'failed']);
+    fs.writeFileSync(path.join(dir, TARGET_LOST_FILE), JSON.stringify({ since: '2026-01-01T00:00:00.000Z', cause: 'connection refused', check: 'other' }));
+    const lost = targetLost(dir, checks);
+    const by = new Map(checks.map((c) => [c.title, c]));
+    assert.equal(by.get('refused')?.outcome, 'not-judged');
+    assert.match(by.get('refused')?.reason ?? '', /^the target stopped answering at .*\(this check saw: GET https:\/\/t\/x: ECONNREFUSED\)$/);
+    assert.equal(by.get('timed out')?.outcome, 'not-judged');
+    assert.match(by.get('timed out')?.reason ?? '', /this check saw: its time-out \(5 ms\)/);
+    assert.equal(by.get('wrong answer')?.outcome, 'failed');
+    assert.equal(lost?.notJudged, 2);
+  } finally { fs.rmSync(dir, { recursive: true, force: true }); }
 });

@@ -35,6 +35,8 @@ const failureClass = (o: Outcome): string => (o.status !== null ? `${Math.floor(
 interface Pending { id: number; subscriptionId: string; url: string; body: string; correlationId: string; attempt: number; due: number; where: 'queued' | 'flight' | 'timer' }
 /** An attempt recorded and sent: its row id and the headers' ids. */
 interface Claimed { d: Pending; attemptId: number; deliveryId: string; correlationId: string; secret: string; origin: string; path: string }
+/** Which attempts a seam's edit applies to (the `where` of fixtures/deviations/webhooks.json): the first, or a retry. */
+const attemptKind = (c: Claimed): 'first attempt' | 'retry' => (c.d.attempt > 1 ? 'retry' : 'first attempt');
 /** The deliveries waiting to go to one subscriber origin; retries go first so G4's timings hold behind a backlog of first attempts. */
 interface Lane { fresh: number[]; head: number; retries: number[]; busy: number }
 
@@ -302,14 +304,14 @@ export class WebhookDispatcher {
       'x-service-signature': sign(c.secret, body),
     };
     // The request seam: deviations at `webhooks.headers` edit the headers, of every attempt or of the retries only (fixtures/deviations/webhooks.json).
-    return this.ces.deviations.edited('webhooks.headers', h, c.d.attempt > 1 ? 'retry' : 'first attempt');
+    return this.ces.deviations.edited('webhooks.headers', h, attemptKind(c));
   }
 
   /** The POST through the subscriber origin's pool, answered by a bare dispatch handler (no response stream per answer). */
   private post(c: Claimed): Promise<Outcome> {
     // The body seam: deviations at `webhooks.body` edit the body an attempt sends, of every attempt or of the retries only (the
     // stored event stays as it was); the signature is of the body sent.
-    const body = this.ces.deviations.editedText('webhooks.body', c.d.body, c.d.attempt > 1 ? 'retry' : 'first attempt');
+    const body = this.ces.deviations.editedText('webhooks.body', c.d.body, attemptKind(c));
     const headers = this.headers(c, body);
     const { deliveredStatuses: [lowest, highest], answerTimeoutMs } = this.ces.policy.webhooks;
     return new Promise<Outcome>((resolve) => { this.agent().dispatch({ origin: c.origin, path: c.path, method: 'POST', body, headers }, new Answer(resolve, (status) => status >= lowest && status <= highest, answerTimeoutMs)); });
