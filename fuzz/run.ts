@@ -15,6 +15,9 @@ import { graphqlSurface, graphqlToken, harvestGraphql, introspect } from './grap
 
 /** Cases every operation gets before the budget is shared out (even when that takes longer than the budget). */
 export const FLOOR_PER_OPERATION = 40;
+
+/** What the fuzzer needs from the user or the target is missing (an OpenAPI document, introspection, a matching operation): `ces fuzz` exits 2 with it. */
+export class FuzzSetupError extends Error {}
 /** Cases per operation and turn once every floor is reached. */
 const ROUND_CASES = 25;
 const REQUEST_TIMEOUT_MS = 30_000;
@@ -80,15 +83,17 @@ export async function runFuzz(o: FuzzOptions): Promise<FuzzReport> {
   if (creds.tokens.length < 2) notes.push('the target file names no login of a second client: no cross-client check was possible on GraphQL');
 
   let docJson: unknown;
-  if (o.openapiFile) docJson = JSON.parse(fs.readFileSync(o.openapiFile, 'utf8'));
-  else {
+  if (o.openapiFile) {
+    try { docJson = JSON.parse(fs.readFileSync(o.openapiFile, 'utf8')); } catch (e) { throw new FuzzSetupError(`--openapi ${o.openapiFile}: ${(e as Error).message} (give an OpenAPI 3 document in JSON)`); }
+  } else {
     const url = `${target.rest_base_url.replace(/\/$/, '')}/openapi.json`;
     const a = await send({ method: 'GET', baseVar: 'CES_REST_BASE_URL', baseUrl: target.rest_base_url.replace(/\/$/, ''), path: '/openapi.json', query: [], headers: {}, auth: { kind: 'key', client: 0, scheme: 'header' } }, creds, target.ca_file, REQUEST_TIMEOUT_MS);
-    if (a.status !== 200 || !a.json) throw new Error(`GET ${url} answered ${a.status}: give the document with --openapi FILE`);
+    if (a.status !== 200 || !a.json) throw new FuzzSetupError(`GET ${url} answered ${a.status}: give the document with --openapi FILE`);
     docJson = a.json;
   }
-  const doc = new OpenApiDocument(docJson);
-  const schema = await introspect(target, creds, REQUEST_TIMEOUT_MS);
+  let doc: OpenApiDocument;
+  try { doc = new OpenApiDocument(docJson); } catch (e) { throw new FuzzSetupError(`${o.openapiFile ?? 'the OpenAPI document'}: ${(e as Error).message}`); }
+  const schema = await introspect(target, creds, REQUEST_TIMEOUT_MS).catch((e: Error) => { throw new FuzzSetupError(e.message); });
 
   const own = new Ownership();
   await harvestRest(doc, target, creds, own, REQUEST_TIMEOUT_MS);
@@ -100,7 +105,7 @@ export async function runFuzz(o: FuzzOptions): Promise<FuzzReport> {
   const mutating = /^(REST (POST|PUT|PATCH|DELETE) |GraphQL mutation )/;
   const ops = surfaces.flatMap((s) => s.operations.map((op) => ({ ...op, surface: s })))
     .filter((op) => !o.only || o.only.test(op.id)).filter((op) => !o.readOnly || !mutating.test(op.id));
-  if (!ops.length) throw new Error(`no operation matches ${o.only}`);
+  if (!ops.length) throw new FuzzSetupError(`no operation matches ${o.only}`);
 
   const reports = new Map<string, OperationReport>(ops.map((op) => [op.id, { id: op.id, cases: 0, requests: 0, failures: 0, slowestMs: 0 }]));
   const failures: FailureReport[] = [];

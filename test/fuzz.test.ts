@@ -2,7 +2,11 @@
 // the cross-client bookkeeping, and the budget option.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { ROOT } from '../lib/paths.js';
 import fc from 'fast-check';
 import { SchemaValues } from '../fuzz/values.js';
 import { curl, type FuzzRequest } from '../fuzz/exchange.js';
@@ -62,4 +66,26 @@ test('--budget accepts 60s, 2m, 500ms and plain seconds; anything else is a usag
   assert.equal(parseBudget('500ms'), 500);
   assert.equal(parseBudget('5'), 5_000);
   assert.throws(() => parseBudget('soon'), /--budget must look like/);
+});
+
+test('an --openapi file that is not JSON, or not an OpenAPI document, is a set-up error: exit 2 naming the file, no stack trace', async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ces-fuzz-openapi-'));
+  try {
+    const notJson = path.join(dir, 'not.json');
+    fs.writeFileSync(notJson, 'openapi: 3.1.0\npaths: {}\n');
+    const noPaths = path.join(dir, 'no-paths.json');
+    fs.writeFileSync(noPaths, JSON.stringify({ openapi: '3.1.0' }));
+    const run = (file: string) => new Promise<{ code: number | null; out: string }>((resolve) => {
+      const c = spawn(process.execPath, [path.join(ROOT, 'bin', 'ces.js'), 'fuzz', '--openapi', file, '--budget', '1s', '--seed', '1'], { env: { ...process.env, CES_REPORTS_DIR: path.join(dir, 'reports') } });
+      let out = '';
+      c.stdout.on('data', (d) => (out += d)); c.stderr.on('data', (d) => (out += d));
+      c.on('exit', (code) => resolve({ code, out }));
+    });
+    const [a, b] = await Promise.all([run(notJson), run(noPaths)]);
+    assert.equal(a.code, 2, a.out);
+    assert.match(a.out, /--openapi .*not\.json: .*\(give an OpenAPI 3 document in JSON\)/);
+    assert.equal(b.code, 2, b.out);
+    assert.match(b.out, /no-paths\.json: not an OpenAPI document \(no "paths" object\)/);
+    for (const x of [a, b]) assert.doesNotMatch(x.out, /\n\s+at .*\.js:\d+/, 'no stack trace');
+  } finally { fs.rmSync(dir, { recursive: true, force: true }); }
 });

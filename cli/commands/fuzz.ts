@@ -8,7 +8,7 @@ import { UsageError } from '../usage.js';
 import { addSecret, knownSecrets } from '../../lib/mask.js';
 import { buildLanding, writeRunSummary } from '../../lib/landing.js';
 import { findLeaks, scrubDir, type CheckResult } from '../../lib/results.js';
-import { credentialsOf, FLOOR_PER_OPERATION, runFuzz } from '../../fuzz/run.js';
+import { credentialsOf, FLOOR_PER_OPERATION, FuzzSetupError, runFuzz } from '../../fuzz/run.js';
 import { printFuzzSummary, writeFuzzReports } from '../../fuzz/report.js';
 
 interface Args { target?: string; openapi?: string; budget: string; seed?: number; floor: number; only?: string; 'read-only': boolean; deviate: string[] }
@@ -66,7 +66,7 @@ export const fuzzCommand: CommandModule<{}, Args> = {
       try {
         report = await runFuzz({ target: resolved.target, budgetMs, seed, floor: a.floor, openapiFile: a.openapi, only, readOnly: a['read-only'], credentials, serviceLoop: resolved.stack?.eventLoop, log: (l) => console.log(l) });
       } catch (e) {
-        if (e instanceof Error && /openapi|introspection|no operation|not an OpenAPI/i.test(e.message)) throw new UsageError(e.message);
+        if (e instanceof FuzzSetupError) throw new UsageError(e.message);
         throw e;
       }
       const files = writeFuzzReports(run.dir, report, resolved.target, embedded);

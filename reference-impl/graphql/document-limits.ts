@@ -67,5 +67,11 @@ export function parseWithinLimits(source: string | Source): DocumentNode {
     // A syntax error found while counting is reported by the parser below, with its usual message and position.
     if (e instanceof GraphQLError && LIMIT_CODES.includes(String(e.extensions?.code))) throw e;
   }
-  return parse(source, { maxTokens: LIMITS.graphqlMaxTokens });
+  try {
+    return parse(source, { maxTokens: LIMITS.graphqlMaxTokens });
+  } catch (e) {
+    // Whatever the parser refuses is GRAPHQL_PARSE_FAILED, known here by where it failed (not by its message's words).
+    if (e instanceof GraphQLError && !e.extensions?.code) throw new GraphQLError(e.message, { source: e.source, positions: e.positions, originalError: e, extensions: { ...e.extensions, code: ERROR_CODES.parseFailed } });
+    throw e;
+  }
 }

@@ -53,7 +53,9 @@ const area: FastifyPluginAsync = async (app) => {
   function withCode(err: unknown): GraphQLError {
     if (!(err instanceof GraphQLError)) return new GraphQLError('internal error', { extensions: { code: ERROR_CODES.internal } });
     if (err.extensions?.code) return err;
-    const code = err.message.startsWith('Syntax Error') ? ERROR_CODES.parseFailed : err.path ? ERROR_CODES.internal : ERROR_CODES.validationFailed;
+    // Parse failures carry their code from the parser (document-limits.ts parseWithinLimits); an error with a path arose while
+    // executing, any other one in validation.
+    const code = err.path ? ERROR_CODES.internal : ERROR_CODES.validationFailed;
     if (code === ERROR_CODES.internal && err.originalError && !(err.originalError instanceof GraphQLError)) {
       // Never leak internals (SQL, stack traces) to the caller.
       return new GraphQLError('internal error', { nodes: err.nodes, path: err.path, extensions: { code } });
