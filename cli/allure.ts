@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { spawn } from 'node:child_process';
 import { packageDir } from '../lib/paths.js';
-import { checkReasons, checkVerdicts, scrubDir, type CheckResult } from '../lib/results.js';
+import { checkReasons, checkVerdicts, maskAll, type CheckResult } from '../lib/results.js';
 import { LABEL, LEGEND, type Verdict } from '../lib/verdicts.js';
 
 /** Allure 3 configuration: the "awesome" report as a single HTML file (data inlined, so file:// works without a server). */
@@ -25,10 +25,10 @@ export async function generateAllure(runDir: string, checks: CheckResult[], opts
   const reportName = opts.reportName ?? `CES conformance — ${path.basename(runDir)}`;
   const results = path.join(runDir, 'allure-results');
   if (!fs.existsSync(results) || !fs.readdirSync(results).some((f) => f.endsWith('-result.json'))) return false;
+  // Allure inlines the results as base64 in its single file, so nothing can mask them afterwards: runPlaywright masked them when
+  // Playwright ended, and applyVerdicts masks each result it rewrites (the attachments, most of the bytes, are not read again).
   // The checks as the caller read them (a whole run's results.json is 20 MB: parsed once).
   applyVerdicts(results, checks, opts.reference === true);
-  // Allure inlines the results as base64 in its single file: they are masked first, as nothing can mask them afterwards.
-  scrubDir(results);
   const config = path.join(runDir, 'allurerc.mjs');
   fs.writeFileSync(config, allureConfig(reportName));
   const out = path.join(runDir, ALLURE_REPORT);
@@ -72,7 +72,7 @@ export function applyVerdicts(resultsDir: string, checks: CheckResult[], referen
     // allure-playwright's titlePath is [root, ...folders of the spec file, file name, ...describe titles]: the check's suite is the
     // folder just before its file (its first element is the package's name, never a suite).
     const i = checks.findIndex((c) => { const k = trail.indexOf(c.file); return k > 0 && (trail[k - 1] === c.project || k === 1) && full.endsWith(c.title); });
-    if (i < 0) { if (suiteOfFile) fs.writeFileSync(file, JSON.stringify(r)); continue; }
+    if (i < 0) { if (suiteOfFile) fs.writeFileSync(file, maskAll(JSON.stringify(r))); continue; }
     const c = checks[i]!;
     const v = verdicts[i]!;
     const reasons = checkReasons(c);
@@ -81,7 +81,7 @@ export function applyVerdicts(resultsDir: string, checks: CheckResult[], referen
     r.parameters = [...(r.parameters ?? []).filter((p: { name?: string }) => p.name !== 'verdict'), { name: 'verdict', value: LABEL[v] }];
     r.labels = [...(r.labels ?? []), { name: 'tag', value: LABEL[v] }];
     if (c.reproductions?.length) r.description = `${r.description ? `${r.description}\n\n` : ''}Reproduction:\n\n${c.reproductions.map((x) => '```\n' + x + '\n```').join('\n\n')}`;
-    fs.writeFileSync(file, JSON.stringify(r));
+    fs.writeFileSync(file, maskAll(JSON.stringify(r)));
   }
   const category = (v: Verdict, statuses: string[], messageRegex: string) => ({ name: `${LABEL[v]}: ${LEGEND[v]}`, matchedStatuses: statuses, messageRegex });
   fs.writeFileSync(path.join(resultsDir, 'categories.json'), JSON.stringify([

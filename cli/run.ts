@@ -49,6 +49,10 @@ export function reportDirOf(option: string): { id: string; dir: string } {
 const FORMER_RUN_MARKS = ['summary.json', 'results.json', 'check-target.json'];
 /** What Playwright writes into a run folder: removed before it starts, so a run that wrote nothing is never read as one that did. */
 const PLAYWRIGHT_OUTPUTS = ['results.json', 'junit.xml', 'playwright', 'allure-results', 'test-output'];
+/** What runPlaywright masked once Playwright ended (FinishOptions.masked). Allure's results, edited later, are masked again by cli/allure.ts. */
+export const MASKED_BY_RUN: readonly string[] = PLAYWRIGHT_OUTPUTS;
+/** Files finishRun writes itself (over Playwright's junit.xml): masked there whatever the caller masked before. */
+const WRITTEN_HERE = ['junit.xml', 'summary.json'];
 
 export interface PlaywrightRun { checks: CheckResult[]; code: number | null }
 
@@ -103,6 +107,11 @@ export interface FinishOptions extends BaselineOptions {
   checked?: string[];
   /** Sub-folders of the run another process is still writing (the Allure report): left to finishWritten once they are there. */
   writing?: string[];
+  /**
+   * Files and sub-folders of the run its caller masked since they were last written (runPlaywright's outputs: MASKED_BY_RUN):
+   * not masked a second time (a whole run's are ~40 MB: 1.5 s), still searched for secrets with everything else.
+   */
+  masked?: readonly string[];
 }
 
 /** Writes the run's summary, JUnit and evidence, refreshes reports/index.html, prints the terminal table and the verdict; returns the exit code. */
@@ -132,8 +141,9 @@ export function finishRun(run: { id: string; dir: string }, kind: string, target
   if (extra.mutations && extra.exitCode === undefined) summary.exitCode = extra.mutations.every((m) => m.caught) ? code : 1;
   writeRunSummary(run.dir, summary);
   if (checks.length) fs.writeFileSync(path.join(run.dir, 'junit.xml'), junitXml(`CES ${kind} ${run.id}`, checks, perCheck));
-  // The embedded target file and anything written since the suites ran (k6 summaries, sub-runs) get masked too.
-  scrubDir(run.dir, { skip: opts.writing });
+  // The embedded target file and anything written since the suites ran (k6 summaries, sub-runs, the files written here) get
+  // masked too.
+  scrubDir(run.dir, { skip: [...(opts.writing ?? []), ...(opts.masked ?? []).filter((f) => !WRITTEN_HERE.includes(f))] });
   const evidence = buildEvidence(run.dir);
   // The landing page of the folder holding the run (reports/, or the parent of a --report-dir): it lists this run.
   const landing = landingOf(run.dir);

@@ -268,15 +268,16 @@ export function writeZip(entries: ZipEntry[]): Buffer {
 
 const PW_ZIP = /(<template id="playwrightReportBase64">data:application\/zip;base64,)([A-Za-z0-9+/=]+)(<\/template>)/;
 
-/** Files under `dir` (or `dir` itself, a file), but those under its sub-folders named in `skip`. */
+/** Files under `dir` (or `dir` itself, a file), but those named in `skip` (files or sub-folders of `dir`) and what they hold. */
 function filesUnder(dir: string, skip: string[] = []): string[] {
   if (!fs.existsSync(dir)) return [];
   if (fs.statSync(dir).isFile()) return [dir];
+  const skippedFiles = new Set(skip.map((s) => path.join(dir, s)));
   const skipped = skip.map((s) => path.join(dir, s) + path.sep);
   return fs.readdirSync(dir, { withFileTypes: true, recursive: true })
     .filter((d) => d.isFile())
     .map((d) => path.join((d as { parentPath?: string; path?: string }).parentPath ?? (d as { path?: string }).path ?? dir, d.name))
-    .filter((f) => !skipped.some((s) => f.startsWith(s)));
+    .filter((f) => !skippedFiles.has(f) && !skipped.some((s) => f.startsWith(s)));
 }
 
 /** Names of fields whose values are secrets whatever they are (a signing secret a check invented is not registered anywhere). */
@@ -316,7 +317,8 @@ function maskAttachmentBodies(json: string): string {
  * (assertion messages, error-context snapshots, the embedded target file).
  */
 export function scrubDir(dir: string, opts: { skip?: string[] } = {}): string[] {
-  // `dir` may also be a single file. `skip`: sub-folders still being written by another process (scrubbed once written).
+  // `dir` may also be a single file. `skip`: files and sub-folders still being written by another process (scrubbed once
+  // written), or masked already since they were written.
   const changed: string[] = [];
   for (const f of filesUnder(dir, opts.skip)) {
     if (!TEXT_FILE.test(f) || fs.statSync(f).size > 50_000_000) continue;

@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { generateAllure, withoutAnalytics } from '../cli/allure.js';
-import { findLeaks } from '../lib/results.js';
+import { findLeaks, scrubDir } from '../lib/results.js';
 import { addSecret } from '../lib/mask.js';
 
 const SECRET = 'allure-fixture-secret-key-0042';
@@ -18,14 +18,20 @@ test('allure generate writes one offline index.html with clause labels and sever
   fs.writeFileSync(path.join(results, '0b7e6f4c-1111-4c4c-9c9c-000000000001-attachment.json'), JSON.stringify({ request: { url: `https://x.example/?key=${SECRET}` } }));
   fs.writeFileSync(path.join(results, '0b7e6f4c-1111-4c4c-9c9c-000000000001-result.json'), JSON.stringify({
     uuid: '0b7e6f4c-1111-4c4c-9c9c-000000000001', historyId: 'h1', testCaseId: 't1', fullName: 'rest/auth.spec.ts#wrong key', name: 'a wrong key is Forbidden',
-    status: 'failed', stage: 'finished', start: 1, stop: 2, statusDetails: { message: `key was ${SECRET}` },
-    labels: [{ name: 'severity', value: 'critical' }, { name: 'story', value: 'REST-AUTH-04' }, { name: 'suite', value: 'rest' }],
+    status: 'failed', stage: 'finished', start: 1, stop: 2, statusDetails: { message: `key was ${SECRET}` }, description: `sent key=${SECRET}`,
+    labels: [{ name: 'severity', value: 'critical' }, { name: 'story', value: 'REST-AUTH-04' }, { name: 'suite', value: 'rest/auth.spec.ts' }, { name: 'parentSuite', value: 'suites' }],
     links: [{ type: 'tms', url: '../../index.html#clause-REST-AUTH-04', name: 'clause REST-AUTH-04' }],
     steps: [{ name: 'GET /operator', status: 'passed', stage: 'finished', start: 1, stop: 2, steps: [], parameters: [],
       attachments: [{ name: 'GET /operator', type: 'application/json', source: '0b7e6f4c-1111-4c4c-9c9c-000000000001-attachment.json' }] }],
     attachments: [], parameters: [],
   }));
+  // As runPlaywright does when Playwright ends: the results are masked before anything reads them. The result file that
+  // generateAllure rewrites (its suite label) is masked again as it is written.
+  scrubDir(path.join(results, '0b7e6f4c-1111-4c4c-9c9c-000000000001-attachment.json'));
   assert.equal(await generateAllure(run, [], { reportName: 'fixture' }), true);
+  const rewritten = fs.readFileSync(path.join(results, '0b7e6f4c-1111-4c4c-9c9c-000000000001-result.json'), 'utf8');
+  assert.match(rewritten, /"parentSuite","value":"rest"|"name":"parentSuite","value":"rest"/, 'rewritten by generateAllure');
+  assert.doesNotMatch(rewritten, new RegExp(SECRET), 'and masked as it was written');
   const index = path.join(run, 'allure-report', 'index.html');
   const html = fs.readFileSync(index, 'utf8');
   assert.ok(html.length > 100_000, 'the single file holds the app and the data');

@@ -3,6 +3,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
+import os from 'node:os';
+import { addSecret } from '../lib/mask.js';
 import { spawnSync } from 'node:child_process';
 import { makeReports, allFiles, CLAUSES, DEVIATIONS, SECRETS, UNREGISTERED, FIXTURE_RESULTS } from './report-fixture.js';
 import { readPlaywrightResults, readPlaywrightEvidence, clauseVerdicts, exitCodeOf, scrubDir, findLeaks, readZip, writeZip, type CheckResult } from '../lib/results.js';
@@ -242,4 +244,18 @@ test('Allure metadata of a check: strongest severity mapped (MUST→critical, SH
   const must = pick('MUST');
   const ref = pick('REF');
   if (must && ref) assert.equal(allureAnnotations([ref.id, must.id]).find((x) => x.type === '@allure.label.severity')?.description, 'critical', 'the strongest clause decides');
+});
+
+test('scrubDir leaves the files and folders it is told to skip (masked already, or still being written), and masks the rest', () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ces-skip-'));
+  try {
+    addSecret('skip-test-secret-0123');
+    for (const f of ['results.json', 'junit.xml', 'playwright/index.html', 'check/partner.json']) {
+      fs.mkdirSync(path.dirname(path.join(dir, f)), { recursive: true });
+      fs.writeFileSync(path.join(dir, f), '{"k": "skip-test-secret-0123"}');
+    }
+    const changed = scrubDir(dir, { skip: ['results.json', 'playwright'] }).map((f) => path.relative(dir, f)).sort();
+    assert.deepEqual(changed, ['check/partner.json', 'junit.xml']);
+    assert.deepEqual(findLeaks(dir, ['skip-test-secret-0123']).map((l) => path.relative(dir, l.file)).sort(), ['playwright/index.html', 'results.json'], 'findLeaks still searches them all');
+  } finally { fs.rmSync(dir, { recursive: true, force: true }); }
 });

@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import type { CommandModule } from 'yargs';
 import { UsageError } from '../usage.js';
-import { newRunDir, reportDirOf, runPlaywright, finishRun, finishWritten } from '../run.js';
+import { newRunDir, reportDirOf, runPlaywright, finishRun, finishWritten, MASKED_BY_RUN } from '../run.js';
 import { ALLURE_REPORT, generateAllure } from '../allure.js';
 import { addSecret, mask } from '../../lib/mask.js';
 import type { Target } from '../../lib/target.js';
@@ -124,7 +124,7 @@ export const checkCommand: CommandModule<{}, Args> = {
     const stopped = down ? `the ${what === 'connector' ? 'connector' : 'receiver'} stopped answering at ${down.since} (${down.cause}); the checks after it are NOT JUDGED` : undefined;
     // Coverage counts the clauses of what was checked: the area's, or those --only named.
     const checked = loadClauses().filter((c) => c.area === AREA[what] && !c.retired && (!only.length || only.includes(c.id))).map((c) => c.id);
-    process.exitCode = finishRun(run, 'check', target, checks, {}, { area: AREA[what], strict: a.strict, stopped, checked, writing, qualifier: a.unsigned ? 'unsigned calls (--unsigned): the signature clauses were not judged' : undefined });
+    process.exitCode = finishRun(run, 'check', target, checks, {}, { area: AREA[what], strict: a.strict, stopped, checked, writing, masked: MASKED_BY_RUN, qualifier: a.unsigned ? 'unsigned calls (--unsigned): the signature clauses were not judged' : undefined });
     if (allure && (await allure)) finishWritten(run, ALLURE_REPORT);
   },
 };

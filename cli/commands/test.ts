@@ -1,7 +1,7 @@
 // `ces test`: run the conformance suites against a target (or the embedded reference implementation) and write reports/.
 import type { CommandModule } from 'yargs';
 import { SUITES } from '../../suites/list.js';
-import { newRunDir, runPlaywright, finishRun, finishWritten, type BaselineOptions } from '../run.js';
+import { newRunDir, runPlaywright, finishRun, finishWritten, MASKED_BY_RUN, type BaselineOptions } from '../run.js';
 import { readBaseline, BaselineError } from '../../lib/baseline.js';
 import { resolveTarget, startEmbedded, type ResolvedTarget } from '../embedded.js';
 import { UsageError } from '../usage.js';
@@ -31,12 +31,16 @@ export function targetLost(runDir: string, checks: CheckResult[]): (TargetLost &
   const f = path.join(runDir, TARGET_LOST_FILE);
   if (!fs.existsSync(f)) return undefined;
   const lost = JSON.parse(fs.readFileSync(f, 'utf8')) as TargetLost;
+  let failedWhileGone = 0;
   for (const c of checks) {
     if (c.outcome !== 'failed' || !c.unanswered) continue;
     c.outcome = 'not-judged';
     c.reason = `${lostSentence(lost)} (this check saw: ${c.unanswered})`;
+    failedWhileGone++;
   }
-  return { ...lost, notJudged: checks.filter((c) => c.outcome === 'not-judged' && c.reason?.startsWith(lostSentence(lost))).length };
+  // The checks skipped once the target was found gone carry the same sentence as their reason (suites/fixtures/target.ts).
+  const skippedForIt = checks.filter((c) => c.outcome === 'not-judged' && c.reason === lostSentence(lost)).length;
+  return { ...lost, notJudged: failedWhileGone + skippedForIt };
 }
 
 interface Args { target?: string; suite?: string; grep?: string; deviate: string[]; workers?: number; allure: boolean; preflight: boolean; strict: boolean; baseline?: string; 'write-baseline'?: string; timeout?: number; 'wire-fault'?: string }
@@ -112,7 +116,7 @@ export const testCommand: CommandModule<{}, Args> = {
       const judged = annotationTotal(path.join(run.dir, 'results.json'), ANNOTATION.openapiJudged);
       if (judged) console.log(`ces test: ${judged} REST answers judged by fixtures/openapi.json (a mismatch fails its check)`);
       const lost = targetLost(run.dir, checks);
-      code = finishRun(run, 'test', resolved.target, checks, lost ? { targetLost: lost } : {}, { strict: a.strict, baseline, writeBaseline: a['write-baseline'], writing: allure ? [ALLURE_REPORT] : [] });
+      code = finishRun(run, 'test', resolved.target, checks, lost ? { targetLost: lost } : {}, { strict: a.strict, baseline, writeBaseline: a['write-baseline'], writing: allure ? [ALLURE_REPORT] : [], masked: MASKED_BY_RUN });
       if (allure && (await allure)) finishWritten(run, ALLURE_REPORT);
       if (lost) {
         // Same rule as the vendor checks: a target that went away is a run that could not judge it, not N failed clauses.
