@@ -6,7 +6,7 @@ import { clauseById, isAlternative, loadClauses, loadDeviations, type Deviation 
 import { clauseProofs, loadProofRecord, proofLine, unprovenMust } from '../../lib/proofs.js';
 import { listChecks } from '../../lib/list-checks.js';
 import { missedRuns, planSelftest, readSelftestResults } from '../selftest-plan.js';
-import { newRunDir, runPlaywright, finishRun } from '../run.js';
+import { newRunDir, runPlaywright, finishRun, MASKED_BY_RUN } from '../run.js';
 import { resolveTarget } from '../embedded.js';
 import { UsageError } from '../usage.js';
 import { readRuns, type RunSummary } from '../../lib/landing.js';
@@ -195,7 +195,8 @@ export const selftestCommand: CommandModule<{}, Args> = {
     // A harness error anywhere makes the self-test untrustworthy: exit 2, naming it (it never counts as catching a deviation).
     const broken = [...mutations.filter((m) => m.harnessErrors?.length).map((m) => m.deviation), ...wireOutcomes.filter((w) => w.harnessErrors?.length).map((w) => w.fault)];
     const code = broken.length ? 2 : missed.length || !baselineOk || (a['require-proofs'] && unproven.length) ? 1 : 0;
-    finishRun(run, 'selftest', resolved.target, [], { mutations, ...(wireOutcomes.length ? { wireFaults: wireOutcomes } : {}), ...(secondPass.length ? { secondPass } : {}), exitCode: code });
+    // The first pass wrote into the run folder itself, masked by runPlaywright: not masked again (a second pass's folder is).
+    finishRun(run, 'selftest', resolved.target, [], { mutations, ...(wireOutcomes.length ? { wireFaults: wireOutcomes } : {}), ...(secondPass.length ? { secondPass } : {}), exitCode: code }, { masked: MASKED_BY_RUN });
     const total = mutations.length + wireOutcomes.length;
     console.log(`\nselftest: ${total - missed.length} passed, ${missed.length} failed${missed.length ? ` (${missed.join(', ')})` : ''}${wireOutcomes.length ? ` (wire faults: ${wireOutcomes.filter((w) => w.caught).length} of ${wireOutcomes.length} caught)` : ''}${baselineOk ? '' : ' (baseline failed: the checks do not pass without deviations)'}`);
     if (whole) console.log(`selftest: ${unproven.length} MUST clause(s) without a proof${unproven.length ? ` (no assertion of their own failed under any deviation; no partner variant or project test in fixtures/proofs.json): ${unproven.map((c) => c.id).join(', ')}` : ''}${a['require-proofs'] && unproven.length ? ' — --require-proofs: failed' : ''}`);
