@@ -5,7 +5,7 @@ import zlib from 'node:zlib';
 import crypto from 'node:crypto';
 import { loadClauses, type Clause, type Severity } from './catalogue.js';
 import { mask } from './mask.js';
-import { ANNOTATION, NOT_JUDGED_PREFIX, checkVerdict, classifyOutcome, failingSeverity, runVerdict, strongest, verdictFor, type ClauseResult, type Judged, type Outcome, type Verdict } from './verdicts.js';
+import { ANNOTATION, NOT_JUDGED_PREFIX, checkVerdict, unansweredOf, classifyOutcome, failingSeverity, runVerdict, strongest, verdictFor, type ClauseResult, type Judged, type Outcome, type Verdict } from './verdicts.js';
 import { factKey, readFacts, specPath } from './run-facts.js';
 
 export { failingSeverity, type Outcome, type Verdict };
@@ -93,7 +93,8 @@ export function readPlaywrightResults(file: string): CheckResult[] {
         const reason = outcome === 'harness-error' ? (harnessReason ? `${harnessReason}${failure !== 'failed' && !failure.includes(harnessReason) ? `\n${failure}` : ''}` : !ended && status !== 'passed' ? `the check never ended in the harness's sight (its worker exited or the run was interrupted): ${failure}` : failure)
           : outcome === 'failed' ? failure
           : outcome === 'skipped' || outcome === 'not-judged' ? (said(ANNOTATION.notJudged)[0] ?? String(skip?.description ?? '').replace(NOT_JUDGED_PREFIX, '')) || undefined : undefined;
-        const unanswered = said(ANNOTATION.noAnswer)[0] ?? (status === 'timedOut' ? `its time-out (${last?.duration ?? 0} ms)` : undefined);
+        // Only a failed check's: a passed one may have met a refusal it expected.
+        const unanswered = outcome === 'failed' ? unansweredOf(annotations, status, last?.duration ?? 0) : undefined;
         const warnings = said(ANNOTATION.warn);
         const notes = said(ANNOTATION.note);
         const reproductions = said(ANNOTATION.reproduction);

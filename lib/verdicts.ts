@@ -47,6 +47,17 @@ export const ANNOTATION = {
 /** Prefix of a skip reason that means "not judged" (the skip annotation carries it). */
 export const NOT_JUDGED_PREFIX = 'not judged: ';
 
+/**
+ * What a check saw that may be its target's absence rather than a wrong answer, from its records and Playwright's status only:
+ * its first request without an HTTP answer (ANNOTATION.noAnswer), else its time-out; undefined when neither. Read by the check's
+ * own fixture (is the target still there?) and by the results (lib/results.ts CheckResult.unanswered).
+ */
+export function unansweredOf(annotations: ReadonlyArray<{ type: string; description?: string }>, status: string | undefined, durationMs: number): string | undefined {
+  const record = annotations.find((a) => a.type === ANNOTATION.noAnswer);
+  if (record) return record.description ?? 'a request without answer';
+  return status === 'timedOut' ? `its time-out (${durationMs} ms)` : undefined;
+}
+
 /** Why the harness broke (the code of a HarnessError): set-up, a call to its own partners or stack, a wait, a bug in a check. */
 export type HarnessCode = 'set-up' | 'partner-control' | 'deviation-switch' | 'clock' | 'undeclared-part' | 'check-bug' | 'playwright';
 

@@ -182,13 +182,16 @@ test('a lost target: the checks that recorded a request without answer, or timed
     spec('timed out', { status: 'timedOut', error: { message: 'waiting' } }, [ended]),
     // Its text looks like a lost connection, but its requests were all answered: the target answered wrongly.
     spec('wrong answer', { error: { message: 'expected "ECONNREFUSED socket hang up" to be "ok"' } }, [ended]),
+    // A refusal the check expected (the http:// form of a base): it passed, and its record says nothing of a lost target.
+    { ...spec('refusal expected', { status: 'passed' }, [ended, { type: ANNOTATION.noAnswer, description: 'GET http://t/x: ECONNREFUSED' }]), tests: [{ projectName: 'p', status: 'expected', annotations: [ended, { type: ANNOTATION.noAnswer, description: 'GET http://t/x: ECONNREFUSED' }], results: [{ duration: 5, status: 'passed' }] }] },
   ] }] };
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ces-lost-'));
   try {
     fs.writeFileSync(path.join(dir, 'results.json'), JSON.stringify(report));
     const checks = readPlaywrightResults(path.join(dir, 'results.json'));
     assert.equal(targetLost(dir, checks), undefined, 'no target-lost.json: the target stayed, every failure stands');
-    assert.deepEqual(checks.map((c) => c.outcome), ['failed', 'failed', 'failed']);
+    assert.deepEqual(checks.map((c) => c.outcome), ['failed', 'failed', 'failed', 'passed']);
+    assert.equal(checks[3]!.unanswered, undefined, 'a passed check carries no sign of a lost target');
     fs.writeFileSync(path.join(dir, TARGET_LOST_FILE), JSON.stringify({ since: '2026-01-01T00:00:00.000Z', cause: 'connection refused', check: 'other' }));
     const lost = targetLost(dir, checks);
     const by = new Map(checks.map((c) => [c.title, c]));
@@ -197,6 +200,7 @@ test('a lost target: the checks that recorded a request without answer, or timed
     assert.equal(by.get('timed out')?.outcome, 'not-judged');
     assert.match(by.get('timed out')?.reason ?? '', /this check saw: its time-out \(5 ms\)/);
     assert.equal(by.get('wrong answer')?.outcome, 'failed');
+    assert.equal(by.get('refusal expected')?.outcome, 'passed');
     assert.equal(lost?.notJudged, 2);
   } finally { fs.rmSync(dir, { recursive: true, force: true }); }
 });
