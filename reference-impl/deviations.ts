@@ -26,6 +26,9 @@ export class Deviations {
   /** The policies of every area with the active deviations applied (read at the moment of use: deviations switch at run time). */
   get policy(): Policies { return this.policies; }
 
+  /** Whether any deviation switched on acts at `seam`: a hot path asks this before it works out where it is (its `wheres`). */
+  touches(seam: string): boolean { return this.on.some((d) => d.seam === seam); }
+
   /** The JSON edits active at a seam (e.g. `rest.response`), those scoped to one of `wheres` (a route, endpoint, event kind or read) included. */
   edits(seam: string, ...wheres: string[]): JsonEdit[] {
     return this.on.filter((d) => d.seam === seam && (d.where === undefined || [d.where].flat().some((w) => wheres.includes(w)))).flatMap((d) => d.edits ?? []);

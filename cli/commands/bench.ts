@@ -16,6 +16,7 @@ import { controlAuthHeader } from '../../lib/control-auth.js';
 import { findK6, runK6, LOAD_DIR, type K6Summary } from './load.js';
 import { Sampler, spread, round, median, SATURATED_CORE_SHARE, type Usage } from '../../load/bench/measure.js';
 import { writeBenchDocs, TARGETS } from './bench-docs.js';
+import { compareBench, comparisonLines, type BenchComparison } from './bench-compare.js';
 import type { ReadyInfo } from '../../reference-impl/stack.js';
 import { startupFigures } from './bench-startup.js';
 import { findK6 as locateK6 } from '../../lib/optional-parts.js';
@@ -86,11 +87,13 @@ export function machine() {
 /** The reference implementation under test, in its own process (`ces serve`), as any user would run it. */
 interface Service { ready: ReadyInfo & { sim_token?: string }; pid: number; secrets: { connector_secret: string; sink_secret: string }; dir: string; stop(): Promise<void> }
 
-async function startService(): Promise<Service> {
+/** `profileDir`: the service runs with V8's CPU profiler on, its profiles written there when it stops (`ces bench --cpu-prof DIR`). */
+async function startService(profileDir?: string): Promise<Service> {
   // The ready file holds live keys: a private temporary folder, never reports/.
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ces-bench-'));
   const readyFile = path.join(dir, 'ready.json');
-  const child = spawn(process.execPath, [path.join(ROOT, 'bin', 'ces.js'), 'serve', '--ready-file', readyFile], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
+  const prof = profileDir ? ['--cpu-prof', '--cpu-prof-dir', profileDir] : [];
+  const child = spawn(process.execPath, [...prof, path.join(ROOT, 'bin', 'ces.js'), 'serve', '--ready-file', readyFile], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
   await new Promise<void>((resolve, reject) => {
     let out = '';
     const t = setTimeout(() => reject(new Error('ces serve did not get ready within 60 s')), 60_000);
@@ -420,7 +423,18 @@ async function pollingCapacity(c: Ctx): Promise<BenchFigure> {
   };
 }
 
-interface Args { quick: boolean; only?: string; docs: boolean }
+interface Args { quick: boolean; only?: string; docs: boolean; compare?: string; 'fail-on-regression': boolean; 'cpu-prof'?: string }
+/** The bench.json of the run before this one, kept when a run starts: what `--compare` reads by default. */
+const PREVIOUS = () => path.join(REPORTS, 'bench.previous.json');
+
+/** Reads a bench file to compare with; a file given that cannot be read is a usage error (before anything is measured). */
+function readBenchFile(file: string): { run: string; date: string; quick: boolean; figures: BenchFigure[] } {
+  let b: unknown;
+  try { b = JSON.parse(fs.readFileSync(file, 'utf8')); } catch (e) { throw new UsageError(`--compare ${file}: ${(e as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : `not JSON (${(e as Error).message})`} (give a bench.json written by \`ces bench\`)`); }
+  const f = b as { run?: unknown; figures?: unknown };
+  if (!f || typeof f.run !== 'string' || !Array.isArray(f.figures)) throw new UsageError(`--compare ${file}: not a bench.json written by \`ces bench\` (no run or figures)`);
+  return b as { run: string; date: string; quick: boolean; figures: BenchFigure[] };
+}
 const ALL = ['rest', 'message', 'webhook', 'polling', 'startup'] as const;
 
 export const benchCommand: CommandModule<{}, Args> = {
@@ -429,19 +443,35 @@ export const benchCommand: CommandModule<{}, Args> = {
   builder: (y) => y
     .option('quick', { type: 'boolean', default: false, describe: 'One short round per benchmark (a smoke of the benchmark code; figures not for the docs)' })
     .option('only', { type: 'string', describe: `Comma list of benchmarks to run (${ALL.join(', ')}); default: all. Other figures of reports/bench.json are kept` })
-    .option('docs', { type: 'boolean', default: false, describe: 'Measure nothing: regenerate the README table and the figures of docs/load.md from reports/bench.json' }),
+    .option('docs', { type: 'boolean', default: false, describe: 'Measure nothing: regenerate the README table and the figures of docs/load.md from reports/bench.json' })
+    .option('compare', { type: 'string', describe: 'A bench.json to compare this run\'s figures with (default: reports/bench.previous.json, the bench.json this run replaces). Each figure\'s ratio then and now is printed; a ratio worse by more than 10 %, or a value worse while its baseline held, is flagged REGRESSED' })
+    .option('cpu-prof', { type: 'string', describe: 'Write V8 CPU profiles of the reference implementation\'s process (each thread) into this folder, to see where a figure\'s time goes (open them in Chrome DevTools); the profiler\'s own cost lowers the figures' })
+    .option('fail-on-regression', { type: 'boolean', default: false, describe: 'Exit 1 when a figure regressed against the compared run (otherwise the comparison only informs)' }),
   handler: async (a) => {
     if (a.docs) { writeBenchDocs(); return; }
     const only = a.only ? a.only.split(',').map((s) => s.trim()).filter(Boolean) : [...ALL];
     const unknown = only.filter((o) => !(ALL as readonly string[]).includes(o));
     if (unknown.length) throw new UsageError(`unknown benchmark(s) ${unknown.join(', ')}; accepted: ${ALL.join(', ')}`);
     const plan = a.quick ? QUICK : FULL;
+    // What to compare with is read before anything is measured: a --compare FILE that cannot be read is exit 2 at once.
+    const against = a.compare !== undefined ? { file: a.compare, bench: readBenchFile(a.compare) } : null;
     // Every figure but the start-up runs k6: without it, exit 2 saying how to get it, before anything starts.
     if (only.some((o) => o !== 'startup')) findK6();
+    const current = path.join(REPORTS, 'bench.json');
+    const previous = fs.existsSync(current) && !plan.quick ? JSON.parse(fs.readFileSync(current, 'utf8')) : null;
+    // The file this run replaces is kept as bench.previous.json: the default of --compare, now and for the next run. A kept file
+    // that cannot be read is not compared with (said once), never a reason to measure nothing.
+    if (fs.existsSync(current)) fs.copyFileSync(current, PREVIOUS());
+    let earlier = against;
+    if (!earlier && fs.existsSync(PREVIOUS())) {
+      try { earlier = { file: PREVIOUS(), bench: readBenchFile(PREVIOUS()) }; } catch (e) { console.log(`not compared with the previous run: ${(e as Error).message}`); }
+    }
     const run = newRunDir('bench');
     const date = new Date().toISOString();
     const loadAtStart = os.loadavg().map((x) => round(x, 2));
-    const svc = await startService();
+    const profileDir = a['cpu-prof'] ? path.resolve(a['cpu-prof']) : undefined;
+    if (profileDir) fs.mkdirSync(profileDir, { recursive: true });
+    const svc = await startService(profileDir);
     // Stopped from outside (Ctrl-C, a time limit): the service process goes too, and what was measured is already saved.
     for (const sig of ['SIGINT', 'SIGTERM'] as const) process.once(sig, () => { void svc.stop().finally(() => process.exit(130)); });
     const targetFile = path.join(svc.dir, 'ready.json');
@@ -449,12 +479,12 @@ export const benchCommand: CommandModule<{}, Args> = {
     const figures: BenchFigure[] = [];
     // Figures of a partial run (--only) replace those of the same id in reports/bench.json; each figure keeps its own run and date.
     // The file is rewritten after every figure, so an interrupted run keeps what it measured.
-    const previous = fs.existsSync(path.join(REPORTS, 'bench.json')) && !plan.quick ? JSON.parse(fs.readFileSync(path.join(REPORTS, 'bench.json'), 'utf8')) : null;
+    let comparison: BenchComparison | undefined;
     const order = ['rest-operator-live-throughput', 'polling-capacity-1hz', 'webhook-deliveries-sustained', 'message-path-added-latency', 'startup-help', 'startup-stack-ready', 'startup-check-connector'];
     const save = () => {
       const kept = (previous?.quick === false ? (previous.figures as BenchFigure[]) : []).filter((f) => f.run && !figures.some((x) => x.id === f.id));
       const all = [...kept, ...figures].sort((x, y) => order.indexOf(x.id) - order.indexOf(y.id));
-      const report = { date, run: run.id, quick: plan.quick, machine: { ...machine(), loadAverageAtStart: loadAtStart, loadAverageAtEnd: os.loadavg().map((x) => round(x, 2)) }, figures: all };
+      const report = { date, run: run.id, quick: plan.quick, machine: { ...machine(), loadAverageAtStart: loadAtStart, loadAverageAtEnd: os.loadavg().map((x) => round(x, 2)) }, figures: all, ...(comparison ? { comparison } : {}) };
       fs.writeFileSync(path.join(run.dir, 'bench.json'), mask(JSON.stringify({ ...report, figures }, null, 2)));
       fs.writeFileSync(path.join(REPORTS, 'bench.json'), mask(JSON.stringify(report, null, 2)));
     };
@@ -478,8 +508,16 @@ export const benchCommand: CommandModule<{}, Args> = {
     } finally {
       await svc.stop();
     }
+    // Figures of a --quick run and of a full one measure different things: only runs of the same kind are compared.
+    if (earlier && Boolean(earlier.bench.quick) === plan.quick) comparison = compareBench(earlier.bench, figures, path.relative(process.cwd(), earlier.file) || earlier.file);
+    else if (earlier) console.log(`\nnot compared with ${earlier.file}: it holds a ${earlier.bench.quick ? '--quick' : 'full'} run, this is a ${plan.quick ? '--quick' : 'full'} one`);
     save();
-    writeRunSummary(run.dir, { id: run.id, kind: 'bench', date, target: mask(svc.ready.base_url), reference: true, deviations: [], exitCode: 0, checks: [], verdicts: [] });
+    if (comparison) {
+      console.log('');
+      for (const line of comparisonLines(comparison)) console.log(line);
+      if (a['fail-on-regression'] && comparison.figures.some((f) => f.regressed)) process.exitCode = 1;
+    }
+    writeRunSummary(run.dir, { id: run.id, kind: 'bench', date, target: mask(svc.ready.base_url), reference: true, deviations: [], exitCode: Number(process.exitCode ?? 0), checks: [], verdicts: [] });
     buildLanding();
     console.log(`\nreports/bench.json written (${path.join(REPORTS, 'bench.json')}); \`ces bench --docs\` regenerates the README table and docs/load.md from it`);
   },

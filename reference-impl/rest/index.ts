@@ -34,8 +34,9 @@ const scope = (platform: Platform, registry: RouteRegistry): FastifyPluginAsync 
     req.platform = platform;
     const policy = app.ces.policy.rest;
     // The request seam: deviations at `rest.request` edit the query and headers (here) and the body (preValidation), per route.
+    // (Where a request is, routeNames, is worked out only when a deviation acts at the seam: most requests meet none.)
     const asked = { query: req.query as Record<string, unknown>, headers: req.headers as Record<string, unknown> };
-    const sent = app.ces.deviations.edited('rest.request', asked, ...routeNames(req));
+    const sent = app.ces.deviations.touches('rest.request') ? app.ces.deviations.edited('rest.request', asked, ...routeNames(req)) : asked;
     if (sent !== asked) {
       req.query = sent.query;
       // Fastify's headers setter adds to the raw headers: a header an edit dropped is taken out of them too.
@@ -50,7 +51,7 @@ const scope = (platform: Platform, registry: RouteRegistry): FastifyPluginAsync 
     req.client = client;
   });
   app.addHook('preValidation', async (req) => {
-    if (req.body !== undefined) req.body = app.ces.deviations.edited('rest.request', { body: req.body }, ...routeNames(req)).body;
+    if (req.body !== undefined && app.ces.deviations.touches('rest.request')) req.body = app.ces.deviations.edited('rest.request', { body: req.body }, ...routeNames(req)).body;
   });
   // The response seam: deviations at `rest.response` edit answers (JSON edits per route, fixtures/deviations/rest*.json).
   app.addHook('onSend', async (req, reply, payload) => {
@@ -58,7 +59,7 @@ const scope = (platform: Platform, registry: RouteRegistry): FastifyPluginAsync 
     const labelled = app.ces.policy.rest.labelledAs.find((t) => String(req.headers.accept ?? '').includes(t));
     if (labelled && String(reply.getHeader('content-type') ?? '').includes('json')) reply.header('content-type', `${labelled}; charset=utf-8`);
     if (typeof payload !== 'string' || !String(reply.getHeader('content-type') ?? '').includes('json')) return payload;
-    const edits = app.ces.deviations.edits('rest.response', ...routeNames(req));
+    const edits = app.ces.deviations.touches('rest.response') ? app.ces.deviations.edits('rest.response', ...routeNames(req)) : [];
     return edits.length ? JSON.stringify(applyEdits(JSON.parse(payload), edits)) : payload;
   });
   openapiRoute(app, registry);

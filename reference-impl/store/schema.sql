@@ -58,5 +58,9 @@ CREATE TABLE IF NOT EXISTS callmeetings (
   id INTEGER PRIMARY KEY, client_id INTEGER NOT NULL, phone_number TEXT NOT NULL, visitor_uid TEXT NOT NULL, status TEXT NOT NULL,
   start_at INTEGER NOT NULL, website_id INTEGER NOT NULL, targeting_rule_id TEXT NOT NULL, skill_id TEXT NOT NULL);
 CREATE INDEX IF NOT EXISTS conv_client_created ON conversations(client_id, created_at);
-CREATE INDEX IF NOT EXISTS conv_open_operator ON conversations(client_id, operator_id) WHERE closed_at IS NULL;
+-- The open conversations each operator holds, per channel: the live view's slot counts (G32) are read from this index alone
+-- (closed_at is among its columns only so that SQLite sees it covers the read). It replaces conv_open_operator, of which it is a
+-- superset; a database file made before it gets it at the next start.
+DROP INDEX IF EXISTS conv_open_operator;
+CREATE INDEX IF NOT EXISTS conv_open_slots ON conversations(client_id, operator_id, channel, closed_at) WHERE closed_at IS NULL;
 CREATE INDEX IF NOT EXISTS op_client ON operators(client_id);

@@ -26,11 +26,12 @@ const NO_SLOTS: Readonly<Slots> = Object.freeze({ chat: 0, call: 0, video: 0 });
 /**
  * G32: `slot_number` is the number of open conversations the operator holds on that channel now, so it rises when a conversation is
  * assigned or transferred to them and falls when it closes or leaves them. Offsite conversations take a chat slot (they are routed by
- * chat availability). One grouped query for every operator of the client: the live view reads them all.
+ * chat availability). One grouped query for every operator of the client (the live view reads them all), or for one operator.
  */
-export function slotsOf(ces: ServiceContext, clientId: number): Map<number, Slots> {
+export function slotsOf(ces: ServiceContext, clientId: number, operatorId?: number): Map<number, Slots> {
+  // Answered by the index conv_open_slots alone (store/schema.sql); one operator's (GET/PUT /operator/{id}/live) by its own part of it.
   const held = rows(ces, 'live slots', {
-    table: 'conversations', where: { client_id: clientId, closed_at: null, 'operator_id !=': null },
+    table: 'conversations', where: { client_id: clientId, closed_at: null, ...(operatorId === undefined ? { 'operator_id !=': null } : { operator_id: operatorId }) },
     columns: `operator_id, CASE channel WHEN 'call' THEN 'call' WHEN 'video' THEN 'video' ELSE 'chat' END AS live_channel, COUNT(*) AS n`,
     group: 'operator_id, live_channel',
   });
