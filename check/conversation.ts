@@ -7,7 +7,7 @@ import { QUICK_REPLY_STEP } from './settings.js';
 import { abortAfter, LIMIT_OF } from './timing.js';
 import { quickReplyValues } from './judge.js';
 import { HarnessError } from '../lib/verdicts.js';
-import { NOT_FOUND_PROBE_PATH } from './evidence.js';
+import { NOT_FOUND_PROBE_PATH, is2xx } from './evidence.js';
 
 /**
  * The bot of a run: the scenarios listed, the PUT that created it (or not: judge with `botCreated`), and the answer to a path
@@ -112,6 +112,28 @@ export function allReplies(run: ConversationRun): Array<{ origin: string; replie
 /** Exchanges of the run (setup included), in order. */
 export function exchangesOf(run: ConversationRun): Exchange[] {
   return [run.setup.scenarios, run.setup.put, ...run.steps.flatMap((s) => (s.kind === 'note' ? [] : [s.exchange]))];
+}
+
+/** The scripted conversations a run played (sharedConversation's files under `<run>/check`). */
+export function playedConversations(runDir: string): ConversationRun[] {
+  const dir = path.join(runDir, 'check');
+  if (!fs.existsSync(dir)) return [];
+  return fs.readdirSync(dir).filter((f) => /^connector-conversation-.*\.json$/.test(f)).flatMap((f) => {
+    try { const run = JSON.parse(fs.readFileSync(path.join(dir, f), 'utf8')); return run?.setup?.put ? [run as ConversationRun] : []; } catch { return []; }
+  });
+}
+
+/**
+ * What a run says once, at the top of its report, when its creation flow failed (G36): the conversations were held with an
+ * idOperator of the checker's own, and what needs the bot is NOT JUDGED; undefined when the bot was created.
+ */
+export function ownOperatorNotice(runs: ConversationRun[]): string | undefined {
+  const run = runs.find((r) => !is2xx(r.setup.put));
+  if (!run) return undefined;
+  const put = run.setup.put;
+  const answer = put.error ? 'no answer' : String(put.status);
+  return `no bot was created: PUT /bots/${run.setup.idOperator} answered ${answer}. The checks held their conversations with an idOperator of their own `
+    + `(${run.setup.idOperator}, G36): every 2xx answer of endpoints 4-7 is judged; what needs the bot, or an answer other than 2xx for that idOperator, is NOT JUDGED.`;
 }
 
 /**

@@ -64,7 +64,10 @@ export interface ConnectorMode {
   sharedState?: boolean;
   /** Answers carry the idConversation of the conversation opened last (G28: wrong when several are held at once). */
   wrongConversation?: boolean;
-  /** PUT /bots/{idOperator} is not implemented: answered 404 as a path that does not exist (issue 25). */
+  /**
+   * PUT /bots/{idOperator} is not implemented: answered 404 as a path that does not exist (issue 25). Endpoints 4-7 work, for
+   * any idOperator, with the first scenario of the folder (a connector serving one bot, as unfinished ones do: G36).
+   */
   noPutBots?: boolean;
   /** Only endpoints 6 and 7 are implemented: endpoints 1-5 are answered 404 as paths that do not exist. */
   onlyConversations?: boolean;
@@ -314,7 +317,8 @@ export async function startFakeConnector(opts: FakeConnectorOptions): Promise<Fa
     const bot = idOperator ? state.bots.get(idOperator) : undefined;
     const rules: Array<{ id: string; label: string }> = bot?.write?.distributionRules ?? [];
     const mat = <T>(v: T) => materialize(v, { rules, connectorUrl: url });
-    const scenario = idOperator ? state.scenarioOf(idOperator) : undefined;
+    // noPutBots: no bot is ever created, so every idOperator is served with the first scenario (one bot for all).
+    const scenario = idOperator ? state.scenarioOf(idOperator) ?? (state.mode.noPutBots ? state.scenarios.values().next().value : undefined) : undefined;
     const override = idOperator ? state.operatorOverrides.get(idOperator) : undefined;
     let out: unknown;
     switch (route.endpoint) {

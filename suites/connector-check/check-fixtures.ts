@@ -204,16 +204,45 @@ export function notRefused(ex: Exchange): void {
 }
 
 /**
- * A check that needs the bot the run created: NOT JUDGED when PUT /bots/{idOperator} created none (what a connector answers
- * about a bot it never created says nothing about the clause). One exception: the answer `ex` shows its endpoint does not
- * exist (answered as a path that does not exist, or 405), which fails the check under its own endpoint clause.
+ * The one cause of every clause left NOT JUDGED for want of a bot (G36), as one sentence, the same in every check: the
+ * terminal groups NOT JUDGED rows by their first sentence.
+ */
+export const noBotCause = (bot: BotSetup): string => `No bot was created (${brief(bot.put)}; see CONN-EP2-01).`;
+
+/** A reason that names the missing bot first when the run has none (G36), else the reason as it is. */
+export const orNoBot = (bot: BotSetup, reason: string): string => (botCreated(bot.put) ? reason : `${noBotCause(bot)} ${reason.charAt(0).toUpperCase()}${reason.slice(1)}`);
+
+/**
+ * Fails the check when the answer `ex` shows its endpoint does not exist (answered as a path that does not exist, or 405):
+ * whatever bot it named, the endpoint is missing, which the service calls for every bot it creates.
+ */
+function failIfAbsent(bot: BotSetup, ex: Exchange | undefined): void {
+  if (!ex || !endpointAbsent(ex, bot.notFound)) return;
+  const like = ex.status === 404 && bot.notFound ? `, the answer it gives a path that does not exist (${brief(bot.notFound)})` : '';
+  expect(false, `${ENDPOINT_NAME[ex.endpoint] ?? `${ex.method} ${ex.path}`} does not exist: ${describe(ex)}${like}. The service calls it for every bot it creates.`).toBe(true);
+}
+
+/**
+ * A check whose evidence needs the bot itself (reading it back, its distribution rules): NOT JUDGED when PUT /bots/{idOperator}
+ * created none. One exception: the answer `ex` shows its endpoint does not exist, which fails the check under its own clause.
  */
 export function needsBot(bot: BotSetup, ex?: Exchange): void {
   if (botCreated(bot.put)) return;
-  if (ex && endpointAbsent(ex, bot.notFound)) {
-    const like = ex.status === 404 && bot.notFound ? `, the answer it gives a path that does not exist (${brief(bot.notFound)})` : '';
-    expect(false, `${ENDPOINT_NAME[ex.endpoint] ?? `${ex.method} ${ex.path}`} does not exist: ${describe(ex)}${like}. The service calls it for every bot it creates.`).toBe(true);
-  }
-  notJudged(`no bot was created: ${brief(bot.put)} (see CONN-EP2-01), and what a connector answers about a bot it never created says nothing about this clause`);
+  failIfAbsent(bot, ex);
+  notJudged(`${noBotCause(bot)} This clause is about the bot itself, and what a connector answers about a bot it never created says nothing about it.`);
 }
+
+/**
+ * G36: when no bot was created, the checker still calls endpoints 4-7 with an idOperator of its own, and a 2xx answer is
+ * evidence judged as any other; a refusal, an error or no answer for an idOperator the connector was never given is NOT JUDGED,
+ * never FAIL; only the clause of the endpoint itself (`ownEndpoint`) fails when the answer shows the endpoint does not exist.
+ */
+export function answeredWithoutBot(bot: BotSetup, ex: Exchange, ownEndpoint = false): void {
+  if (botCreated(bot.put) || is2xx(ex)) return;
+  if (ownEndpoint) failIfAbsent(bot, ex);
+  notJudged(`${noBotCause(bot)} The answer to ${brief(ex)}, for an idOperator the connector was never given, says nothing about this clause.`);
+}
+
+/** The answers a check may judge (G36): every one when the run created its bot, else only the 2xx ones. */
+export const evidenceOf = (bot: BotSetup, calls: Exchange[]): Exchange[] => (botCreated(bot.put) ? calls : calls.filter(is2xx));
 export const repliesOf = (ex: Exchange): any[] => (Array.isArray((ex.json as any)?.replies) ? (ex.json as any).replies : []);
