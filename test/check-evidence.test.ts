@@ -71,6 +71,21 @@ const ROWS: Row[] = [
     repro: [['CONN-EP2-01', /Unknown route PUT \/bots\/[^\n]*\nstatus 404/]],
   },
   {
+    // Endpoint 7's answers to operator-role messages are judged as the visitor messages' are (CONN-EP7-02); the loop clause
+    // defers to the clause that judged that same call. An empty scenario list is on clauses of its own (endpoint 1).
+    name: 'a connector answering operator messages 200 with an empty body, whose scenario list is empty',
+    start: (port) => connectorIn({ operatorEmptyBody: true, emptyScenarios: true }, port), args: connectorArgs(), code: 1,
+    expect: [
+      ['CONN-EP7-02', 'fail', /answer to the operator message \("Hello, an operator[^)]*\): answered 200 with an empty body, not a Connector conversation/],
+      ['CONN-JSON-01', 'fail', /POST \/conversations\/\S+\/messages answered 200 with an empty body/],
+      ['CONN-LOOP-01', 'not-judged', /endpoint 7 answered the operator message with no replies array \(.*; see CONN-EP7-02\)/],
+      ['CONN-EP1-04', 'fail', /GET \/external-bots → 200 .*the spec asks for at least one scenario/],
+      ['CONN-EP1-02', 'not-judged', /listed no scenario: no item to judge/], ['CONN-EP1-03', 'not-judged', /answered no scenario/],
+      ['CONN-EP7-01', 'pass'], ['CONN-SCEN-01', 'pass'], ['CONN-EP2-01', 'pass'], ['CONN-AUTH-02', 'pass'],
+    ],
+    repro: [['CONN-EP7-02', /s\n\nstatus 200 in/], ['CONN-EP1-04', /^\[\]\nstatus 200/m]],
+  },
+  {
     name: 'a connector whose endpoints 1-5 are missing (404) while 6 and 7 work',
     start: (port) => connectorIn({ onlyConversations: true }, port), args: connectorArgs(), code: 1,
     expect: [

@@ -172,7 +172,8 @@ export async function attachConversation(run: ConversationRun): Promise<void> {
     const at = ex.at ?? 0;
     const failed = ex.error !== undefined || (ex.status ?? 0) < 200 || (ex.status ?? 0) > 299;
     if (s.kind === 'visitor') calls.push({ from: 'visitor', to: 'service', label: `${s.quickReply ? 'quick reply: ' : ''}"${s.text.slice(0, 50)}"`, at });
-    const label = s.kind === 'first-messages' ? 'endpoint 5: first messages' : s.kind === 'start' ? 'endpoint 6: POST /conversations' : s.kind === 'visitor' ? 'endpoint 7: visitor message' : `endpoint 7: echo (operator) ${s.of}`;
+    const label = s.kind === 'first-messages' ? 'endpoint 5: first messages' : s.kind === 'start' ? 'endpoint 6: POST /conversations' : s.kind === 'visitor' ? 'endpoint 7: visitor message'
+      : s.kind === 'operator' ? `endpoint 7: operator message "${s.text.slice(0, 40)}"` : `endpoint 7: echo (operator) ${s.of}`;
     calls.push({ from: 'service', to: 'connector', label, at, ms: Math.round(ex.ms), failed });
     const replies: any[] = Array.isArray((ex.json as any)?.replies) ? (ex.json as any).replies : [];
     calls.push({ from: 'connector', to: 'service', label: ex.error ? `no answer: ${ex.error.slice(0, 60)}` : `${ex.status}: ${replies.length ? replies.map((r) => (r?.type === 'message' ? summarizePayload(r.payload) : String(r?.type))).join(', ').slice(0, 90) : 'no replies'}`, at: at + Math.round(ex.ms), failed });

@@ -5,8 +5,8 @@ import { agentFor } from '../../lib/http.js';
 import { LIMITS } from '../../lib/limits.js';
 import { mask } from '../../lib/mask.js';
 import { describe, brief, type Exchange } from '../../check/connector-client.js';
-import { refusedAuth } from '../../check/evidence.js';
-import { allReplies, exchangesOf, type ConversationRun } from '../../check/conversation.js';
+import { excerpt, refusedAuth } from '../../check/evidence.js';
+import { allReplies, exchangesOf, originOf, type ConversationRun } from '../../check/conversation.js';
 import { conversationIdWarning, dateWarningsOf, unlistedFields } from '../../check/judge.js';
 import { note, warn } from '../verdicts.js';
 import { bundleProblems, bundlesOf, dateProblems, imagesOf, isDateError, quickReplyCounts, replyProblems, schemaErrors, textsOf, transfersOf } from '../../check/judge.js';
@@ -15,8 +15,17 @@ import { imageProblem, probeImage } from '../../check/image.js';
 
 const visitorSteps = (run: ConversationRun) => run.steps.flatMap((s) => (s.kind === 'visitor' ? [s] : []));
 const echoSteps = (run: ConversationRun) => run.steps.flatMap((s) => (s.kind === 'echo' ? [s] : []));
+const operatorStep = (run: ConversationRun) => run.steps.flatMap((s) => (s.kind === 'operator' ? [s] : []))[0];
+/** Every endpoint-7 step (visitor messages, the operator's, the echoes) with where its answer came from. */
+const endpoint7Steps = (run: ConversationRun) => {
+  let visitor = 0;
+  return run.steps.flatMap((s) => {
+    if (s.kind === 'visitor') visitor++;
+    return s.kind === 'visitor' || s.kind === 'echo' || s.kind === 'operator' ? [{ step: s, origin: originOf(s, visitor) }] : [];
+  });
+};
 const startOf = (run: ConversationRun): Exchange => run.steps.find((s) => s.kind === 'start')!.exchange as Exchange;
-const endpoint7 = (run: ConversationRun): Exchange[] => run.steps.flatMap((s) => (s.kind === 'visitor' || s.kind === 'echo' ? [s.exchange] : []));
+const endpoint7 = (run: ConversationRun): Exchange[] => endpoint7Steps(run).map((x) => x.step.exchange);
 const answers = (run: ConversationRun) => [startOf(run), ...endpoint7(run)].filter((ex) => is2xx(ex) && ex.json && typeof ex.json === 'object');
 
 /**
@@ -108,24 +117,40 @@ test('messages are answered within 10 s', clauses('CONN-EP7-01'), async ({ conne
 
 test('messages are answered with a schema-valid Connector conversation', clauses('CONN-EP7-02'), async ({ connector, conversation }) => {
   void connector;
-  // An answer that never came is judged by CONN-EP7-01 (the service drops it); only answers are judged here.
-  // A refusal for the call's credentials is judged by CONN-AUTH-02.
+  // Every answer of endpoint 7 is judged: to visitor messages, to the operator's message and to the echoes of the bot's own
+  // messages (an answer to an operator-role message is still a Connector conversation, with empty replies).
+  // An answer that never came is judged by CONN-EP7-01 (the service drops it); a refusal of the call's credentials by CONN-AUTH-02.
   const run = await held(conversation);
   const first = visitorSteps(run)[0]?.exchange;
   if (first) answeredWithoutBot(run.setup, first, true);
-  const kept = evidenceOf(run.setup, visitorSteps(run).map((s) => s.exchange));
-  const steps = visitorSteps(run).filter((s) => kept.includes(s.exchange) && s.exchange.error === undefined && !refusedAuth(s.exchange));
-  await attachExchanges('visitor messages', steps.map((s) => s.exchange));
-  notJudgedIf(steps.length === 0, orNoBot(run.setup, 'no visitor message got an answer other than a refusal of its credentials (see CONN-EP7-01, CONN-AUTH-02).'));
-  const problems = steps.flatMap((s) => {
-    const ex = s.exchange;
-    if (!is2xx(ex)) return [`"${s.text}": ${describe(ex)}`];
+  const kept = evidenceOf(run.setup, endpoint7(run));
+  const steps = endpoint7Steps(run).filter(({ step }) => kept.includes(step.exchange) && step.exchange.error === undefined && !refusedAuth(step.exchange));
+  await attachExchanges('endpoint 7 answers (visitor messages, the operator message, echoes)', steps.map((s) => s.step.exchange));
+  notJudgedIf(steps.length === 0, orNoBot(run.setup, 'no endpoint 7 call got an answer other than a refusal of its credentials (see CONN-EP7-01, CONN-AUTH-02).'));
+  const problems = steps.flatMap(({ step, origin }) => {
+    const ex = step.exchange;
+    if (!is2xx(ex)) return [`${origin}: ${describe(ex)}`];
+    if (ex.json === undefined) return [`${origin}: answered ${ex.status} ${ex.text ? `with a body that is not JSON ("${excerpt(ex, 60)}")` : 'with an empty body'}, not a Connector conversation`];
     const errors = schemaErrors('connector/conversation.json', ex.json, isDateError);
-    return [...(errors ? [`"${s.text}": ${errors}`] : []), ...replyProblems((ex.json as any)?.replies ?? [], `"${s.text}"`)];
+    return [...(errors ? [`${origin}: ${errors}`] : []), ...replyProblems((ex.json as any)?.replies ?? [], origin)];
   });
   expect(problems, `answers must match connector/conversation.json and connector/reply.json: ${problems.join('; ')}`).toEqual([]);
-  const extra = [...new Set(steps.flatMap((s) => unlistedFields('connector/conversation.json', s.exchange.json)))];
+  const extra = [...new Set(steps.flatMap((s) => unlistedFields('connector/conversation.json', s.step.exchange.json)))];
   if (extra.length) note(`endpoint 7 answered fields beyond those listed (tolerated, G25): ${extra.join(', ')}`);
+});
+
+test('a message with role operator gets empty replies', clauses('CONN-LOOP-01'), async ({ connector, conversation }) => {
+  void connector;
+  const run = await held(conversation);
+  const op = operatorStep(run);
+  notJudgedIf(!op, 'the conversation was not opened, so no operator message was sent (see CONN-EP6-01).');
+  const ex = op!.exchange;
+  await attachExchanges('the operator message of the scripted conversation', [ex]);
+  answeredWithoutBot(run.setup, ex);
+  // No answer, or an answer without replies, is no evidence of ignoring operator messages (silence is not "empty replies"); the
+  // clause judging that same call is named.
+  notJudgedIf(!is2xx(ex) || !Array.isArray((ex.json as any)?.replies), `endpoint 7 answered the operator message with no replies array (${describe(ex)}; see ${ex.error !== undefined ? 'CONN-EP7-01' : 'CONN-EP7-02'}): whether the connector ignores operator messages could not be observed.`);
+  expect(repliesOf(ex).map((r) => r?.type), 'the connector must reply only to visitor messages and ignore operator messages, else it loops on itself').toEqual([]);
 });
 
 test("the connector's own replies echoed back as operator messages get empty replies", clauses('CONN-LOOP-02'), async ({ connector, conversation }) => {
@@ -137,7 +162,7 @@ test("the connector's own replies echoed back as operator messages get empty rep
   // Evidence of ignoring an echo is an answer with empty replies; an echo that got no answer (or no replies array) shows nothing.
   const looping = echoes.filter((s) => repliesOf(s.exchange).length > 0).map((s) => `echo of ${s.of} → ${repliesOf(s.exchange).length} replies`);
   const silent = echoes.filter((s) => !is2xx(s.exchange) || !Array.isArray((s.exchange.json as any)?.replies));
-  if (!looping.length && silent.length) notJudged(orNoBot(run.setup, `${silent.length} of ${echoes.length} echoes got no answer with a replies array (${describe(silent[0]!.exchange)}; see CONN-EP7-01): whether the connector ignores its own echoed messages could not be observed.`));
+  if (!looping.length && silent.length) notJudged(orNoBot(run.setup, `${silent.length} of ${echoes.length} echoes got no answer with a replies array (${describe(silent[0]!.exchange)}; see ${silent[0]!.exchange.error !== undefined ? 'CONN-EP7-01' : 'CONN-EP7-02'}): whether the connector ignores its own echoed messages could not be observed.`));
   expect(looping, `the service posts every bot message back with role operator; answering them loops the bot on itself: ${looping.join('; ')}`).toEqual([]);
 });
 
