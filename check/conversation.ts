@@ -146,7 +146,7 @@ export function ownOperatorNotice(runs: ConversationRun[]): string | undefined {
   if (!run) return undefined;
   const put = run.setup.put;
   const answer = put.error ? 'no answer' : String(put.status);
-  return `no bot was created: PUT /bots/${run.setup.idOperator} answered ${answer}. The checks held their conversations with an idOperator of their own `
+  return `No bot was created: PUT /bots/${run.setup.idOperator} answered ${answer}. The checks held their conversations with an idOperator of their own `
     + `(${run.setup.idOperator}, G36): every 2xx answer of endpoints 4-7 is judged; what needs the bot, or an answer other than 2xx for that idOperator, is NOT JUDGED.`;
 }
 
