@@ -229,7 +229,9 @@ describe("issue 25's table: partner modes written from the spec get exactly thei
             assert.ok(!text.includes(receiver ? RECEIVER_SECRET : CONNECTOR_SECRET), 'the secret is never in clear');
             const first = /reproduction of the first failure \(([^:]+):/.exec(r.out)?.[1];
             if (first === id) assert.ok(r.out.includes(text.split('\n')[0]!), 'the terminal prints the reproduction of the first failure');
-            const out = await runReproduction(folder.work, text, receiver ? RECEIVER_SECRET : CONNECTOR_SECRET, { cwd: folder.work });
+            // As printed, from an empty folder: a re-run command reaches ces by its absolute path (never `npx ces`).
+            assert.doesNotMatch(text, /\bnpx ces\b/);
+            const out = await runReproduction(folder.work, text, receiver ? RECEIVER_SECRET : CONNECTOR_SECRET);
             assert.match(out, shows, `${id}: the replayed reproduction shows the failure\n${text}\n---\n${out.slice(-3000)}`);
           });
         }

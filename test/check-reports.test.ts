@@ -10,6 +10,10 @@ import { checkVerdicts, type CheckResult } from '../lib/results.js';
 import { COUNTED, LABEL, countsLine, type Verdict } from '../lib/verdicts.js';
 import { writeRunSummary, type RunSummary } from '../lib/landing.js';
 import type { Target } from '../lib/target.js';
+import { spawnSync } from 'node:child_process';
+import { rerunCommand } from '../check/reproduce.js';
+import { CHECK_ENV } from '../check/settings.js';
+import { ROOT } from '../lib/paths.js';
 
 /** A check of the connector area with the outcome Playwright gave it. */
 const check = (title: string, clause: string, outcome: CheckResult['outcome'], more: Partial<CheckResult> = {}): CheckResult =>
@@ -95,4 +99,22 @@ test('a run with each verdict kind is counted alike by the terminal, summary.jso
     assert.equal(countsLine(allureVerdicts), expected);
     assert.equal(results.find((r) => r.name === 'fails a MAY')?.status, 'passed', 'a NOTE does not fail in Allure');
   } finally { if (!process.env.KEEP) fs.rmSync(folder, { recursive: true, force: true }); else console.error(folder); }
+});
+
+test('a printed re-run command reaches ces from any folder: the absolute path of the ces that ran', () => {
+  const empty = fs.mkdtempSync(path.join(os.tmpdir(), 'ces-paste-'));
+  const saved = { ...process.env };
+  try {
+    Object.assign(process.env, { [CHECK_ENV.connectorUrl]: 'https://127.0.0.1:9', [CHECK_ENV.connectorVersion]: '3f1e2d4c-0000-4000-8000-000000000001' });
+    const command = rerunCommand('CONN-TIME-01');
+    assert.ok(command.startsWith(`'${path.join(ROOT, 'bin', 'ces.js')}' check connector 'https://127.0.0.1:9'`), command);
+    assert.match(command, / --only CONN-TIME-01$/);
+    // Pasted in an empty folder (no package there, npx would not find it): ces starts and answers; --help stands for the rest.
+    const r = spawnSync('bash', ['-c', command.replace(/ check connector .*$/, ' check --help')], { cwd: empty, encoding: 'utf8', timeout: 60_000 });
+    assert.equal(r.status, 0, r.stderr);
+    assert.match(r.stdout, /ces check <what> <url>/);
+  } finally {
+    for (const k of Object.keys(process.env)) if (!(k in saved)) delete process.env[k];
+    fs.rmSync(empty, { recursive: true, force: true });
+  }
 });
