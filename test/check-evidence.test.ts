@@ -83,7 +83,8 @@ const ROWS: Row[] = [
       ['CONN-EP1-02', 'not-judged', /listed no scenario: no item to judge/], ['CONN-EP1-03', 'not-judged', /answered no scenario/],
       ['CONN-EP7-01', 'pass'], ['CONN-SCEN-01', 'pass'], ['CONN-EP2-01', 'pass'], ['CONN-AUTH-02', 'pass'],
     ],
-    repro: [['CONN-EP7-02', /s\n\nstatus 200 in/], ['CONN-EP1-04', /^\[\]\nstatus 200/m]],
+    // The call that failed (the operator message, answered with nothing), after what it depends on: the bot, the opening.
+    repro: [['CONN-EP7-02', /s\n\nstatus 200 in/], ['CONN-JSON-01', /s\n\nstatus 200 in/], ['CONN-EP1-04', /^\[\]\nstatus 200/m]],
   },
   {
     name: 'a connector whose endpoints 1-5 are missing (404) while 6 and 7 work',
@@ -231,6 +232,9 @@ describe("issue 25's table: partner modes written from the spec get exactly thei
             if (first === id) assert.ok(r.out.includes(text.split('\n')[0]!), 'the terminal prints the reproduction of the first failure');
             // As printed, from an empty folder: a re-run command reaches ces by its absolute path (never `npx ces`).
             assert.doesNotMatch(text, /\bnpx ces\b/);
+            // Each call once: no two steps alike (their bodies included; two messages differ by their idMessage).
+            const steps = text.split(/^# (?=(?:GET|PUT|POST) )/m).slice(1).map((step) => step.replace(/: answered [^\n]*/, ''));
+            assert.deepEqual(steps, [...new Set(steps)], `${id}: each call once in its reproduction\n${text}`);
             const out = await runReproduction(folder.work, text, receiver ? RECEIVER_SECRET : CONNECTOR_SECRET);
             assert.match(out, shows, `${id}: the replayed reproduction shows the failure\n${text}\n---\n${out.slice(-3000)}`);
           });

@@ -236,6 +236,7 @@ test('reproductions: a call of the conversation comes with the bot\'s creation, 
   assert.deepEqual(withDependencies([{ ...echo }], run).map((e) => e.requestBody), [put, start, visitor, echo].map((e) => e.requestBody), 'the echo needs the bot, the opening and the visitor message before it');
   const own = ex({ endpoint: 3, path: '/bots/op-1', url: 'https://bot.example/bots/op-1?idWebsite=1' });
   assert.deepEqual(withDependencies([own], run), [put, own], 'a call naming the bot comes after its creation');
+  assert.deepEqual(withDependencies([put, own], run), [put, own], 'each call once: the creation judged by a check is not repeated as its dependency');
   const text = exchangesCurl(withDependencies([echo], run).map((e) => ({ note: e.path, ex: e })));
   assert.match(text, /CONV1=\$\(printf '%s' "\$ANSWER" \| sed -n/, 'the connector\'s own id is taken from the answer');
   assert.match(text, /"https:\/\/bot\.example\/conversations\/\$\{CONV1\}\/messages\?idWebsite=1"/, 'and used by the later calls');

@@ -44,12 +44,18 @@ function hooks(s: ConnectorCheckSettings, caFile: string | undefined, inTest: bo
 
 /** Clauses where one request cannot show the failure: the reproduction adds the command that re-runs the clause. */
 const RERUN_CLAUSES = ['CONN-TIME-01', 'CONN-EP5-01', 'CONN-EP7-01', 'CONN-SCEN-01', 'CONN-CONC-01'];
-/** The exchanges a check attached (attachExchanges), in order, each once. */
-function attachedExchanges(info: TestInfo, secret: string): Exchange[] {
+/**
+ * Title of the attachment naming the calls that show a check's failure (attachFailing): its reproduction replays those, with
+ * what they depend on, rather than every call the check judged.
+ */
+const FAILING_CALLS = 'the calls that show the failure';
+
+/** The exchanges a check attached (attachExchanges; only those of the attachment titled `only`), in order, each once. */
+function attachedExchanges(info: TestInfo, secret: string, only?: string): Exchange[] {
   const seen = new Set<string>();
   const out: Exchange[] = [];
   for (const a of info.attachments) {
-    if (a.contentType !== 'application/json' || !a.body) continue;
+    if (a.contentType !== 'application/json' || !a.body || (only !== undefined && a.name !== only)) continue;
     let items: any;
     try { items = JSON.parse(a.body.toString('utf8')); } catch { continue; }
     // A step of api.request: {request: {method, url, headers, body}, response}; the signed bytes are the body, or the raw query of a GET.
@@ -92,14 +98,16 @@ function reproduceCheck(info: TestInfo, run: ConversationRun | undefined): void 
   const warned = info.annotations.some((x) => x.type === ANNOTATION.warn);
   if ((!failed && !warned) || info.annotations.some((x) => x.type === ANNOTATION.reproduction)) return;
   const s = connectorSettings(currentTarget());
-  const exchanges = withDependencies(attachedExchanges(info, s.secret).slice(0, 10), run).slice(0, MAX_REPRODUCED_CALLS);
+  const failing = attachedExchanges(info, s.secret, FAILING_CALLS);
+  const exchanges = withDependencies((failing.length ? failing : attachedExchanges(info, s.secret)).slice(0, 10), run).slice(0, MAX_REPRODUCED_CALLS);
   const clauseIds = info.tags.map((t) => t.replace(/^@/, ''));
   const timing = clauseIds.some((c) => RERUN_CLAUSES.includes(c));
   const parts: string[] = [];
   // Where no call shows it (timing, concurrency, a check without calls such as the URL's scheme): the command that re-runs the clause.
   if (timing || !exchanges.length) parts.push(`# re-run just this clause:\n${rerunCommand(clauseIds.find((c) => RERUN_CLAUSES.includes(c)) ?? clauseIds[0]!)}`);
   if (exchanges.length) {
-    parts.push(`# the ${exchanges.length === 1 ? 'call' : `${exchanges.length} calls`} the check judged, with the calls they depend on, in order, as sent (set CES_SECRET to the connector's secret):`);
+    const what = failing.length ? `${failing.length === 1 ? 'call' : `${failing.length} calls`} that failed` : `${exchanges.length === 1 ? 'call' : `calls`} the check judged`;
+    parts.push(`# the ${what}, with the calls ${failing.length === 1 ? 'it depends' : 'they depend'} on, ${exchanges.length} in all, each once, in order, as sent (set CES_SECRET to the connector's secret):`);
     parts.push(exchangesCurl(exchanges.map((ex) => ({ note: `${ex.method} ${ex.path}${ex.signature ? ` (${ex.signature} signature)` : ''}: answered ${ex.error ? `nothing (${ex.error.split('\n')[0]})` : ex.status} in ${Math.round(ex.ms)} ms during the check`, ex })),
       { caFile: currentTarget().ca_file, unsigned: s.unsigned, maxTimeS: timing ? 15 : 30 }));
   }
@@ -161,6 +169,11 @@ export async function attachExchanges(title: string, exchanges: Exchange[]): Pro
     ms: Math.round(ex.ms),
   }));
   await test.info().attach(title, { body: mask(JSON.stringify(body, null, 2)), contentType: 'application/json' });
+}
+
+/** Attaches the calls that show the check's failure: what its reproduction replays (with what they depend on). */
+export async function attachFailing(exchanges: Exchange[]): Promise<void> {
+  if (exchanges.length) await attachExchanges(FAILING_CALLS, exchanges);
 }
 
 /** Attaches the conversation's transcript (every exchange) and its sequence diagram. */

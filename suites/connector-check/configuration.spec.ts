@@ -1,5 +1,5 @@
 // Connector checks of the configuration endpoints 1-4 (scenarios, bot creation and reading, availability strategies), HTTPS, JSON answers, signature and G8 timings.
-import { test, expect, clauses, attachExchanges, is2xx, needsBot, answeredWithoutBot, notRefused, ENDPOINT_NAME } from './check-fixtures.js';
+import { test, expect, clauses, attachExchanges, attachFailing, is2xx, needsBot, answeredWithoutBot, notRefused, ENDPOINT_NAME } from './check-fixtures.js';
 import { notJudged, notJudgedIf } from '../verdicts.js';
 import { exchangesOf } from '../../check/conversation.js';
 import { botCreated, endpointAbsent, refusedAuth } from '../../check/evidence.js';
@@ -184,11 +184,14 @@ test('every connector answer is JSON', clauses('CONN-JSON-01'), async ({ bot, cl
   ];
   // The scripted conversation's answers too (echoes of the bot's messages included): every response is JSON.
   const all = [...calls, ...exchangesOf(await conversation()).filter((ex) => ex.endpoint !== 0)];
-  await attachExchanges('answers judged', calls);
   // Without a bot, only the 2xx answers of the endpoints naming the checker's own idOperator are evidence (G36).
   const answered = all.filter((ex) => ex.error === undefined && (botCreated(bot.put) || ex.endpoint <= 2 || is2xx(ex)));
   notJudgedIf(answered.length === 0, `no call got an answer (${describe(all[0]!)})`);
-  const notJson = [...new Map(answered.filter((ex) => ex.json === undefined).map((ex) => [`${ex.method} ${ex.endpoint}`, ex])).values()]
+  const failing = [...new Map(answered.filter((ex) => ex.json === undefined).map((ex) => [`${ex.method} ${ex.endpoint}`, ex])).values()];
+  // The calls that failed first (the reproduction replays them), then the others judged.
+  await attachFailing(failing);
+  await attachExchanges('answers judged', calls);
+  const notJson = failing
     .map((ex) => `${ex.method} ${ex.path} answered ${ex.status} ${ex.contentType ? `(${ex.contentType.split(';')[0]}) ` : ''}${ex.text ? `"${excerpt(ex, 60)}"` : 'with an empty body'}`);
   expect(notJson, `every connector response must be JSON (a parsable body): ${notJson.join('; ')}`).toEqual([]);
 });

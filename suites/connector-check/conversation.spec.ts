@@ -1,5 +1,5 @@
 // Connector checks judged on one scripted conversation (endpoints 6 and 7, loop safety on echoes, limits of texts, quick replies, transfers, images, bundles).
-import { test, expect, clauses, attachConversation, attachExchanges, is2xx, repliesOf, needsBot, answeredWithoutBot, evidenceOf, orNoBot, notRefused } from './check-fixtures.js';
+import { test, expect, clauses, attachConversation, attachExchanges, attachFailing, is2xx, repliesOf, needsBot, answeredWithoutBot, evidenceOf, orNoBot, notRefused } from './check-fixtures.js';
 import { notJudged, notJudgedIf } from '../verdicts.js';
 import { agentFor } from '../../lib/http.js';
 import { LIMITS } from '../../lib/limits.js';
@@ -127,13 +127,15 @@ test('messages are answered with a schema-valid Connector conversation', clauses
   const steps = endpoint7Steps(run).filter(({ step }) => kept.includes(step.exchange) && step.exchange.error === undefined && !refusedAuth(step.exchange));
   await attachExchanges('endpoint 7 answers (visitor messages, the operator message, echoes)', steps.map((s) => s.step.exchange));
   notJudgedIf(steps.length === 0, orNoBot(run.setup, 'no endpoint 7 call got an answer other than a refusal of its credentials (see CONN-EP7-01, CONN-AUTH-02).'));
-  const problems = steps.flatMap(({ step, origin }) => {
+  const problemsOf = ({ step, origin }: (typeof steps)[number]): string[] => {
     const ex = step.exchange;
     if (!is2xx(ex)) return [`${origin}: ${describe(ex)}`];
     if (ex.json === undefined) return [`${origin}: answered ${ex.status} ${ex.text ? `with a body that is not JSON ("${excerpt(ex, 60)}")` : 'with an empty body'}, not a Connector conversation`];
     const errors = schemaErrors('connector/conversation.json', ex.json, isDateError);
     return [...(errors ? [`${origin}: ${errors}`] : []), ...replyProblems((ex.json as any)?.replies ?? [], origin)];
-  });
+  };
+  const problems = steps.flatMap(problemsOf);
+  await attachFailing(steps.filter((s) => problemsOf(s).length).map((s) => s.step.exchange));
   expect(problems, `answers must match connector/conversation.json and connector/reply.json: ${problems.join('; ')}`).toEqual([]);
   const extra = [...new Set(steps.flatMap((s) => unlistedFields('connector/conversation.json', s.step.exchange.json)))];
   if (extra.length) note(`endpoint 7 answered fields beyond those listed (tolerated, G25): ${extra.join(', ')}`);
