@@ -210,7 +210,9 @@ function sentenceEnd(text: string, from = 0): number {
 export function asSentence(reason: string): string {
   const r = reason.trim();
   if (!r) return r;
-  return `${r.charAt(0).toUpperCase()}${r.slice(1)}${/[.!?]$/.test(r) ? '' : '.'}`;
+  // A first word in lower case only is a word of the sentence (an identifier such as editorUrl keeps its spelling).
+  const head = /^[a-z]+(?=[\s,:;.]|$)/.test(r) ? `${r.charAt(0).toUpperCase()}${r.slice(1)}` : r;
+  return `${head}${/[.!?]$/.test(r) ? '' : '.'}`;
 }
 
 /** The first sentence of a reason (the whole reason when it has one sentence): what NOT JUDGED rows are grouped by. */
@@ -276,9 +278,11 @@ export function terminalReport(checks: CheckResult[], perCheck: Verdict[], verdi
     for (const [cause, list] of [...causes].sort((a, b) => b[1].length - a[1].length)) {
       // A cause shared by several clauses is said once, above them (with what they all add); each row keeps what it adds of its own.
       const rests = list.map(({ reason }) => reason.slice(cause.length).trim());
-      const shared = rests.every((r) => r === rests[0]) ? rests[0]! : '';
+      // What most of them add is said once too (when several add it); the rows say what they add beyond it.
+      const counted = [...new Set(rests)].map((r) => [r, rests.filter((x) => x === r).length] as const).sort((a, b) => b[1] - a[1]);
+      const shared = counted[0] && counted[0][1] > 1 ? counted[0][0] : '';
       if (list.length > 1) lines.push(wrapText(`${list.length} clauses not judged: ${cause}${shared ? ` ${shared}` : ''}`, WIDTH, '  '));
-      list.forEach(({ v, reason }, i) => lines.push(line(v, list.length > 1 ? (shared ? '' : rests[i]!) : reason)));
+      list.forEach(({ v, reason }, i) => lines.push(line(v, list.length > 1 ? (rests[i] === shared ? '' : rests[i]!) : reason)));
     }
   }
   const listed = (want: Verdict[]) => checks.map((c, i) => ({ c, v: perCheck[i]! })).filter(({ v }) => want.includes(v));

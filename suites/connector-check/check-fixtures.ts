@@ -106,8 +106,10 @@ function reproduceCheck(info: TestInfo, run: ConversationRun | undefined): void 
   // Where no call shows it (timing, concurrency, a check without calls such as the URL's scheme): the command that re-runs the clause.
   if (timing || !exchanges.length) parts.push(`# re-run just this clause:\n${rerunCommand(clauseIds.find((c) => RERUN_CLAUSES.includes(c)) ?? clauseIds[0]!)}`);
   if (exchanges.length) {
-    const what = failing.length ? `${failing.length === 1 ? 'call' : `${failing.length} calls`} that failed` : `${exchanges.length === 1 ? 'call' : `calls`} the check judged`;
-    parts.push(`# the ${what}, with the calls ${failing.length === 1 ? 'it depends' : 'they depend'} on, ${exchanges.length} in all, each once, in order, as sent (set CES_SECRET to the connector's secret):`);
+    const base = Math.min(exchanges.length, (failing.length ? failing : attachedExchanges(info, s.secret)).slice(0, 10).length);
+    const what = failing.length ? (failing.length === 1 ? 'the call that failed' : `the ${failing.length} calls that failed`) : base === 1 ? 'the call the check judged' : `the ${base} calls the check judged`;
+    const deps = exchanges.length - base;
+    parts.push(`# ${what}${deps > 0 ? `, after the ${deps === 1 ? 'call' : `${deps} calls`} ${base === 1 ? 'it depends' : 'they depend'} on` : ''}${exchanges.length > 1 ? ', each once, in order' : ''}, as sent (set CES_SECRET to the connector's secret):`);
     parts.push(exchangesCurl(exchanges.map((ex) => ({ note: `${ex.method} ${ex.path}${ex.signature ? ` (${ex.signature} signature)` : ''}: answered ${ex.error ? `nothing (${ex.error.split('\n')[0]})` : ex.status} in ${Math.round(ex.ms)} ms during the check`, ex })),
       { caFile: currentTarget().ca_file, unsigned: s.unsigned, maxTimeS: timing ? 15 : 30 }));
   }

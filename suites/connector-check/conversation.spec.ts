@@ -160,11 +160,13 @@ test("the connector's own replies echoed back as operator messages get empty rep
   const run = await held(conversation);
   const echoes = echoSteps(run);
   await attachExchanges('echoes of the bot messages (role operator)', echoes.map((s) => s.exchange));
-  notJudgedIf(echoes.length === 0, orNoBot(run.setup, 'the connector sent no message reply to echo.'));
+  notJudgedIf(echoes.length === 0, 'the connector sent no message reply to echo.');
   // Evidence of ignoring an echo is an answer with empty replies; an echo that got no answer (or no replies array) shows nothing.
   const looping = echoes.filter((s) => repliesOf(s.exchange).length > 0).map((s) => `echo of ${s.of} → ${repliesOf(s.exchange).length} replies`);
   const silent = echoes.filter((s) => !is2xx(s.exchange) || !Array.isArray((s.exchange.json as any)?.replies));
-  if (!looping.length && silent.length) notJudged(orNoBot(run.setup, `${silent.length} of ${echoes.length} echoes got no answer with a replies array (${describe(silent[0]!.exchange)}; see ${silent[0]!.exchange.error !== undefined ? 'CONN-EP7-01' : 'CONN-EP7-02'}): whether the connector ignores its own echoed messages could not be observed.`));
+  // Without a bot, an echo answered other than 2xx is no evidence for that reason (G36), named first.
+  const why = (text: string) => (is2xx(silent[0]!.exchange) ? text : orNoBot(run.setup, text));
+  if (!looping.length && silent.length) notJudged(why(`${silent.length} of ${echoes.length} echoes got no answer with a replies array (${describe(silent[0]!.exchange)}; see ${silent[0]!.exchange.error !== undefined ? 'CONN-EP7-01' : 'CONN-EP7-02'}): whether the connector ignores its own echoed messages could not be observed.`));
   expect(looping, `the service posts every bot message back with role operator; answering them loops the bot on itself: ${looping.join('; ')}`).toEqual([]);
 });
 
@@ -178,7 +180,7 @@ test('every bot text is at most 450 characters', clauses('CONN-TEXT-01'), async 
   const run = await held(conversation);
   await attachAnswers(run);
   const list = texts(run);
-  notJudgedIf(list.length === 0, orNoBot(run.setup, 'no text in the replies of the conversation.'));
+  notJudgedIf(list.length === 0, 'no text in the replies of the conversation.');
   const over = list.filter((t) => t.value.length > LIMITS.botTextMax).map((t) => `${t.where}: ${t.value.length} characters`);
   expect(over, `texts over ${LIMITS.botTextMax} characters are not sent to the visitor: ${over.join('; ')}`).toEqual([]);
 });
@@ -188,7 +190,7 @@ test('every bot text is at most 250 characters (advised)', clauses('CONN-TEXT-02
   const run = await held(conversation);
   await attachAnswers(run);
   const list = texts(run);
-  notJudgedIf(list.length === 0, orNoBot(run.setup, 'no text in the replies of the conversation.'));
+  notJudgedIf(list.length === 0, 'no text in the replies of the conversation.');
   const over = list.filter((t) => t.value.length > LIMITS.botTextAdvised).map((t) => `${t.where}: ${t.value.length} characters`);
   expect(over, `texts are advised to be at most ${LIMITS.botTextAdvised} characters: ${over.join('; ')}`).toEqual([]);
 });
@@ -198,7 +200,7 @@ test('a message has at most 3 quick replies (advised)', clauses('CONN-QR-01'), a
   const run = await held(conversation);
   await attachAnswers(run);
   const counts = allReplies(run).flatMap((r) => quickReplyCounts(r.replies, r.origin));
-  notJudgedIf(counts.length === 0, orNoBot(run.setup, 'no quick replies in the conversation.'));
+  notJudgedIf(counts.length === 0, 'no quick replies in the conversation.');
   const over = counts.filter((c) => c.value > LIMITS.quickRepliesAdvised).map((c) => `${c.where}: ${c.value} quick replies`);
   expect(over, `at most ${LIMITS.quickRepliesAdvised} quick replies per question are advised: ${over.join('; ')}`).toEqual([]);
 });
@@ -210,7 +212,7 @@ test('transfer timeouts are between 5 and 60 s', clauses('CONN-TRANSFER-01'), as
   const run = await held(conversation);
   await attachAnswers(run);
   const list = transfers(run);
-  notJudgedIf(list.length === 0, orNoBot(run.setup, 'no transfer reply in the conversation.'));
+  notJudgedIf(list.length === 0, 'no transfer reply in the conversation.');
   const bad = list.filter((t) => t.timeoutMs === undefined || t.timeoutMs < LIMITS.transferTimeoutMinMs || t.timeoutMs > LIMITS.transferTimeoutMaxMs).map((t) => `${t.where}: ${t.timeoutMs ?? 'unreadable'} ms`);
   expect(bad, `transfer timeouts must be ${LIMITS.transferTimeoutMinMs}-${LIMITS.transferTimeoutMaxMs} ms: ${bad.join('; ')}`).toEqual([]);
 });
@@ -220,7 +222,7 @@ test('transfer timeouts are at least 15 s (advised)', clauses('CONN-TRANSFER-02'
   const run = await held(conversation);
   await attachAnswers(run);
   const list = transfers(run).filter((t) => t.timeoutMs !== undefined);
-  notJudgedIf(list.length === 0, orNoBot(run.setup, 'no transfer reply with a readable timeout in the conversation.'));
+  notJudgedIf(list.length === 0, 'no transfer reply with a readable timeout in the conversation.');
   const low = list.filter((t) => t.timeoutMs! < LIMITS.transferTimeoutAdvisedMinMs).map((t) => `${t.where}: ${t.timeoutMs} ms`);
   expect(low, `transfer timeouts are advised not below ${LIMITS.transferTimeoutAdvisedMinMs} ms: ${low.join('; ')}`).toEqual([]);
 });
@@ -230,7 +232,7 @@ test('transfers name a distribution rule given in the bot write body', clauses('
   const run = await held(conversation);
   await attachAnswers(run);
   const list = transfers(run);
-  notJudgedIf(list.length === 0, orNoBot(run.setup, 'no transfer reply in the conversation.'));
+  notJudgedIf(list.length === 0, 'no transfer reply in the conversation.');
   // Which rules were given is known only of a bot created with them (G36).
   needsBot(run.setup);
   const given = run.setup.body.distributionRules.map((r) => r.id);
@@ -243,7 +245,7 @@ test('linked images are reachable 240x120 pictures', clauses('CONN-IMAGE-01'), a
   const run = await held(conversation);
   await attachAnswers(run);
   const images = allReplies(run).flatMap((r) => imagesOf(r.replies, r.origin));
-  notJudgedIf(images.length === 0, orNoBot(run.setup, 'no image in the conversation.'));
+  notJudgedIf(images.length === 0, 'no image in the conversation.');
   const urls = [...new Set(images.map((i) => String(i.value.url)))];
   const probes = await Promise.all(urls.map((u) => probeImage(u, agentFor(target.ca_file), abortAfter(LIMIT_OF.config))));
   await test.info().attach('images probed', { body: mask(JSON.stringify(probes, null, 2)), contentType: 'application/json' });
@@ -256,7 +258,7 @@ test('bundle items are valid cards and offers', clauses('CONN-BUNDLE-01'), async
   const run = await held(conversation);
   await attachAnswers(run);
   const all = allReplies(run);
-  notJudgedIf(all.every((r) => bundlesOf(r.replies, r.origin).length === 0), orNoBot(run.setup, 'no bundle/* payload in the conversation.'));
+  notJudgedIf(all.every((r) => bundlesOf(r.replies, r.origin).length === 0), 'no bundle/* payload in the conversation.');
   const problems = all.flatMap((r) => bundleProblems(r.replies, r.origin)).map((p) => `${p.where}: ${p.value}`);
   expect(problems, `bundle/card items must be card/content with a LINK action, bundle/product-offer items product-offer: ${problems.join('; ')}`).toEqual([]);
 });
