@@ -513,10 +513,13 @@ ${sections.join('\n')}
   return file;
 }
 
-/** Rebuilds every run's evidence page and the landing page from what is on disk (`ces report`). */
+/** Rebuilds every run's evidence page, its own page and the landing page from what is on disk (`ces report`). */
 export function buildAll(opts: BuildOptions = {}): { landing: string; evidence: string[] } {
   const reportsDir = opts.reportsDir ?? REPORTS;
-  const evidence = readRuns(reportsDir).map((r) => buildEvidence(path.join(reportsDir, r.id), opts));
+  const runs = readRuns(reportsDir);
+  const evidence = runs.map((r) => buildEvidence(path.join(reportsDir, r.id), opts));
+  // Each run's own page too (what its report: line named), before the overview that links them.
+  for (const r of runs) buildRunPage(path.join(reportsDir, r.id), opts);
   return { landing: buildLanding(opts), evidence };
 }
 
