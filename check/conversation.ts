@@ -7,7 +7,7 @@ import { QUICK_REPLY_STEP } from './settings.js';
 import { abortAfter, LIMIT_OF } from './timing.js';
 import { quickReplyValues } from './judge.js';
 import { HarnessError } from '../lib/verdicts.js';
-import { NOT_FOUND_PROBE_PATH } from './evidence.js';
+import { NOT_FOUND_PROBE_PATH, is2xx } from './evidence.js';
 
 /**
  * The bot of a run: the scenarios listed, the PUT that created it (or not: judge with `botCreated`), and the answer to a path
@@ -33,6 +33,8 @@ export type Step =
   | { kind: 'start'; exchange: Exchange }
   | { kind: 'visitor'; text: string; quickReply: boolean; exchange: Exchange }
   | { kind: 'echo'; of: string; exchange: Exchange }
+  /** A message an operator of the desk writes into the conversation (role operator): the connector must stay quiet (CONN-LOOP-01). */
+  | { kind: 'operator'; text: string; exchange: Exchange }
   | { kind: 'note'; text: string };
 
 export interface ConversationRun {
@@ -42,6 +44,9 @@ export interface ConversationRun {
   connectorConversationId: string;
   steps: Step[];
 }
+
+/** What the operator of the desk writes into the scripted conversation. */
+export const OPERATOR_TEXT = 'Hello, an operator of the desk writing here.';
 
 const repliesOf = (ex: Exchange): any[] => (Array.isArray((ex.json as any)?.replies) ? (ex.json as any).replies : []);
 
@@ -64,6 +69,10 @@ export async function runConversation(client: ConnectorClient, script: string[])
   const answered = (start.json as any)?.idConversation;
   const connectorConversationId = typeof answered === 'string' && answered ? answered : idConversation;
   const messagesPath = `/conversations/${encodeURIComponent(connectorConversationId)}/messages`;
+  // An operator of the desk writes first (as after a transfer back): one call of the conversation, judged like every other
+  // endpoint-7 answer (schema, JSON, time) and by the loop clause; the connector must reply nothing to it.
+  const operator = await timed(() => client.call(7, 'POST', messagesPath, { body: { idOperator, message: operatorMessage({ contentType: 'text', value: OPERATOR_TEXT }) }, timeoutMs: abortAfter(LIMIT_OF.message) }));
+  steps.push({ kind: 'operator', text: OPERATOR_TEXT, exchange: operator });
 
   let lastReplies: any[] = [];
   for (const item of script) {
@@ -93,6 +102,14 @@ export function summarizePayload(p: any): string {
   return String(p.contentType);
 }
 
+const said = (t: string) => `"${t.length > 30 ? `${t.slice(0, 29)}…` : t}"`;
+/** Where an answer of the conversation came from, as the vendor counts (`visitor` is the number of visitor messages so far). */
+export function originOf(s: Exclude<Step, { kind: 'note' }>, visitor: number): string {
+  return s.kind === 'first-messages' ? 'first messages' : s.kind === 'start' ? 'POST /conversations'
+    : s.kind === 'visitor' ? `answer to visitor message ${visitor} (${said(s.text)})` : s.kind === 'operator' ? `answer to the operator message (${said(s.text)})`
+      : `answer to the echo of ${s.of} (after visitor message ${visitor})`;
+}
+
 /**
  * Every reply the connector sent in the run with where it came from, numbered as the vendor counts: first messages,
  * POST /conversations, the answer to visitor message n of the script, the answer to an echo of the bot's own message.
@@ -102,16 +119,35 @@ export function allReplies(run: ConversationRun): Array<{ origin: string; replie
   return run.steps.flatMap((s) => {
     if (s.kind === 'note') return [];
     if (s.kind === 'visitor') visitor++;
-    const said = (t: string) => `"${t.length > 30 ? `${t.slice(0, 29)}…` : t}"`;
-    const origin = s.kind === 'first-messages' ? 'first messages' : s.kind === 'start' ? 'POST /conversations'
-      : s.kind === 'visitor' ? `answer to visitor message ${visitor} (${said(s.text)})` : `answer to the echo of ${s.of} (after visitor message ${visitor})`;
-    return [{ origin, replies: repliesOf(s.exchange) }];
+    return [{ origin: originOf(s, visitor), replies: repliesOf(s.exchange) }];
   });
 }
 
 /** Exchanges of the run (setup included), in order. */
 export function exchangesOf(run: ConversationRun): Exchange[] {
   return [run.setup.scenarios, run.setup.put, ...run.steps.flatMap((s) => (s.kind === 'note' ? [] : [s.exchange]))];
+}
+
+/** The scripted conversations a run played (sharedConversation's files under `<run>/check`). */
+export function playedConversations(runDir: string): ConversationRun[] {
+  const dir = path.join(runDir, 'check');
+  if (!fs.existsSync(dir)) return [];
+  return fs.readdirSync(dir).filter((f) => /^connector-conversation-.*\.json$/.test(f)).flatMap((f) => {
+    try { const run = JSON.parse(fs.readFileSync(path.join(dir, f), 'utf8')); return run?.setup?.put ? [run as ConversationRun] : []; } catch { return []; }
+  });
+}
+
+/**
+ * What a run says once, at the top of its report, when its creation flow failed (G36): the conversations were held with an
+ * idOperator of the checker's own, and what needs the bot is NOT JUDGED; undefined when the bot was created.
+ */
+export function ownOperatorNotice(runs: ConversationRun[]): string | undefined {
+  const run = runs.find((r) => !is2xx(r.setup.put));
+  if (!run) return undefined;
+  const put = run.setup.put;
+  const answer = put.error ? 'no answer' : String(put.status);
+  return `No bot was created: PUT /bots/${run.setup.idOperator} answered ${answer}. The checks held their conversations with an idOperator of their own `
+    + `(${run.setup.idOperator}, G36): every 2xx answer of endpoints 4-7 is judged; what needs the bot, or an answer other than 2xx for that idOperator, is NOT JUDGED.`;
 }
 
 /**

@@ -62,7 +62,8 @@ export function withDependencies(exchanges: Exchange[], run?: ConversationRun): 
   const prefix = last >= 1 ? played.slice(0, last + 1) : [];
   const rest = exchanges.filter((e) => !prefix.some((p) => sameCall(p, e)));
   const needsPut = !prefix.length && rest.some((e) => !sameCall(e, run.setup.put) && e.endpoint !== 1 && namesBot(e, run.setup.idOperator));
-  return [...(needsPut ? [run.setup.put] : []), ...prefix, ...rest];
+  // Each call once (the bot's creation is both a dependency and a call some checks judge).
+  return [...(needsPut ? [run.setup.put] : []), ...prefix, ...rest].filter((e, i, all) => all.findIndex((o) => sameCall(o, e)) === i);
 }
 
 /** The curl of a webhook delivery as the check sent it (the signature over the raw body, from $CES_SECRET). */

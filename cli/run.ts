@@ -8,7 +8,7 @@ import { COUNTED, LABEL, LEGEND, clauseReason, verdictFor, countsLine, runVerdic
 import { junitXml } from '../lib/junit.js';
 import { addSecret, knownSecrets, mask } from '../lib/mask.js';
 import { targetSecrets, type Target } from '../lib/target.js';
-import { landingOf, buildEvidence, writeRunSummary, type RunSummary } from '../lib/landing.js';
+import { landingOf, buildEvidence, buildRunPage, writeRunSummary, type RunSummary } from '../lib/landing.js';
 import { coverageOf, coverageLines } from '../lib/coverage.js';
 import { UsageError } from './usage.js';
 import { baselineLines, compareWithBaseline, writeBaseline, type Baseline } from '../lib/baseline.js';
@@ -132,7 +132,8 @@ export function finishRun(run: { id: string; dir: string }, kind: string, target
   if (opts.writeBaseline) writeBaseline(opts.writeBaseline, mask(target.base_url), failing.map((v) => ({ id: v.clause.id, severity: v.clause.severity, text: v.clause.text })));
   const summary: RunSummary = {
     id: run.id, kind, date: new Date().toISOString(), target: mask(target.base_url), reference, deviations: target.deviations ?? [],
-    exitCode: code, checks, verdicts: verdicts.map((v) => ({ id: v.clause.id, verdict: v.verdict, checks: v.checks.map((c) => c.title) })),
+    // Each check with its verdict beside Playwright's outcome: every report counts verdicts (a NOTE is a failed test to Playwright).
+    exitCode: code, checks: checks.map((c, i) => ({ ...c, verdict: perCheck[i]! })), verdicts: verdicts.map((v) => ({ id: v.clause.id, verdict: v.verdict, checks: v.checks.map((c) => c.title) })),
     ...(opts.strict ? { strict: true } : {}), ...(opts.stopped ? { stopped: opts.stopped } : {}), ...extra,
   };
   if (checks.length) summary.coverage = coverageOf(checks, opts.checked ? summary.verdicts.filter((v) => opts.checked!.includes(v.id)) : summary.verdicts);
@@ -146,13 +147,16 @@ export function finishRun(run: { id: string; dir: string }, kind: string, target
   scrubDir(run.dir, { skip: [...(opts.writing ?? []), ...(opts.masked ?? []).filter((f) => !WRITTEN_HERE.includes(f))] });
   const evidence = buildEvidence(run.dir);
   // The landing page of the folder holding the run (reports/, or the parent of a --report-dir): it lists this run.
+  // The page of this run: what `report:` opens, whatever other runs the folder holds (its index.html is the overview, built
+  // after it so that it links it).
+  const own = buildRunPage(run.dir);
   const landing = landingOf(run.dir);
   if (checks.length) console.log(`\n${terminalReport(checks, perCheck, verdicts, { area: opts.area, reference })}`);
   if (summary.coverage) console.log(`\n${coverageLines(summary.coverage).join('\n')}`);
   if (baseline) console.log(`\n${baselineLines(baseline).join('\n')}`);
   if (opts.writeBaseline) console.log(`baseline written: ${opts.writeBaseline} (${failing.length} failing clause(s))`);
   warnLeaks(run.dir, findLeaks(run.dir, knownSecrets(), { skip: opts.writing }));
-  console.log(`\nreport: ${landing ?? `${evidence} (${path.join(path.dirname(run.dir), 'index.html')} is not a ces landing page: left as it is)`}\nevidence: ${evidence}\nrun folder: ${run.dir}`);
+  console.log(`\nreport: ${own}\noverview: ${landing ?? `${path.join(path.dirname(run.dir), 'index.html')} is not a ces landing page: left as it is`}\nevidence: ${evidence}\nrun folder: ${run.dir}`);
   // A run without checks of its own (selftest: its sub-runs have them) prints its own outcome instead.
   if (checks.length) console.log(`\nverdict: ${runSentence(outcome.sentence, summary)}${opts.qualifier ? ` — ${opts.qualifier}` : ''} (exit ${summary.exitCode})`);
   return summary.exitCode as 0 | 1 | 2;
@@ -163,6 +167,7 @@ export function finishWritten(run: { dir: string }, folder: string): void {
   const dir = path.join(run.dir, folder);
   scrubDir(dir);
   warnLeaks(run.dir, findLeaks(dir, knownSecrets()));
+  buildRunPage(run.dir);
   landingOf(run.dir);
 }
 
@@ -188,17 +193,49 @@ export function reasonText(reason: string | undefined): string {
   return mask((cut >= 0 ? r.slice(0, cut) : r).trim());
 }
 
-/** Longest reason in the clause table of a vendor check: one or two sentences; the whole reason is in evidence.html. */
+/** Longest reason in the clause table of a vendor check: its whole sentences up to this length; the whole reason is in evidence.html. */
 const TABLE_REASON_MAX = 240;
+/** A first sentence longer than this is cut at a word (a reason without sentence ends, e.g. a list of values). */
+const SENTENCE_MAX = 600;
 
-/** A reason cut to one or two sentences for the table: at a sentence or clause end, else a word boundary, saying where the rest is. */
+/** Where the first sentence of a text ends (after its period), or -1: a period, then a space and a capital or an opening bracket. */
+function sentenceEnd(text: string, from = 0): number {
+  const m = /[.!?](?=\s+[A-Z(])/g;
+  m.lastIndex = from;
+  const hit = m.exec(text);
+  return hit ? hit.index + 1 : -1;
+}
+
+/** A reason as a sentence: a capital first, a full stop last (reasons written as phrases, `no transfer reply in the conversation`). */
+export function asSentence(reason: string): string {
+  const r = reason.trim();
+  if (!r) return r;
+  // A first word in lower case only is a word of the sentence (an identifier such as editorUrl keeps its spelling).
+  const head = /^[a-z]+(?=[\s,:;.]|$)/.test(r) ? `${r.charAt(0).toUpperCase()}${r.slice(1)}` : r;
+  return `${head}${/[.!?]$/.test(r) ? '' : '.'}`;
+}
+
+/** The first sentence of a reason (the whole reason when it has one sentence): what NOT JUDGED rows are grouped by. */
+export function firstSentence(reason: string): string {
+  const r = reason.replace(/\s+/g, ' ').trim();
+  const end = sentenceEnd(r);
+  return end < 0 ? r : r.slice(0, end);
+}
+
+/**
+ * A reason for the table, in whole sentences: as many as fit in `max`, at least the first (a first sentence over SENTENCE_MAX is
+ * cut at a word), saying where the rest is.
+ */
 export function briefReason(reason: string, max = TABLE_REASON_MAX): string {
   const r = reason.replace(/\s+/g, ' ').trim();
   if (r.length <= max) return r;
-  const head = r.slice(0, max);
-  const ends = [...head.matchAll(/[.;:](?=\s)/g)].map((m) => m.index!).filter((i) => i >= max / 3);
-  const cut = ends.length ? ends[ends.length - 1]! : head.lastIndexOf(' ');
-  return `${r.slice(0, cut > 0 ? cut : max).replace(/[\s,;:(]+$/, '')} … (whole reason in evidence.html)`;
+  let cut = sentenceEnd(r);
+  for (let next = cut; next > 0 && next <= max; next = sentenceEnd(r, next + 1)) cut = next;
+  if (cut < 0 || cut > SENTENCE_MAX) {
+    const head = r.slice(0, Math.min(SENTENCE_MAX, cut < 0 ? SENTENCE_MAX : cut));
+    cut = head.lastIndexOf(' ') > 0 ? head.lastIndexOf(' ') : head.length;
+  }
+  return cut >= r.length ? r : `${r.slice(0, cut).replace(/[\s,;:(]+$/, '')} … (whole reason in evidence.html)`;
 }
 
 /** Reasons of a check for its verdict (lib/results.ts checkReasons), as a reader needs them. */
@@ -220,14 +257,32 @@ export function terminalReport(checks: CheckResult[], perCheck: Verdict[], verdi
     const w = [0, 1, 2].map((i) => Math.max(head[i]!.length, ...inArea.map((v) => [v.clause.id, v.clause.severity, LABEL[v.verdict]][i]!.length)));
     const row = (c: string[]) => c.map((x, i) => (i < 3 ? x.padEnd(w[i]!) : x)).join('  ');
     const indent = ' '.repeat(row(['', '', '', '']).length);
-    lines.push('', row([...head, 'reason']), row([...w.map((n) => '-'.repeat(n)), '------']));
-    for (const v of inArea) {
+    const reasonOf = (v: ClauseVerdict): string => {
       const k = v.checks.find((c) => verdictFor(c, v.clause.severity, opts.reference === true, v.clause.id) === v.verdict) ?? v.checks[0];
       // The reason of this clause in that check: its own assertions' failures (G34), else the check's.
       const own = k && v.verdict !== 'pass' ? clauseReason(k, v.clause.id) : undefined;
-      const reason = k && v.verdict !== 'pass' ? briefReason(own !== undefined ? reasonText(own) : reasonsOf(k, v.verdict).join('; ')) : '';
-      // The reason wraps under its own column, at word boundaries: one or two sentences, the whole of it in evidence.html.
-      lines.push(row([v.clause.id, v.clause.severity, LABEL[v.verdict], '']) + wrapText(reason, Math.max(40, WIDTH - indent.length), indent));
+      return k && v.verdict !== 'pass' ? asSentence(own !== undefined ? reasonText(own) : reasonsOf(k, v.verdict).join('; ')) : '';
+    };
+    // The reason wraps under its own column, at word boundaries: whole sentences, the whole of it in evidence.html.
+    const line = (v: ClauseVerdict, reason: string) => row([v.clause.id, v.clause.severity, LABEL[v.verdict], '']) + wrapText(reason ? briefReason(reason) : '', Math.max(40, WIDTH - indent.length), indent);
+    lines.push('', row([...head, 'reason']), row([...w.map((n) => '-'.repeat(n)), '------']));
+    // What needs action first (FAIL, HARNESS ERROR, WARN, NOTE), then what passed or was skipped; NOT JUDGED last, by cause.
+    const rank: Verdict[] = ['fail', 'harness-error', 'warn', 'note', 'pass', 'skipped'];
+    for (const v of [...inArea].filter((x) => x.verdict !== 'not-judged').sort((a, b) => rank.indexOf(a.verdict) - rank.indexOf(b.verdict))) lines.push(line(v, reasonOf(v)));
+    const causes = new Map<string, Array<{ v: ClauseVerdict; reason: string }>>();
+    for (const v of inArea.filter((x) => x.verdict === 'not-judged')) {
+      const reason = reasonOf(v).replace(/\s+/g, ' ').trim();
+      const cause = firstSentence(reason);
+      causes.set(cause, [...(causes.get(cause) ?? []), { v, reason }]);
+    }
+    for (const [cause, list] of [...causes].sort((a, b) => b[1].length - a[1].length)) {
+      // A cause shared by several clauses is said once, above them (with what they all add); each row keeps what it adds of its own.
+      const rests = list.map(({ reason }) => reason.slice(cause.length).trim());
+      // What most of them add is said once too (when several add it); the rows say what they add beyond it.
+      const counted = [...new Set(rests)].map((r) => [r, rests.filter((x) => x === r).length] as const).sort((a, b) => b[1] - a[1]);
+      const shared = counted[0] && counted[0][1] > 1 ? counted[0][0] : '';
+      if (list.length > 1) lines.push(wrapText(`${list.length} clauses not judged: ${cause}${shared ? ` ${shared}` : ''}`, WIDTH, '  '));
+      list.forEach(({ v, reason }, i) => lines.push(line(v, list.length > 1 ? (rests[i] === shared ? '' : rests[i]!) : reason)));
     }
   }
   const listed = (want: Verdict[]) => checks.map((c, i) => ({ c, v: perCheck[i]! })).filter(({ v }) => want.includes(v));

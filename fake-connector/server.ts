@@ -64,7 +64,10 @@ export interface ConnectorMode {
   sharedState?: boolean;
   /** Answers carry the idConversation of the conversation opened last (G28: wrong when several are held at once). */
   wrongConversation?: boolean;
-  /** PUT /bots/{idOperator} is not implemented: answered 404 as a path that does not exist (issue 25). */
+  /**
+   * PUT /bots/{idOperator} is not implemented: answered 404 as a path that does not exist (issue 25). Endpoints 4-7 work, for
+   * any idOperator, with the first scenario of the folder (a connector serving one bot, as unfinished ones do: G36).
+   */
   noPutBots?: boolean;
   /** Only endpoints 6 and 7 are implemented: endpoints 1-5 are answered 404 as paths that do not exist. */
   onlyConversations?: boolean;
@@ -74,6 +77,8 @@ export interface ConnectorMode {
   hangConcurrent?: boolean;
   /** Operator-role messages (the bot's own echoed replies) are never answered: the connection is closed without an answer. */
   silentToOperator?: boolean;
+  /** Operator-role messages (the desk's, and the bot's own echoed replies) are answered 200 with an empty body: not a Connector conversation, not JSON. */
+  operatorEmptyBody?: boolean;
   /** GET /external-bots lists each editorUrl as a path of the editor (`/scenarios/<idBot>/edit`), not a URI (the Bot answers keep the URI). */
   relativeEditorUrl?: boolean;
   /** PUT /bots/{idOperator} answers the Bot under the connector's own bot id (`bot-<n>`), not the path's idOperator (GET answers it right). */
@@ -83,7 +88,7 @@ export interface ConnectorMode {
   /** GET /availability-strategies answers a customAvailability strategy whose Boolean is spelled `available`, so `availability` is missing. */
   misspelledAvailability?: boolean;
 }
-export const MODE_KEYS = ['ownIds', 'javaDates', 'extraFields', 'refuseAll', 'sharedState', 'wrongConversation', 'noPutBots', 'onlyConversations', 'emptyScenarios', 'hangConcurrent', 'silentToOperator',
+export const MODE_KEYS = ['ownIds', 'javaDates', 'extraFields', 'refuseAll', 'sharedState', 'wrongConversation', 'noPutBots', 'onlyConversations', 'emptyScenarios', 'hangConcurrent', 'silentToOperator', 'operatorEmptyBody',
   'relativeEditorUrl', 'putAnswersOwnId', 'getNameAsIdBot', 'misspelledAvailability'] as const;
 /** hangConcurrent: how long one conversation call holds the connector's lock (long enough for calls sent at once to meet). */
 const HANG_WORK_MS = 150;
@@ -277,6 +282,7 @@ export async function startFakeConnector(opts: FakeConnectorOptions): Promise<Fa
     if (!signature.ok || state.mode.refuseAll) { finish(401); return reply.code(401).send({ error: 'invalid_signature', message: signature.ok ? 'refused' : signature.reason }); }
 
     if (state.mode.silentToOperator && route.endpoint === 'messages' && role === 'operator') { finish('reset'); req.raw.socket.destroy(); return reply; }
+    if (state.mode.operatorEmptyBody && route.endpoint === 'messages' && role === 'operator') { finish(200); return reply.code(200).send(); }
     if (state.mode.hangConcurrent && idConversation && (route.endpoint === 'messages' || route.endpoint === 'conversation-create')) {
       if (state.busy && state.busy.conversation !== idConversation) {
         // The lock is held by another conversation's call: this one waits for ever (until the caller gives up).
@@ -314,7 +320,8 @@ export async function startFakeConnector(opts: FakeConnectorOptions): Promise<Fa
     const bot = idOperator ? state.bots.get(idOperator) : undefined;
     const rules: Array<{ id: string; label: string }> = bot?.write?.distributionRules ?? [];
     const mat = <T>(v: T) => materialize(v, { rules, connectorUrl: url });
-    const scenario = idOperator ? state.scenarioOf(idOperator) : undefined;
+    // noPutBots: no bot is ever created, so every idOperator is served with the first scenario (one bot for all).
+    const scenario = idOperator ? state.scenarioOf(idOperator) ?? (state.mode.noPutBots ? state.scenarios.values().next().value : undefined) : undefined;
     const override = idOperator ? state.operatorOverrides.get(idOperator) : undefined;
     let out: unknown;
     switch (route.endpoint) {

@@ -23,7 +23,8 @@ export interface RunSummary {
   strict?: boolean;
   /** The run stopped early (the partner stopped answering), and why. */
   stopped?: string;
-  checks: CheckResult[];
+  /** The checks, each with its verdict (lib/verdicts.ts) beside Playwright's outcome; older summaries have no verdict (then computed). */
+  checks: Array<CheckResult & { verdict?: Verdict }>;
   verdicts: Array<{ id: string; verdict: string; checks: string[] }>;
   /** The target stopped answering during the run: since when, why, how many checks were not judged (exit 2). */
   targetLost?: { since: string; cause: string; check: string; notJudged: number };
@@ -44,7 +45,11 @@ export interface RunSummary {
 }
 
 /** The catalogue a page is built against (tests pass their own; the CLI uses fixtures/). */
-export interface BuildOptions { reportsDir?: string; clauses?: Clause[]; deviations?: Deviation[]; proofRecord?: ProofRecord }
+export interface BuildOptions {
+  reportsDir?: string; clauses?: Clause[]; deviations?: Deviation[]; proofRecord?: ProofRecord;
+  /** The page of one run (`<run>/index.html`, what `report:` prints): its verdicts only, whatever else the folder holds. */
+  run?: string;
+}
 
 export function writeRunSummary(dir: string, s: RunSummary): void {
   writeFileAtomic(path.join(dir, 'summary.json'), maskAll(JSON.stringify(s, null, 2)));
@@ -62,7 +67,8 @@ export function readRuns(reportsDir: string = REPORTS): RunSummary[] {
 
 export const esc = (s: unknown) => String(s ?? '').replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 /** A relative URL made of path segments, each percent-encoded (run ids and folder names are safe, anchors too). */
-const href = (...parts: string[]) => parts.map((p) => p.split('/').map(encodeURIComponent).join('/')).join('/');
+const hrefOf = (...parts: string[]) => parts.map((p) => p.split('/').map(encodeURIComponent).join('/')).join('/');
+const href = hrefOf;
 export const toolVersion = (): string => JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')).version;
 const template = (name: string): string => {
   const f = path.join(REPORT_TEMPLATE, name);
@@ -88,7 +94,13 @@ const SEVERITIES: Severity[] = ['MUST', 'SHOULD', 'MAY', 'REF'];
 /** Allure's severity for a clause severity (issue 7): the strongest clause of a check decides. */
 export const ALLURE_SEVERITY: Record<Severity, string> = { MUST: 'critical', SHOULD: 'normal', MAY: 'minor', REF: 'trivial' };
 const KINDS = ['test', 'check', 'selftest', 'load', 'bench', 'fuzz', 'replay', 'record'];
-const outcomeMark = (o: string) => (o === 'passed' ? '✓' : o === 'failed' ? '✗' : o === 'harness-error' ? '!' : '–');
+/** The mark of a check's verdict in the matrix (its label is the mark's accessible name). */
+const VERDICT_MARK: Record<Verdict, string> = { pass: '✓', fail: '✗', warn: '⚠', note: 'ℹ', 'harness-error': '!', skipped: '–', 'not-judged': '–', 'not-run': '–' };
+
+/** A check's verdict: the one its run recorded in summary.json, else (a summary older than that) computed by the one rule of lib/verdicts.ts. */
+export function verdictOfCheck(k: CheckResult & { verdict?: Verdict }, severityOf: (id: string) => Severity | undefined, reference: boolean): Verdict {
+  return k.verdict ?? checkVerdict(k, severityOf, reference);
+}
 
 /** The run whose verdicts the matrix shows: the latest conformance run (`test`, else `check`), else the latest run with verdicts. */
 export function matrixRun(runs: RunSummary[]): RunSummary | undefined {
@@ -105,6 +117,7 @@ export function runLinks(run: RunSummary, reportsDir: string = REPORTS, prefix =
   const dir = path.join(reportsDir, run.id);
   const at = (rel: string) => (fs.existsSync(path.join(dir, rel)) ? [href(...(prefix ? [prefix] : []), run.id, rel)] : []);
   const out: Array<{ label: string; href: string }> = [];
+  for (const h of at('index.html')) out.push({ label: 'Run page', href: h });
   for (const h of at('evidence.html')) out.push({ label: 'Evidence', href: h });
   for (const h of at('replay.html')) out.push({ label: 'Replay (recorded vs now)', href: h });
   for (const h of at('transcripts.html')) out.push({ label: 'Conversations', href: h });
@@ -179,22 +192,40 @@ export function landingOf(runDir: string, opts: BuildOptions = {}): string | und
   return buildLanding({ ...opts, reportsDir });
 }
 
-/** Rebuilds reports/index.html from every run summary under the reports folder; returns its path. */
+/**
+ * The page of one run, `<run>/index.html`: the landing page with that run's verdicts only (a vendor check's page lists the
+ * clauses it judged, the rest in one line); the folder's index.html stays the overview. Returns its path.
+ */
+export function buildRunPage(runDir: string, opts: BuildOptions = {}): string {
+  return buildLanding({ ...opts, reportsDir: path.dirname(path.resolve(runDir)), run: path.basename(runDir) });
+}
+
+/** Rebuilds reports/index.html from every run summary under the reports folder (or one run's page: `run`); returns its path. */
 export function buildLanding(opts: BuildOptions = {}): string {
   const reportsDir = opts.reportsDir ?? REPORTS;
-  const catalogue = (opts.clauses ?? loadClauses()).filter((c) => !c.retired);
   const runs = readRuns(reportsDir);
-  const latest = matrixRun(runs);
+  const own = opts.run ? runs.find((r) => r.id === opts.run) : undefined;
+  const latest = own ?? matrixRun(runs);
+  // A vendor check's page: the clauses of what it judged (its area's), the rest of the catalogue in one line.
+  const scoped = own?.kind === 'check';
+  const ran = new Set((own?.verdicts ?? []).filter((v) => v.verdict !== 'not-run').map((v) => v.id));
+  const all = (opts.clauses ?? loadClauses()).filter((c) => !c.retired);
+  const catalogue = scoped ? all.filter((c) => ran.has(c.id)) : all;
+  // Links of a run's page start from its folder, one level below the overview's.
+  const up = own ? '../' : '';
+  const href = (...parts: string[]) => `${up}${hrefOf(...parts)}`;
   const selftest = runs.find((r) => r.kind === 'selftest');
   const proof = proofsOf(runs, opts.deviations ?? loadDeviations(), catalogue, opts.proofRecord);
   // A clause the matrix run did not reach (load thresholds, vendor checks) takes its verdict from the latest run that did.
   const verdictIn = (r: RunSummary | undefined, id: string) => r?.verdicts?.find((v) => v.id === id)?.verdict ?? 'not-run';
   const runOf = new Map<string, RunSummary | undefined>();
   const sourceRun = (id: string): RunSummary | undefined => {
-    if (!runOf.has(id)) runOf.set(id, verdictIn(latest, id) !== 'not-run' ? latest : runs.find((r) => r.kind !== 'selftest' && verdictIn(r, id) !== 'not-run') ?? latest);
+    if (!runOf.has(id)) runOf.set(id, verdictIn(latest, id) !== 'not-run' || own ? latest : runs.find((r) => r.kind !== 'selftest' && verdictIn(r, id) !== 'not-run') ?? latest);
     return runOf.get(id);
   };
   const verdict = (id: string) => verdictIn(sourceRun(id), id);
+  const severityOf = new Map((opts.clauses ?? loadClauses()).map((c) => [c.id, c.severity]));
+  const verdictOf = (k: CheckResult & { verdict?: Verdict }, r: RunSummary) => verdictOfCheck(k, (id) => severityOf.get(id), r.reference === true);
   const checksOf = (id: string) => (sourceRun(id)?.checks ?? []).filter((k) => k.clauses.includes(id)).map((k) => ({ ...k, run: sourceRun(id)! }));
   const evidenceHref = (k: CheckResult & { run: RunSummary }) => fs.existsSync(path.join(reportsDir, k.run.id, 'evidence.html')) ? `${href(k.run.id, 'evidence.html')}#${encodeURIComponent(k.anchor ?? checkAnchor(k))}`
     : fs.existsSync(path.join(reportsDir, k.run.id, 'k6-dashboard.html')) ? href(k.run.id, 'k6-dashboard.html') : '';
@@ -223,7 +254,8 @@ export function buildLanding(opts: BuildOptions = {}): string {
     const v = verdict(c.id);
     const checks = checksOf(c.id).map((k) => {
       const h = evidenceHref(k);
-      const label = `<span class="o badge o-${k.outcome}" aria-label="${k.outcome}">${outcomeMark(k.outcome)}</span> ${esc(k.title)}`;
+      const kv = verdictOf(k, k.run);
+      const label = `<span class="o badge o-${k.outcome}" aria-label="${esc(LABEL[kv])}" title="${esc(LABEL[kv])}">${VERDICT_MARK[kv]}</span> ${esc(k.title)}`;
       return h ? `<a href="${h}">${label}</a>` : `<span>${label}</span>`;
     }).join('');
     return `<tr id="clause-${esc(c.id)}" data-area="${esc(c.area)}" data-verdict="${v}" data-severity="${c.severity}">`
@@ -234,18 +266,20 @@ export function buildLanding(opts: BuildOptions = {}): string {
 
   const failing = catalogue.filter((c) => ['fail', 'warn', 'note'].includes(verdict(c.id)));
   const broken = catalogue.filter((c) => verdict(c.id) === 'harness-error');
-  const harnessList = broken.length ? `<h2 id="harness-errors">Harness errors (the harness broke: these clauses were not judged)</h2><ul>${broken.map((c) => `<li><a href="#clause-${esc(c.id)}"><code>${esc(c.id)}</code></a>: ${checksOf(c.id).filter((k) => k.outcome === 'harness-error').map((k) => { const h = evidenceHref(k); return `${h ? `<a href="${h}">${esc(k.title)}</a>` : esc(k.title)}: ${esc((k.reason ?? '').split('\n')[0])}`; }).join('; ')}</li>`).join('')}</ul>` : '';
-  const failures = failing.length ? `<ul>${failing.map((c) => `<li><span class="badge v-${verdict(c.id)}">${label(verdict(c.id))}</span> <a href="#clause-${esc(c.id)}"><code>${esc(c.id)}</code></a> (${c.severity}) ${esc(c.text)}: ${checksOf(c.id).filter((k) => k.outcome === 'failed' || k.warnings?.length || k.notes?.length).map((k) => { const h = evidenceHref(k); return h ? `<a href="${h}">evidence of “${esc(k.title)}”</a>` : esc(k.title); }).join(', ')}</li>`).join('')}</ul>` : '<p>No clause failed.</p>';
+  const harnessList = broken.length ? `<h2 id="harness-errors">Harness errors (the harness broke: these clauses were not judged)</h2><ul>${broken.map((c) => `<li><a href="#clause-${esc(c.id)}"><code>${esc(c.id)}</code></a>: ${checksOf(c.id).filter((k) => verdictOf(k, k.run) === 'harness-error').map((k) => { const h = evidenceHref(k); return `${h ? `<a href="${h}">${esc(k.title)}</a>` : esc(k.title)}: ${esc((k.reason ?? '').split('\n')[0])}`; }).join('; ')}</li>`).join('')}</ul>` : '';
+  const failures = failing.length ? `<ul>${failing.map((c) => `<li><span class="badge v-${verdict(c.id)}">${label(verdict(c.id))}</span> <a href="#clause-${esc(c.id)}"><code>${esc(c.id)}</code></a> (${c.severity}) ${esc(c.text)}: ${checksOf(c.id).filter((k) => ['fail', 'warn', 'note'].includes(verdictOf(k, k.run))).map((k) => { const h = evidenceHref(k); return h ? `<a href="${h}">evidence of “${esc(k.title)}”</a>` : esc(k.title); }).join(', ')}</li>`).join('')}</ul>` : '<p>No clause failed.</p>';
 
-  const latestOfKind = KINDS.map((k) => runs.find((r) => r.kind === k)).filter((r): r is RunSummary => !!r);
+  const latestOfKind = own ? [own] : KINDS.map((k) => runs.find((r) => r.kind === k)).filter((r): r is RunSummary => !!r);
+  const linksOf = (r: RunSummary) => runLinks(r, reportsDir, own ? '..' : '');
   const reportsTable = latestOfKind.length
-    ? `<div class="scroll"><table id="reports" class="cards"><thead><tr><th>kind</th><th>run</th><th>date</th><th>result</th><th>reports</th></tr></thead><tbody>${latestOfKind.map((r) => `<tr data-kind="${esc(r.kind)}"><td data-label="kind">${esc(r.kind)}</td><td data-label="run"><code>${esc(r.id)}</code></td><td data-label="date">${esc(r.date)}</td><td data-label="result" class="${r.exitCode === 0 ? 'v-pass' : r.exitCode === 2 ? 'v-harness-error' : 'v-fail'}">${banner(r)} (exit ${r.exitCode})</td><td data-label="reports">${runLinks(r, reportsDir).map((l) => `<a href="${l.href}">${esc(l.label)}</a>`).join(' · ')}</td></tr>`).join('')}</tbody></table></div>`
+    ? `<div class="scroll"><table id="reports" class="cards"><thead><tr><th>kind</th><th>run</th><th>date</th><th>result</th><th>reports</th></tr></thead><tbody>${latestOfKind.map((r) => `<tr data-kind="${esc(r.kind)}"><td data-label="kind">${esc(r.kind)}</td><td data-label="run"><code>${esc(r.id)}</code></td><td data-label="date">${esc(r.date)}</td><td data-label="result" class="${r.exitCode === 0 ? 'v-pass' : r.exitCode === 2 ? 'v-harness-error' : 'v-fail'}">${banner(r)} (exit ${r.exitCode})</td><td data-label="reports">${linksOf(r).map((l) => `<a href="${l.href}">${esc(l.label)}</a>`).join(' · ')}</td></tr>`).join('')}</tbody></table></div>`
     : '<p>No run yet.</p>';
-  const runList = runs.slice(0, 30).map((r) => `<tr><td data-label="run"><code>${esc(r.id)}</code></td><td data-label="kind">${esc(r.kind)}</td><td data-label="date">${esc(r.date)}</td><td data-label="result" class="${r.exitCode === 0 ? 'v-pass' : r.exitCode === 2 ? 'v-harness-error' : 'v-fail'}">${banner(r)} (exit ${r.exitCode})</td><td data-label="deviations">${r.deviations?.length ? `<code>${esc(r.deviations.join(', '))}</code>` : ''}</td><td data-label="reports">${runLinks(r, reportsDir).map((l) => `<a href="${l.href}">${esc(l.label)}</a>`).join(' · ')}</td></tr>`).join('');
-  const outcomes = (latest?.checks ?? []).map((k) => k.outcome);
+  const runList = (own ? [] : runs.slice(0, 30)).map((r) => `<tr><td data-label="run"><code>${esc(r.id)}</code></td><td data-label="kind">${esc(r.kind)}</td><td data-label="date">${esc(r.date)}</td><td data-label="result" class="${r.exitCode === 0 ? 'v-pass' : r.exitCode === 2 ? 'v-harness-error' : 'v-fail'}">${banner(r)} (exit ${r.exitCode})</td><td data-label="deviations">${r.deviations?.length ? `<code>${esc(r.deviations.join(', '))}</code>` : ''}</td><td data-label="reports">${linksOf(r).map((l) => `<a href="${l.href}">${esc(l.label)}</a>`).join(' · ')}</td></tr>`).join('');
+  // Counted by verdict, as the terminal, evidence.html, JUnit and Allure count them (a NOTE is never "failed").
+  const checkCounts = latest ? countsLine(latest.checks.map((k) => verdictOf(k, latest))) : '';
 
   const body = `<a class="skip" href="#matrix">Skip to the clause matrix</a>
-<header><h1>Conversational Engagement Service — conformance report</h1></header>
+<header>${own ? `<p><a href="../index.html">← Overview of every run in this folder</a></p><h1>Run <code>${esc(own.id)}</code> (${esc(own.kind)})</h1>` : '<h1>Conversational Engagement Service — conformance report</h1>'}</header>
 <main>
 ${latest ? `${latest.targetLost ? lostBanner(latest.targetLost) : `<p class="verdict ${latest.exitCode === 0 ? 'ok' : 'ko'}" id="verdict">${latest.exitCode === 0 ? (latest.baseline?.known.length ? `PASS against the baseline — ${latest.baseline.known.length} known failure(s), no new failure` : 'PASS — every MUST check passed') : latest.exitCode === 2 ? 'HARNESS ERROR — the harness broke during the run; some clauses were not judged' : `FAIL — a MUST check failed${latest.strict ? ' (or a WARN, under --strict)' : ''}`}</p>`}
 <dl class="facts">
@@ -253,10 +287,10 @@ ${latest ? `${latest.targetLost ? lostBanner(latest.targetLost) : `<p class="ver
 <dt>Date</dt><dd>${esc(latest.date)}</dd>
 <dt>Tool version</dt><dd>ces ${esc(toolVersion())}</dd>
 <dt>Run</dt><dd><code>${esc(latest.id)}</code> (${esc(latest.kind)})${latest.deviations?.length ? ` — deviations switched on: <code>${esc(latest.deviations.join(', '))}</code> (failures are expected)` : ''}</dd>
-<dt>Checks</dt><dd>${outcomes.filter((o) => o === 'passed').length} passed, ${outcomes.filter((o) => o === 'failed').length} failed, ${outcomes.filter((o) => o === 'harness-error').length} harness errors, ${outcomes.filter((o) => o === 'not-judged').length} not judged, ${outcomes.filter((o) => o === 'skipped').length} skipped</dd>
+<dt>Checks</dt><dd>${latest.checks.length}: <span class="counts" id="check-counts">${esc(checkCounts)}</span></dd>
 </dl>
 ${runStateSection(latest)}` : '<p id="verdict">No run yet: run <code>npx ces test</code>.</p>'}
-<h2 id="reports-h">Detailed reports (latest run of each kind)</h2>
+<h2 id="reports-h">${own ? 'Detailed reports of this run' : 'Detailed reports (latest run of each kind)'}</h2>
 ${reportsTable}
 ${harnessList}
 <h2 id="failures">Failing clauses (FAIL, and WARN/NOTE)</h2>
@@ -274,19 +308,20 @@ ${countsTable(catalogue, verdict)}
 <button type="reset">Clear</button>
 <span id="shown" role="status" aria-live="polite">${catalogue.length} of ${catalogue.length} clauses shown</span>
 </form>
+${scoped ? `<p id="not-in-run" class="meta">${all.length - catalogue.length} other clauses of the catalogue are not about what this run checked (not run); the <a href="../index.html">overview</a> lists them all.</p>` : ''}
 <div class="scroll"><table id="matrix" class="cards" tabindex="-1"><caption class="meta">Verdicts of run ${latest ? `<code>${esc(latest.id)}</code>` : '(none)'}; “proven” from the latest selftest${selftest ? ` <code>${esc(selftest.id)}</code>` : ' (none yet)'}.</caption>
 <colgroup><col class="c-id"><col class="c-sev"><col class="c-text"><col class="c-src"><col class="c-verdict"><col class="c-checks"><col class="c-proof"></colgroup>
 <thead><tr><th>clause</th><th>severity</th><th>text</th><th>spec section</th><th>verdict</th><th>checks</th><th>proven</th></tr></thead><tbody>
 ${rows}
 </tbody></table></div>
-${benchSection(reportsDir)}
+${own ? '' : `${benchSection(reportsDir)}
 <h2>Recent runs</h2>
-<div class="scroll"><table id="runs" class="cards"><thead><tr><th>run</th><th>kind</th><th>date</th><th>result</th><th>deviations</th><th>reports</th></tr></thead><tbody>${runList}</tbody></table></div>
+<div class="scroll"><table id="runs" class="cards"><thead><tr><th>run</th><th>kind</th><th>date</th><th>result</th><th>deviations</th><th>reports</th></tr></thead><tbody>${runList}</tbody></table></div>`}
 </main>
 <footer class="meta"><p>Generated by ces ${esc(toolVersion())} at ${esc(new Date().toISOString())}. Static page: opens from disk, no network.</p></footer>`;
-  fs.mkdirSync(reportsDir, { recursive: true });
-  const file = path.join(reportsDir, 'index.html');
-  writeFileAtomic(file, maskAll(page(LANDING_TITLE, body, template('landing.js'))));
+  const file = own ? path.join(reportsDir, own.id, 'index.html') : path.join(reportsDir, 'index.html');
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  writeFileAtomic(file, maskAll(page(own ? `CES run ${own.id}` : LANDING_TITLE, body, template('landing.js'))));
   return file;
 }
 
@@ -478,10 +513,13 @@ ${sections.join('\n')}
   return file;
 }
 
-/** Rebuilds every run's evidence page and the landing page from what is on disk (`ces report`). */
+/** Rebuilds every run's evidence page, its own page and the landing page from what is on disk (`ces report`). */
 export function buildAll(opts: BuildOptions = {}): { landing: string; evidence: string[] } {
   const reportsDir = opts.reportsDir ?? REPORTS;
-  const evidence = readRuns(reportsDir).map((r) => buildEvidence(path.join(reportsDir, r.id), opts));
+  const runs = readRuns(reportsDir);
+  const evidence = runs.map((r) => buildEvidence(path.join(reportsDir, r.id), opts));
+  // Each run's own page too (what its report: line named), before the overview that links them.
+  for (const r of runs) buildRunPage(path.join(reportsDir, r.id), opts);
   return { landing: buildLanding(opts), evidence };
 }
 

@@ -1,5 +1,7 @@
 // Copy-paste reproductions of a failed check: a curl command built from a recorded request, secrets never in clear (signatures computed from $CES_SECRET, keys as $CES_API_KEY, tokens as $CES_TOKEN).
+import path from 'node:path';
 import { knownSecrets } from './mask.js';
+import { ROOT } from './paths.js';
 
 /** POSIX shell single-quoting: safe for any bytes but NUL. */
 export const shq = (s: string): string => `'${s.replace(/'/g, `'\\''`)}'`;
@@ -20,8 +22,11 @@ export interface ReproRequest {
   capture?: { field: string; variable: string };
 }
 
-/** The command that starts ces in a printed re-run command (one place: an installed package and a checkout call it alike). */
-export const cesCommand = (): string => 'npx ces';
+/**
+ * The command that starts ces in a printed re-run command (one place): the absolute path of the `ces` that ran (bin/ces.js of
+ * this package, executable), so the command works wherever it is pasted; `npx ces` worked only where the package is installed.
+ */
+export const cesCommand = (): string => shq(path.join(ROOT, 'bin', 'ces.js'));
 
 /** Text inside double quotes in the shell: `$`, backquote, `"` and `\` escaped. */
 const dq = (s: string): string => s.replace(/[$`"\\]/g, (c) => `\\${c}`);

@@ -37,6 +37,8 @@ interface Row {
   expect: Array<[string, Verdict, RegExp?]>;
   /** Every other clause of the area: this verdict (the table says "every check that needs a created bot NOT JUDGED"). */
   others?: Verdict;
+  /** At least this many clauses of the area judged (PASS, FAIL, WARN or NOTE). */
+  judgedAtLeast?: number;
   /** Failing clauses whose printed reproduction, replayed against a freshly started partner, shows this. */
   repro: Array<[string, RegExp]>;
   /** Said in evidence.html (what a check judged). */
@@ -44,7 +46,9 @@ interface Row {
 }
 
 const connectorArgs = (extra: string[] = []) => ['--secret', CONNECTOR_SECRET, '--ca-file', folder.caFile, ...extra];
-const NO_BOT = /no bot was created: PUT \/bots\/\S+ → 404 \(see CONN-EP2-01\)/;
+const NO_BOT = /^No bot was created \(PUT \/bots\/\S+ → 404; see CONN-EP2-01\)\./;
+/** G36: the clauses whose evidence needs the created bot itself (reading it back, the rules given in its write body). */
+const NEED_THE_BOT = ['CONN-EP2-02', 'CONN-EP3-01', 'CONN-EP3-02', 'CONN-BOT-DATES-01', 'CONN-EP4-02', 'CONN-TRANSFER-03'];
 
 /**
  * The rows of the table. Modes touching different clauses share a run (each run is a Playwright launch): the connector without
@@ -53,18 +57,34 @@ const NO_BOT = /no bot was created: PUT \/bots\/\S+ → 404 \(see CONN-EP2-01\)/
  */
 const ROWS: Row[] = [
   {
-    name: 'a connector without PUT /bots (404) whose scenario list is empty',
-    start: (port) => connectorIn({ noPutBots: true, emptyScenarios: true }, port), args: connectorArgs(), code: 1,
+    // G36: endpoints 4-7 answered for the checker's own idOperator are judged; only what needs the bot itself is NOT JUDGED.
+    name: 'a connector without PUT /bots (404) whose endpoints 4-7 work',
+    start: (port) => connectorIn({ noPutBots: true }, port), args: connectorArgs(['--script', JSON.stringify(REFERENCE_SCRIPT)]), code: 1,
     expect: [
       ['CONN-EP2-01', 'fail', /PUT \/bots\/\S+ → 404 .*Unknown route PUT.*the spec asks for a 2xx answer with the Bot/],
-      ['CONN-EP3-02', 'not-judged', NO_BOT], ['CONN-EP3-01', 'not-judged', NO_BOT], ['CONN-CONC-01', 'not-judged', NO_BOT], ['CONN-SCEN-01', 'not-judged', NO_BOT],
+      ...NEED_THE_BOT.map((id): [string, Verdict, RegExp] => [id, 'not-judged', NO_BOT]),
+      // Not for want of the bot: the demo scenario's strategies have no customAvailability.
+      ['CONN-EP4-03', 'not-judged', /no customAvailability strategy answered/],
+    ],
+    others: 'pass',
+    judgedAtLeast: 30,
+    repro: [['CONN-EP2-01', /Unknown route PUT \/bots\/[^\n]*\nstatus 404/]],
+  },
+  {
+    // Endpoint 7's answers to operator-role messages are judged as the visitor messages' are (CONN-EP7-02); the loop clause
+    // defers to the clause that judged that same call. An empty scenario list is on clauses of its own (endpoint 1).
+    name: 'a connector answering operator messages 200 with an empty body, whose scenario list is empty',
+    start: (port) => connectorIn({ operatorEmptyBody: true, emptyScenarios: true }, port), args: connectorArgs(), code: 1,
+    expect: [
+      ['CONN-EP7-02', 'fail', /answer to the operator message \("Hello, an operator[^)]*\): answered 200 with an empty body, not a Connector conversation/],
+      ['CONN-JSON-01', 'fail', /POST \/conversations\/\S+\/messages answered 200 with an empty body/],
+      ['CONN-LOOP-01', 'not-judged', /endpoint 7 answered the operator message with no replies array \(.*; see CONN-EP7-02\)/],
       ['CONN-EP1-04', 'fail', /GET \/external-bots → 200 .*the spec asks for at least one scenario/],
       ['CONN-EP1-02', 'not-judged', /listed no scenario: no item to judge/], ['CONN-EP1-03', 'not-judged', /answered no scenario/],
-      // What needs no bot is judged on what the connector answered.
-      ['CONN-HTTPS-01', 'pass'], ['CONN-JSON-01', 'pass'], ['CONN-AUTH-01', 'pass'], ['CONN-AUTH-02', 'pass'], ['CONN-TIME-01', 'pass'], ['CONN-EP1-01', 'pass'],
+      ['CONN-EP7-01', 'pass'], ['CONN-SCEN-01', 'pass'], ['CONN-EP2-01', 'pass'], ['CONN-AUTH-02', 'pass'],
     ],
-    others: 'not-judged',
-    repro: [['CONN-EP2-01', /Unknown route PUT \/bots\/[^\n]*\nstatus 404/], ['CONN-EP1-04', /^\[\]\nstatus 200/m]],
+    // The call that failed (the operator message, answered with nothing), after what it depends on: the bot, the opening.
+    repro: [['CONN-EP7-02', /s\n\nstatus 200 in/], ['CONN-JSON-01', /s\n\nstatus 200 in/], ['CONN-EP1-04', /^\[\]\nstatus 200/m]],
   },
   {
     name: 'a connector whose endpoints 1-5 are missing (404) while 6 and 7 work',
@@ -77,6 +97,8 @@ const ROWS: Row[] = [
       // A 404 is not a refused signature, nor a time: signatures judged on endpoints 6 and 7, time on endpoint 6.
       ['CONN-AUTH-02', 'pass'], ['CONN-TIME-01', 'pass'], ['CONN-AUTH-01', 'pass'], ['CONN-HTTPS-01', 'pass'], ['CONN-JSON-01', 'pass'],
       ['CONN-EP3-02', 'not-judged', NO_BOT], ['CONN-EP5-01', 'not-judged', NO_BOT],
+      // G36: endpoints 6 and 7 answered for the checker's own idOperator are judged (with no scenario, their replies are empty).
+      ...['CONN-EP6-01', 'CONN-EP6-02', 'CONN-CONV-DATES-01', 'CONN-CONV-DATES-02', 'CONN-EP7-01', 'CONN-EP7-02', 'CONN-LOOP-01', 'CONN-SCEN-01', 'CONN-CONC-01'].map((id): [string, Verdict] => [id, 'pass']),
     ],
     others: 'not-judged',
     repro: [['CONN-EP3-01', /Unknown route GET \/bots\/[^\n]*\nstatus 404/], ['CONN-EP1-01', /Unknown route GET \/external-bots[^\n]*\nstatus 404/]],
@@ -183,6 +205,10 @@ describe("issue 25's table: partner modes written from the spec get exactly thei
           const wrong = areaIds(area).filter((id) => !named.has(id) && r.verdicts.get(id) !== row.others).map((id) => `${id}=${r.verdicts.get(id)}`);
           assert.deepEqual(wrong, [], `every other clause is ${row.others}`);
         }
+        if (row.judgedAtLeast) {
+          const judged = areaIds(area).filter((id) => ['pass', 'fail', 'warn', 'note'].includes(r.verdicts.get(id) ?? ''));
+          assert.ok(judged.length >= row.judgedAtLeast, `at least ${row.judgedAtLeast} clauses judged, got ${judged.length}\n${tail(r)}`);
+        }
         const html = fs.readFileSync(path.join(r.dir, 'evidence.html'), 'utf8');
         for (const said of row.evidence ?? []) assert.match(html, said);
         // Coverage counts the clauses of what was checked, not the catalogue.
@@ -204,7 +230,12 @@ describe("issue 25's table: partner modes written from the spec get exactly thei
             assert.ok(!text.includes(receiver ? RECEIVER_SECRET : CONNECTOR_SECRET), 'the secret is never in clear');
             const first = /reproduction of the first failure \(([^:]+):/.exec(r.out)?.[1];
             if (first === id) assert.ok(r.out.includes(text.split('\n')[0]!), 'the terminal prints the reproduction of the first failure');
-            const out = await runReproduction(folder.work, text, receiver ? RECEIVER_SECRET : CONNECTOR_SECRET, { cwd: folder.work });
+            // As printed, from an empty folder: a re-run command reaches ces by its absolute path (never `npx ces`).
+            assert.doesNotMatch(text, /\bnpx ces\b/);
+            // Each call once: no two steps alike (their bodies included; two messages differ by their idMessage).
+            const steps = text.split(/^# (?=(?:GET|PUT|POST) )/m).slice(1).map((step) => step.replace(/: answered [^\n]*/, ''));
+            assert.deepEqual(steps, [...new Set(steps)], `${id}: each call once in its reproduction\n${text}`);
+            const out = await runReproduction(folder.work, text, receiver ? RECEIVER_SECRET : CONNECTOR_SECRET);
             assert.match(out, shows, `${id}: the replayed reproduction shows the failure\n${text}\n---\n${out.slice(-3000)}`);
           });
         }

@@ -33,7 +33,7 @@ const MISTAKES: Array<{ clause: string; why: RegExp; what: string }> = [
   { clause: 'CONN-EP2-02', what: "PUT answering the connector's own bot id (putAnswersOwnId)", why: /idOperator must be the one of the path \(ces-check-[^)]+\)[\s\S]*"bot-1"/ },
   { clause: 'CONN-EP3-02', what: "GET answering the scenario's name as idBot (getNameAsIdBot)", why: /external\.idBot must be the scenario of the bot \(demo\)[\s\S]*"Demo assistant"/ },
   { clause: 'CONN-EP4-03', what: 'customAvailability with `available` (misspelledAvailability)', why: /customAvailability needs availability \(Boolean\): \{"strategy":"customAvailability","available":true\}/ },
-  { clause: 'CONN-EP7-02', what: `a "typing" reply to "${TYPING_TEXT}" (a script)`, why: new RegExp(`"${TYPING_TEXT}" replies\\[0\\]: .*type`) },
+  { clause: 'CONN-EP7-02', what: `a "typing" reply to "${TYPING_TEXT}" (a script)`, why: new RegExp(`"${TYPING_TEXT}"\\) replies\\[0\\]: .*type`) },
   // A conversation is held when each answer is timely and schema-valid: an invalid reply breaks both clauses (SCEN-01 is their sum).
   { clause: 'CONN-SCEN-01', what: `the same "typing" reply`, why: new RegExp(`every visitor message must get a timely, schema-valid answer: "${TYPING_TEXT}": .*replies/0/type`) },
 ];

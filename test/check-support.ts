@@ -72,12 +72,14 @@ export function checksOf(r: CheckRun): Array<{ title: string; clauses: string[];
 export const saidAbout = (r: CheckRun, id: string) => checksOf(r).filter((c) => c.clauses.includes(id)).flatMap((c) => [c.reason ?? '', ...(c.warnings ?? []), ...(c.notes ?? [])]).join(' | ');
 
 /**
- * Runs a reproduction as a user would paste it (CES_SECRET set; from the project folder, or `cwd`: the printed paths are absolute);
- * answers what it printed. Asynchronous: the fakes answer from this process.
+ * Runs a reproduction as a user would paste it, as printed (CES_SECRET set), from an empty folder of its own (or `cwd`): its
+ * paths and its re-run command (the absolute path of ces) must work from anywhere. Answers what it printed. Asynchronous: the
+ * fakes answer from this process.
  */
 export function runReproduction(work: string, text: string, secret: string, opts: { cwd?: string } = {}): Promise<string> {
+  const cwd = opts.cwd ?? fs.mkdtempSync(path.join(work, 'paste-'));
   return new Promise((resolve) => {
-    const child = spawn('bash', ['-c', text.replaceAll('npx ces ', `node ${path.join(ROOT, 'bin', 'ces.js')} `)], { cwd: opts.cwd ?? ROOT, env: { ...process.env, CES_SECRET: secret, CES_REPORTS_DIR: path.join(work, 'reports') } });
+    const child = spawn('bash', ['-c', text], { cwd, env: { ...process.env, CES_SECRET: secret, CES_REPORTS_DIR: path.join(work, 'reports') } });
     let out = '';
     const timer = setTimeout(() => child.kill(), 240_000);
     child.stdout.on('data', (d) => (out += d));

@@ -9,7 +9,7 @@ import { endpointAbsent, excerpt, markupText } from '../check/evidence.js';
 import { concurrencyProblems, replySummary, type Held } from '../check/concurrency.js';
 import { exchangesCurl, withDependencies } from '../check/reproduce.js';
 import type { ConversationRun } from '../check/conversation.js';
-import { briefReason } from '../cli/run.js';
+import { briefReason, firstSentence } from '../cli/run.js';
 import { conversationIdWarning, dateWarnings, unlistedFields } from '../check/judge.js';
 import { bundleProblems, dateProblems, durationMs, imagesOf, isIsoDateTime, quickReplyCounts, replyProblems, textsOf, transfersOf, unknownRules } from '../check/judge.js';
 import { imageProblem } from '../check/image.js';
@@ -198,7 +198,11 @@ test('reasons: an excerpt of an answer is short and never escaped markup; a call
   // An unclosed tag costs one pass, not a regular expression's backtracking.
   assert.equal(markupText('<'.repeat(100_000)).trim(), '');
   assert.match(briefReason(`${'A first sentence that says what came back. '.repeat(3)}${'More detail about it, '.repeat(20)}`), /^A first sentence .* … \(whole reason in evidence\.html\)$/);
-  assert.ok(briefReason('word '.repeat(200)).length < 300);
+  // Whole sentences: never cut inside one (a first sentence without end, e.g. a list, is cut at a word past 600 characters).
+  assert.equal(briefReason(`A first sentence, which is long: ${'x, '.repeat(90)}it ends here. A second one.`), `A first sentence, which is long: ${'x, '.repeat(90)}it ends here. … (whole reason in evidence.html)`);
+  assert.equal(briefReason(`One. Two sentences fit. ${'Three is too long, '.repeat(20)}end.`), 'One. Two sentences fit. … (whole reason in evidence.html)');
+  assert.ok(briefReason('word '.repeat(200)).length < 700);
+  assert.equal(firstSentence('No bot was created (PUT /bots/x → 404; see CONN-EP2-01). The answer to GET /a → 404 says nothing.'), 'No bot was created (PUT /bots/x → 404; see CONN-EP2-01).');
   assert.equal(briefReason('short'), 'short');
 });
 
@@ -232,6 +236,7 @@ test('reproductions: a call of the conversation comes with the bot\'s creation, 
   assert.deepEqual(withDependencies([{ ...echo }], run).map((e) => e.requestBody), [put, start, visitor, echo].map((e) => e.requestBody), 'the echo needs the bot, the opening and the visitor message before it');
   const own = ex({ endpoint: 3, path: '/bots/op-1', url: 'https://bot.example/bots/op-1?idWebsite=1' });
   assert.deepEqual(withDependencies([own], run), [put, own], 'a call naming the bot comes after its creation');
+  assert.deepEqual(withDependencies([put, own], run), [put, own], 'each call once: the creation judged by a check is not repeated as its dependency');
   const text = exchangesCurl(withDependencies([echo], run).map((e) => ({ note: e.path, ex: e })));
   assert.match(text, /CONV1=\$\(printf '%s' "\$ANSWER" \| sed -n/, 'the connector\'s own id is taken from the answer');
   assert.match(text, /"https:\/\/bot\.example\/conversations\/\$\{CONV1\}\/messages\?idWebsite=1"/, 'and used by the later calls');

@@ -40,8 +40,8 @@ describe('partners in every variant (table): a correct one passes, each wrong on
         ['CONN-AUTH-02', 'fail', /refused the call: is --secret the connector's signing secret/],
         ['CONN-AUTH-01', 'not-judged', /no correctly signed call was accepted .*the connector refuses every call/],
         // A refusal of the call's credentials is evidence for CONN-AUTH-02 only, and no bot was created.
-        ['CONN-EP1-01', 'not-judged', /→ 401: the call was refused for its credentials/], ['CONN-CONC-01', 'not-judged', /no bot was created/],
-        ['CONN-TIME-01', 'not-judged', /answered no configuration call with 2xx/], ['CONN-EP7-01', 'not-judged', /no bot was created/],
+        ['CONN-EP1-01', 'not-judged', /→ 401: the call was refused for its credentials/], ['CONN-CONC-01', 'not-judged', /No bot was created/],
+        ['CONN-TIME-01', 'not-judged', /answered no configuration call with 2xx/], ['CONN-EP7-01', 'not-judged', /No bot was created/],
       ],
       // Its refusals are JSON: CONN-JSON-01 is judged on what it answered.
       onlyPass: ['CONN-HTTPS-01', 'CONN-JSON-01'],

@@ -44,12 +44,18 @@ function hooks(s: ConnectorCheckSettings, caFile: string | undefined, inTest: bo
 
 /** Clauses where one request cannot show the failure: the reproduction adds the command that re-runs the clause. */
 const RERUN_CLAUSES = ['CONN-TIME-01', 'CONN-EP5-01', 'CONN-EP7-01', 'CONN-SCEN-01', 'CONN-CONC-01'];
-/** The exchanges a check attached (attachExchanges), in order, each once. */
-function attachedExchanges(info: TestInfo, secret: string): Exchange[] {
+/**
+ * Title of the attachment naming the calls that show a check's failure (attachFailing): its reproduction replays those, with
+ * what they depend on, rather than every call the check judged.
+ */
+const FAILING_CALLS = 'the calls that show the failure';
+
+/** The exchanges a check attached (attachExchanges; only those of the attachment titled `only`), in order, each once. */
+function attachedExchanges(info: TestInfo, secret: string, only?: string): Exchange[] {
   const seen = new Set<string>();
   const out: Exchange[] = [];
   for (const a of info.attachments) {
-    if (a.contentType !== 'application/json' || !a.body) continue;
+    if (a.contentType !== 'application/json' || !a.body || (only !== undefined && a.name !== only)) continue;
     let items: any;
     try { items = JSON.parse(a.body.toString('utf8')); } catch { continue; }
     // A step of api.request: {request: {method, url, headers, body}, response}; the signed bytes are the body, or the raw query of a GET.
@@ -92,14 +98,18 @@ function reproduceCheck(info: TestInfo, run: ConversationRun | undefined): void 
   const warned = info.annotations.some((x) => x.type === ANNOTATION.warn);
   if ((!failed && !warned) || info.annotations.some((x) => x.type === ANNOTATION.reproduction)) return;
   const s = connectorSettings(currentTarget());
-  const exchanges = withDependencies(attachedExchanges(info, s.secret).slice(0, 10), run).slice(0, MAX_REPRODUCED_CALLS);
+  const failing = attachedExchanges(info, s.secret, FAILING_CALLS);
+  const exchanges = withDependencies((failing.length ? failing : attachedExchanges(info, s.secret)).slice(0, 10), run).slice(0, MAX_REPRODUCED_CALLS);
   const clauseIds = info.tags.map((t) => t.replace(/^@/, ''));
   const timing = clauseIds.some((c) => RERUN_CLAUSES.includes(c));
   const parts: string[] = [];
   // Where no call shows it (timing, concurrency, a check without calls such as the URL's scheme): the command that re-runs the clause.
   if (timing || !exchanges.length) parts.push(`# re-run just this clause:\n${rerunCommand(clauseIds.find((c) => RERUN_CLAUSES.includes(c)) ?? clauseIds[0]!)}`);
   if (exchanges.length) {
-    parts.push(`# the ${exchanges.length === 1 ? 'call' : `${exchanges.length} calls`} the check judged, with the calls they depend on, in order, as sent (set CES_SECRET to the connector's secret):`);
+    const base = Math.min(exchanges.length, (failing.length ? failing : attachedExchanges(info, s.secret)).slice(0, 10).length);
+    const what = failing.length ? (failing.length === 1 ? 'the call that failed' : `the ${failing.length} calls that failed`) : base === 1 ? 'the call the check judged' : `the ${base} calls the check judged`;
+    const deps = exchanges.length - base;
+    parts.push(`# ${what}${deps > 0 ? `, after the ${deps === 1 ? 'call' : `${deps} calls`} ${base === 1 ? 'it depends' : 'they depend'} on` : ''}${exchanges.length > 1 ? ', each once, in order' : ''}, as sent (set CES_SECRET to the connector's secret):`);
     parts.push(exchangesCurl(exchanges.map((ex) => ({ note: `${ex.method} ${ex.path}${ex.signature ? ` (${ex.signature} signature)` : ''}: answered ${ex.error ? `nothing (${ex.error.split('\n')[0]})` : ex.status} in ${Math.round(ex.ms)} ms during the check`, ex })),
       { caFile: currentTarget().ca_file, unsigned: s.unsigned, maxTimeS: timing ? 15 : 30 }));
   }
@@ -163,6 +173,11 @@ export async function attachExchanges(title: string, exchanges: Exchange[]): Pro
   await test.info().attach(title, { body: mask(JSON.stringify(body, null, 2)), contentType: 'application/json' });
 }
 
+/** Attaches the calls that show the check's failure: what its reproduction replays (with what they depend on). */
+export async function attachFailing(exchanges: Exchange[]): Promise<void> {
+  if (exchanges.length) await attachExchanges(FAILING_CALLS, exchanges);
+}
+
 /** Attaches the conversation's transcript (every exchange) and its sequence diagram. */
 export async function attachConversation(run: ConversationRun): Promise<void> {
   const calls: SequenceCall[] = [];
@@ -172,7 +187,8 @@ export async function attachConversation(run: ConversationRun): Promise<void> {
     const at = ex.at ?? 0;
     const failed = ex.error !== undefined || (ex.status ?? 0) < 200 || (ex.status ?? 0) > 299;
     if (s.kind === 'visitor') calls.push({ from: 'visitor', to: 'service', label: `${s.quickReply ? 'quick reply: ' : ''}"${s.text.slice(0, 50)}"`, at });
-    const label = s.kind === 'first-messages' ? 'endpoint 5: first messages' : s.kind === 'start' ? 'endpoint 6: POST /conversations' : s.kind === 'visitor' ? 'endpoint 7: visitor message' : `endpoint 7: echo (operator) ${s.of}`;
+    const label = s.kind === 'first-messages' ? 'endpoint 5: first messages' : s.kind === 'start' ? 'endpoint 6: POST /conversations' : s.kind === 'visitor' ? 'endpoint 7: visitor message'
+      : s.kind === 'operator' ? `endpoint 7: operator message "${s.text.slice(0, 40)}"` : `endpoint 7: echo (operator) ${s.of}`;
     calls.push({ from: 'service', to: 'connector', label, at, ms: Math.round(ex.ms), failed });
     const replies: any[] = Array.isArray((ex.json as any)?.replies) ? (ex.json as any).replies : [];
     calls.push({ from: 'connector', to: 'service', label: ex.error ? `no answer: ${ex.error.slice(0, 60)}` : `${ex.status}: ${replies.length ? replies.map((r) => (r?.type === 'message' ? summarizePayload(r.payload) : String(r?.type))).join(', ').slice(0, 90) : 'no replies'}`, at: at + Math.round(ex.ms), failed });
@@ -204,16 +220,45 @@ export function notRefused(ex: Exchange): void {
 }
 
 /**
- * A check that needs the bot the run created: NOT JUDGED when PUT /bots/{idOperator} created none (what a connector answers
- * about a bot it never created says nothing about the clause). One exception: the answer `ex` shows its endpoint does not
- * exist (answered as a path that does not exist, or 405), which fails the check under its own endpoint clause.
+ * The one cause of every clause left NOT JUDGED for want of a bot (G36), as one sentence, the same in every check: the
+ * terminal groups NOT JUDGED rows by their first sentence.
+ */
+export const noBotCause = (bot: BotSetup): string => `No bot was created (${brief(bot.put)}; see CONN-EP2-01).`;
+
+/** A reason that names the missing bot first when the run has none (G36), else the reason as it is. */
+export const orNoBot = (bot: BotSetup, reason: string): string => (botCreated(bot.put) ? reason : `${noBotCause(bot)} ${reason.charAt(0).toUpperCase()}${reason.slice(1)}`);
+
+/**
+ * Fails the check when the answer `ex` shows its endpoint does not exist (answered as a path that does not exist, or 405):
+ * whatever bot it named, the endpoint is missing, which the service calls for every bot it creates.
+ */
+function failIfAbsent(bot: BotSetup, ex: Exchange | undefined): void {
+  if (!ex || !endpointAbsent(ex, bot.notFound)) return;
+  const like = ex.status === 404 && bot.notFound ? `, the answer it gives a path that does not exist (${brief(bot.notFound)})` : '';
+  expect(false, `${ENDPOINT_NAME[ex.endpoint] ?? `${ex.method} ${ex.path}`} does not exist: ${describe(ex)}${like}. The service calls it for every bot it creates.`).toBe(true);
+}
+
+/**
+ * A check whose evidence needs the bot itself (reading it back, its distribution rules): NOT JUDGED when PUT /bots/{idOperator}
+ * created none. One exception: the answer `ex` shows its endpoint does not exist, which fails the check under its own clause.
  */
 export function needsBot(bot: BotSetup, ex?: Exchange): void {
   if (botCreated(bot.put)) return;
-  if (ex && endpointAbsent(ex, bot.notFound)) {
-    const like = ex.status === 404 && bot.notFound ? `, the answer it gives a path that does not exist (${brief(bot.notFound)})` : '';
-    expect(false, `${ENDPOINT_NAME[ex.endpoint] ?? `${ex.method} ${ex.path}`} does not exist: ${describe(ex)}${like}. The service calls it for every bot it creates.`).toBe(true);
-  }
-  notJudged(`no bot was created: ${brief(bot.put)} (see CONN-EP2-01), and what a connector answers about a bot it never created says nothing about this clause`);
+  failIfAbsent(bot, ex);
+  notJudged(`${noBotCause(bot)} This clause is about the bot itself, and what a connector answers about a bot it never created says nothing about it.`);
 }
+
+/**
+ * G36: when no bot was created, the checker still calls endpoints 4-7 with an idOperator of its own, and a 2xx answer is
+ * evidence judged as any other; a refusal, an error or no answer for an idOperator the connector was never given is NOT JUDGED,
+ * never FAIL; only the clause of the endpoint itself (`ownEndpoint`) fails when the answer shows the endpoint does not exist.
+ */
+export function answeredWithoutBot(bot: BotSetup, ex: Exchange, ownEndpoint = false): void {
+  if (botCreated(bot.put) || is2xx(ex)) return;
+  if (ownEndpoint) failIfAbsent(bot, ex);
+  notJudged(`${noBotCause(bot)} The answer to ${brief(ex)}, for an idOperator the connector was never given, says nothing about this clause.`);
+}
+
+/** The answers a check may judge (G36): every one when the run created its bot, else only the 2xx ones. */
+export const evidenceOf = (bot: BotSetup, calls: Exchange[]): Exchange[] => (botCreated(bot.put) ? calls : calls.filter(is2xx));
 export const repliesOf = (ex: Exchange): any[] => (Array.isArray((ex.json as any)?.replies) ? (ex.json as any).replies : []);

@@ -1,5 +1,5 @@
 // Connector check of G28: scripts held alone, then at once; an answer belongs to its conversation (endpoint 7).
-import { test, expect, clauses, attachExchanges, needsBot } from './check-fixtures.js';
+import { test, expect, clauses, attachExchanges, orNoBot } from './check-fixtures.js';
 import { notJudged, notJudgedIf, reproduction } from '../verdicts.js';
 import { ConnectorClient, describe } from '../../check/connector-client.js';
 import { concurrentScripts } from '../../check/settings.js';
@@ -13,7 +13,6 @@ test('answers belong to their conversation when several are held at once', claus
   // Every step may take up to the 10 s limit: alone, once more alone, then at once.
   test.setTimeout(300_000);
   notJudgedIf(connector.conversations < 2, '--conversations 1: only one conversation at a time was held (a bot that answers at random cannot be compared)');
-  needsBot(bot);
   const agent = agentFor(target.ca_file);
   const client = new ConnectorClient(connector, (req) => http(req, agent));
   const scripts = concurrentScripts(connector, target.reference === true);
@@ -29,7 +28,7 @@ test('answers belong to their conversation when several are held at once', claus
   const heldAlone = again ? [...alone, again] : alone;
   await attachExchanges(`each script held alone (and the first one twice)${again ? '' : ', until one failed'}`, exchangesOf(heldAlone));
   const failed = failedOf(heldAlone);
-  if (failed.length || !again) notJudged(`a conversation held alone already failed (${describe(failed[0]!)}; see CONN-EP6-01, CONN-EP7-01)`);
+  if (failed.length || !again) notJudged(orNoBot(bot, `a conversation held alone already failed (${describe(failed[0]!)}; see CONN-EP6-01, CONN-EP7-01).`));
   const random = soloDifference(alone[0]!, again);
   if (random) notJudged(`${random}: the bot answers at random, so concurrent answers cannot be compared; run with --conversations 1`);
   const together = await holdTogether(client, bot.idOperator, scripts);
