@@ -56,6 +56,8 @@ export interface CallOptions {
   signature?: SignatureMode;
   timeoutMs: number;
   label?: string;
+  /** Cancels the call (it is then recorded as one without answer). */
+  signal?: AbortSignal;
 }
 
 export interface DistributionRule { id: string; label: string }
@@ -87,7 +89,7 @@ export class ConnectorClient {
     const ex: Exchange = { endpoint, method, path, url, signed, requestBody: opts.body, ms: 0, ...(mode !== 'valid' ? { signature: mode } : {}) };
     const started = performance.now();
     try {
-      const res = await this.send({ method, url, headers, body, timeoutMs: opts.timeoutMs }, opts.label ?? `endpoint ${endpoint}: ${method} ${path}`);
+      const res = await this.send({ method, url, headers, body, timeoutMs: opts.timeoutMs, ...(opts.signal ? { signal: opts.signal } : {}) }, opts.label ?? `endpoint ${endpoint}: ${method} ${path}`);
       ex.ms = res.ms;
       ex.status = res.status;
       ex.json = res.json;

@@ -9,7 +9,7 @@ import { refusedAuth } from '../../check/evidence.js';
 import { allReplies, exchangesOf, type ConversationRun } from '../../check/conversation.js';
 import { conversationIdWarning, dateWarningsOf, unlistedFields } from '../../check/judge.js';
 import { note, warn } from '../verdicts.js';
-import { bundleProblems, bundlesOf, dateProblems, imagesOf, isDateError, quickReplyCounts, replyProblems, schemaErrors, textsOf, transfersOf } from '../../check/judge.js';
+import { bundleProblems, bundlesOf, dateProblems, imagesOf, isDateError, messageAnswerProblems, operatorReplies, quickReplyCounts, schemaErrors, textsOf, transfersOf, unknownTransferRules } from '../../check/judge.js';
 import { abortAfter, LIMIT_OF, timingText, withinLimit } from '../../check/timing.js';
 import { imageProblem, probeImage } from '../../check/image.js';
 
@@ -110,8 +110,7 @@ test('messages are answered with a schema-valid Connector conversation', clauses
   const problems = steps.flatMap((s) => {
     const ex = s.exchange;
     if (!is2xx(ex)) return [`"${s.text}": ${describe(ex)}`];
-    const errors = schemaErrors('connector/conversation.json', ex.json, isDateError);
-    return [...(errors ? [`"${s.text}": ${errors}`] : []), ...replyProblems((ex.json as any)?.replies ?? [], `"${s.text}"`)];
+    return messageAnswerProblems(ex.json, `"${s.text}"`);
   });
   expect(problems, `answers must match connector/conversation.json and connector/reply.json: ${problems.join('; ')}`).toEqual([]);
   const extra = [...new Set(steps.flatMap((s) => unlistedFields('connector/conversation.json', s.exchange.json)))];
@@ -124,7 +123,7 @@ test("the connector's own replies echoed back as operator messages get empty rep
   await attachExchanges('echoes of the bot messages (role operator)', echoes.map((s) => s.exchange));
   notJudgedIf(echoes.length === 0, 'the connector sent no message reply to echo');
   // Evidence of ignoring an echo is an answer with empty replies; an echo that got no answer (or no replies array) shows nothing.
-  const looping = echoes.filter((s) => repliesOf(s.exchange).length > 0).map((s) => `echo of ${s.of} → ${repliesOf(s.exchange).length} replies`);
+  const looping = echoes.filter((s) => operatorReplies(s.exchange.json).length > 0).map((s) => `echo of ${s.of} → ${operatorReplies(s.exchange.json).length} replies`);
   const silent = echoes.filter((s) => !is2xx(s.exchange) || !Array.isArray((s.exchange.json as any)?.replies));
   if (!looping.length && silent.length) notJudged(`${silent.length} of ${echoes.length} echoes got no answer with a replies array (${describe(silent[0]!.exchange)}; see CONN-EP7-01): whether the connector ignores its own echoed messages could not be observed`);
   expect(looping, `the service posts every bot message back with role operator; answering them loops the bot on itself: ${looping.join('; ')}`).toEqual([]);
@@ -194,7 +193,7 @@ test('transfers name a distribution rule given in the bot write body', clauses('
   const list = transfers(run);
   notJudgedIf(list.length === 0, 'no transfer reply in the conversation');
   const given = run.setup.body.distributionRules.map((r) => r.id);
-  const unknown = list.filter((t) => !given.includes(String(t.rule))).map((t) => `${t.where}: ${JSON.stringify(t.rule)}`);
+  const unknown = unknownTransferRules(list, given);
   expect(unknown, `a transfer must name one of the rules given (${run.setup.body.distributionRules.map((r) => `${r.label}=${r.id}`).join(', ')}): ${unknown.join('; ')}`).toEqual([]);
 });
 

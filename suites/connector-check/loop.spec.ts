@@ -1,9 +1,10 @@
 // Connector check of loop safety on a fresh conversation: a message whose author is an operator gets empty replies.
 import { randomUUID } from 'node:crypto';
-import { test, expect, clauses, is2xx, repliesOf, needsBot } from './check-fixtures.js';
+import { test, expect, clauses, is2xx, needsBot } from './check-fixtures.js';
 import { notJudgedIf } from '../verdicts.js';
 import { describe, operatorMessage } from '../../check/connector-client.js';
 import { abortAfter, LIMIT_OF } from '../../check/timing.js';
+import { operatorReplies } from '../../check/judge.js';
 
 test('a message with role operator gets empty replies', clauses('CONN-LOOP-01'), async ({ bot, client }) => {
   needsBot(bot);
@@ -16,5 +17,5 @@ test('a message with role operator gets empty replies', clauses('CONN-LOOP-01'),
   });
   // No answer, or an answer without replies, is no evidence of ignoring operator messages (silence is not "empty replies").
   notJudgedIf(!is2xx(ex) || !Array.isArray((ex.json as any)?.replies), `endpoint 7 answered the operator message with no replies array (${describe(ex)}; see CONN-EP7-01, CONN-EP7-02): whether the connector ignores operator messages could not be observed`);
-  expect(repliesOf(ex).map((r) => r?.type), 'the connector must reply only to visitor messages and ignore operator messages, else it loops on itself').toEqual([]);
+  expect(operatorReplies(ex.json), 'the connector must reply only to visitor messages and ignore operator messages, else it loops on itself').toEqual([]);
 });
