@@ -132,6 +132,19 @@ export function operatorMessage(payload: unknown, createdAt = zonedNow()): Messa
   return { idMessage: randomUUID(), author: { role: 'operator' }, payload, createdAt };
 }
 
+/**
+ * Asks the connector to remove bots a run created (DELETE /bots/{idOperator}, signed as G2 says): the contract has no deletion,
+ * so this is best effort. Answers those it did not remove, each with why.
+ */
+export async function deleteBots(client: ConnectorClient, ids: string[]): Promise<string[]> {
+  const left: string[] = [];
+  for (const id of ids) {
+    const ex = await client.call(2, 'DELETE', `/bots/${encodeURIComponent(id)}`, { timeoutMs: 10_000 });
+    if (ex.status === undefined || ex.status < 200 || ex.status > 299) left.push(`${id} (${ex.error ? 'no answer' : ex.status})`);
+  }
+  return left;
+}
+
 /** What a status says about the partner, when it says more than the number. */
 export function statusMeaning(status: number, unsigned = false): string {
   if (status === 401 || status === 403) return unsigned ? 'refused: calls are unsigned (--unsigned) and the connector wants a signature' : 'refused the call: is --secret the connector\'s signing secret (G2)?';

@@ -43,7 +43,9 @@ export function judgeCall(ex: Exchange, c: CallContext): Judgement {
   const findings: Finding[] = [];
   const fail = (clause: ExploreClause, kind: string, message: string) => { judged.add(clause); findings.push({ clause, key: `${clause}:${kind}`, message }); };
   const pass = (clause: ExploreClause) => judged.add(clause);
-  const what = `${ex.method} ${ex.path}${c.conversation ? ` (${c.conversation}${KIND_LABEL[c.kind] ? `, ${KIND_LABEL[c.kind]}` : ''})` : ''}`;
+  // The path with the conversation's name for its id (ids change with every replay; the name does not).
+  const shown = c.conversation && c.connectorId ? ex.path.replace(encodeURIComponent(c.connectorId), `{${c.conversation}}`) : ex.path;
+  const what = `${ex.method} ${shown}${KIND_LABEL[c.kind] ? ` (${KIND_LABEL[c.kind]})` : ''}`;
   // A refusal of the call's credentials is CONN-AUTH-02's; for a bot that was not created (G36), any refusal says nothing.
   const noEvidence = ex.error === undefined && !is2xx(ex) && (refusedAuth(ex) || (!c.botCreated && ex.status! >= 400 && ex.status! < 500));
   if (noEvidence) return { judged: [], findings: [] };
@@ -58,7 +60,7 @@ export function judgeCall(ex: Exchange, c: CallContext): Judgement {
   };
   const mustAnswer = (clause: ExploreClause): boolean => {
     if (!answered) return false;
-    if (!is2xx(ex)) { fail(clause, `status-${ex.status}`, `${what}: ${describe(ex)}`); return false; }
+    if (!is2xx(ex)) { fail(clause, `status-${ex.status}`, `${what} ${describe(ex).replace(`${ex.method} ${ex.path} `, '')}`); return false; }
     return true;
   };
   switch (c.kind) {

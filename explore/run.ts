@@ -83,7 +83,8 @@ export async function playSession(client: ConnectorClient, idBot: string, steps:
 export async function explore(o: ExploreOptions): Promise<ExploreResult> {
   const log = o.log ?? (() => {});
   const started = performance.now();
-  const deadline = started + o.budgetMs;
+  // Shrinking and replaying a failure have their own budget: the time they take is given back to exploring.
+  let deadline = started + o.budgetMs;
   const bots: string[] = [];
   const { idBot } = await firstScenario(o.client);
   const hunt: Hunt = { reported: new Set() };
@@ -134,6 +135,7 @@ export async function explore(o: ExploreOptions): Promise<ExploreResult> {
   for (let round = 0; performance.now() < deadline; round++) {
     const r = await fc.check(property, { seed: seedOf(o.seed, round), numRuns: SESSIONS_PER_ROUND, endOnFailure: false });
     if (!r.failed) continue;
+    const shrinkStarted = shrink ? shrink.until - o.shrinkBudgetMs : performance.now();
     if (!lastFailing) throw r.errorInstance ?? new Error(`a session failed without a finding: ${String(r.errorInstance)}`);
     const { finding, session } = lastFailing;
     const cut = shrink !== undefined && performance.now() > shrink.until;
@@ -155,6 +157,7 @@ export async function explore(o: ExploreOptions): Promise<ExploreResult> {
     failures.push({ finding, steps, records, foundSteps, shrinks: r.numShrinks, replays, flaky, shrinkCut: cut });
     log(`  ${finding.clause}: shrunk from ${foundSteps} to ${steps.length} steps (${r.numShrinks} shrinks${cut ? ', shrink budget spent' : ''}); replayed ${replays.filter(Boolean).length} of ${REPLAYS} times failing${flaky ? ': FLAKY' : ''}`);
     lastFailing = undefined;
+    deadline += performance.now() - shrinkStarted;
   }
   return { seed: o.seed, budgetMs: o.budgetMs, durationMs: Math.round(performance.now() - started), idBot, explored, total, judged, failures, bots, botCreated };
 }
