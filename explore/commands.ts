@@ -85,9 +85,10 @@ class ClickCommand implements Cmd {
 
 class EchoCommand implements Cmd {
   constructor(private readonly pick: number, private readonly s: CommandSettings) {}
-  check(k: Known) { return open(k).some((c) => c.pending.length > 0); }
+  // The bot's messages shown before a close or a transfer are posted back too.
+  check(k: Known) { return k.conversations.some((c) => c.pending.length > 0); }
   async run(k: Known, real: SessionRunner) {
-    const list = open(k).filter((c) => c.pending.length > 0);
+    const list = k.conversations.filter((c) => c.pending.length > 0);
     const conv = list[this.pick % list.length]!;
     // The service posts the bot's messages back in the order they were shown.
     await play(real, { kind: 'echo', conversation: conv.name, payload: conv.pending[0] }, this.s.hunt);

@@ -21,6 +21,8 @@ export interface ExploreOptions {
   seed: number;
   parallel: number;
   maxText: number;
+  /** Ends the run once this many failures are reported (the project's tests: each hidden bug found, no budget spent after it). */
+  stopAfterFailures?: number;
   log?: (line: string) => void;
 }
 
@@ -56,6 +58,23 @@ export interface ExploreResult {
 const seedOf = (seed: number, round: number) => createHash('sha256').update(`${seed}|${round}`).digest().readInt32LE(0);
 /** Steps that sent something (a step of a closed conversation sends nothing and is left out of the session). */
 export const sentSteps = (records: StepRecord[]): StepRecord[] => records.filter((r) => r.calls.length > 0);
+
+/**
+ * Smaller sessions than a step list: each step left out, and a step of several conversations at once reduced to one of them or
+ * to all but one. fast-check shrinks the commands that generated a session; these candidates shrink the session itself, which
+ * its commands cannot express (a conversation opened only to share a step sent at once).
+ */
+export function smallerSessions(steps: Step[]): Step[][] {
+  const out: Step[][] = [];
+  steps.forEach((s, i) => {
+    out.push([...steps.slice(0, i), ...steps.slice(i + 1)]);
+    if (s.kind === 'together') {
+      for (const part of s.steps) out.push([...steps.slice(0, i), part, ...steps.slice(i + 1)]);
+      if (s.steps.length > 2) s.steps.forEach((_, j) => out.push([...steps.slice(0, i), { kind: 'together', steps: s.steps.filter((_, k) => k !== j) }, ...steps.slice(i + 1)]));
+    }
+  });
+  return out;
+}
 
 /** Lists the scenarios once: the bots are created on the first one (as `ces check` does). */
 export async function firstScenario(client: ConnectorClient): Promise<{ idBot: string; exchange: Exchange }> {
@@ -98,6 +117,8 @@ export async function explore(o: ExploreOptions): Promise<ExploreResult> {
   let lastFailing: { session: SessionRunner; finding: Finding } | undefined;
   let foundSteps = 0;
   const faker = newFaker();
+  // fast-check shrinks on this share of the shrink budget; the session itself is shrunk on the rest (smallerSessions).
+  const commandsShare = 2 / 3;
   const commands = sessionCommands({ faker, maxText: o.maxText, parallel: o.parallel, hunt });
 
   const property = fc.asyncProperty(commands, async (cmds) => {
@@ -112,7 +133,8 @@ export async function explore(o: ExploreOptions): Promise<ExploreResult> {
       if (!(e instanceof FoundError)) throw e;
       if (!shrink) {
         const controller = new AbortController();
-        shrink = { until: performance.now() + o.shrinkBudgetMs, controller, timer: setTimeout(() => controller.abort(), o.shrinkBudgetMs) };
+        const ms = o.shrinkBudgetMs * commandsShare;
+        shrink = { until: performance.now() + ms, controller, timer: setTimeout(() => controller.abort(), ms) };
         hunt.pinned = e.finding.key;
         foundSteps = sentSteps(session.records).length;
         log(`  found ${e.finding.clause} after ${explored.sessions + 1} sessions (${foundSteps} steps): ${e.finding.message.slice(0, 160)}; shrinking…`);
@@ -135,15 +157,38 @@ export async function explore(o: ExploreOptions): Promise<ExploreResult> {
   for (let round = 0; performance.now() < deadline; round++) {
     const r = await fc.check(property, { seed: seedOf(o.seed, round), numRuns: SESSIONS_PER_ROUND, endOnFailure: false });
     if (!r.failed) continue;
-    const shrinkStarted = shrink ? shrink.until - o.shrinkBudgetMs : performance.now();
+    const shrinkStarted = shrink ? shrink.until - o.shrinkBudgetMs * commandsShare : performance.now();
     if (!lastFailing) throw r.errorInstance ?? new Error(`a session failed without a finding: ${String(r.errorInstance)}`);
     const { finding, session } = lastFailing;
-    const cut = shrink !== undefined && performance.now() > shrink.until;
     if (shrink) clearTimeout(shrink.timer);
     shrink = undefined;
     hunt.pinned = undefined;
     hunt.reported.add(finding.key);
-    const records = sentSteps(session.records);
+    // Then the session itself, step by step, on the rest of the shrink budget: a smaller session that still fails replaces it.
+    let records = sentSteps(session.records);
+    const until = shrinkStarted + o.shrinkBudgetMs;
+    const controller = new AbortController();
+    const timer = setTimeout(() => controller.abort(), Math.max(0, until - performance.now()));
+    let smaller = true;
+    let sessionCut = false;
+    while (smaller && !sessionCut) {
+      smaller = false;
+      for (const candidate of smallerSessions(records.map((r) => r.step))) {
+        if (performance.now() > until) { sessionCut = true; break; }
+        const again = await playSession(o.client, idBot, candidate, bots, controller.signal);
+        total.sessions++;
+        total.calls += again.calls;
+        const kept = sentSteps(again.records);
+        if (again.findings.some((f) => f.key === finding.key) && kept.length <= records.length && kept.length > 0) {
+          if (kept.length < records.length || JSON.stringify(kept.map((r) => r.step)).length < JSON.stringify(records.map((r) => r.step)).length) {
+            records = kept;
+            smaller = true;
+            break;
+          }
+        }
+      }
+    }
+    clearTimeout(timer);
     const steps = records.map((s) => s.step);
     // The shrunk session replayed as it is, on a new bot each time: a failure that does not come back every time is flaky.
     const replays: boolean[] = [];
@@ -154,10 +199,11 @@ export async function explore(o: ExploreOptions): Promise<ExploreResult> {
       replays.push(again.findings.some((f) => f.key === finding.key));
     }
     const flaky = !replays.every(Boolean);
-    failures.push({ finding, steps, records, foundSteps, shrinks: r.numShrinks, replays, flaky, shrinkCut: cut });
-    log(`  ${finding.clause}: shrunk from ${foundSteps} to ${steps.length} steps (${r.numShrinks} shrinks${cut ? ', shrink budget spent' : ''}); replayed ${replays.filter(Boolean).length} of ${REPLAYS} times failing${flaky ? ': FLAKY' : ''}`);
+    failures.push({ finding, steps, records, foundSteps, shrinks: r.numShrinks, replays, flaky, shrinkCut: sessionCut });
+    log(`  ${finding.clause}: shrunk from ${foundSteps} to ${steps.length} steps (${r.numShrinks} shrinks of its commands, then of the session${sessionCut ? '; the shrink budget ran out first' : ''}); replayed ${replays.filter(Boolean).length} of ${REPLAYS} times failing${flaky ? ': FLAKY' : ''}`);
     lastFailing = undefined;
     deadline += performance.now() - shrinkStarted;
+    if (o.stopAfterFailures !== undefined && failures.length >= o.stopAfterFailures) break;
   }
   return { seed: o.seed, budgetMs: o.budgetMs, durationMs: Math.round(performance.now() - started), idBot, explored, total, judged, failures, bots, botCreated };
 }

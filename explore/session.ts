@@ -135,7 +135,8 @@ export class SessionRunner {
       return out;
     }
     const conv = this.conversation(step.conversation);
-    if (!conv || conv.closed) return [];
+    // A closed conversation gets no more visitor or operator messages; the bot's messages it showed are still echoed.
+    if (!conv || (conv.closed && step.kind !== 'echo')) return [];
     if (step.kind === 'visitor' || step.kind === 'click') {
       const rec = await this.send(step.kind, conv, () => this.message(conv, visitorMessage(step.text)));
       this.learn(conv, rec.exchange);
