@@ -47,7 +47,7 @@ export function exploreChecks(r: ExploreResult, written: Written[]): CheckResult
 export function summaryLines(r: ExploreResult, written: Written[]): string[] {
   const e = r.explored;
   const lines = [
-    `explored ${e.sessions} sessions: ${e.steps} steps, ${e.conversations} conversations, ${e.calls} calls in ${Math.round(r.durationMs / 1000)} s (seed ${r.seed}; with shrinking and replays ${r.total.sessions} sessions, ${r.total.calls} calls)`,
+    `explored ${e.sessions} sessions: ${e.steps} steps, ${e.conversations} conversations, ${e.calls} calls (seed ${r.seed}); with shrinking and replays ${r.total.sessions} sessions and ${r.total.calls} calls in ${Math.round(r.durationMs / 1000)} s`,
   ];
   if (!r.botCreated) lines.push(`no bot could be created (PUT /bots/{idOperator} failed): sessions ran with idOperators of the explorer's own, and refusals for them are NOT JUDGED (G36)`);
   for (const w of written) {
