@@ -23,6 +23,11 @@ export interface ExploreOptions {
   maxText: number;
   /** Ends the run once this many failures are reported (the project's tests: each hidden bug found, no budget spent after it). */
   stopAfterFailures?: number;
+  /**
+   * After a call without answer: is the connector still there (the pre-flight again)? A message says why not; the run then stops,
+   * and what it had not judged stays NOT JUDGED (a connector that went away is no clause's failure).
+   */
+  stillThere?: () => Promise<string | undefined>;
   log?: (line: string) => void;
 }
 
@@ -53,6 +58,8 @@ export interface ExploreResult {
   /** Bots created (PUT /bots answered 2xx), and whether a bot could be created at all (G36 otherwise). */
   bots: string[];
   botCreated: boolean;
+  /** The connector stopped answering: when, and why (the run stopped there). */
+  lost?: { since: string; cause: string };
 }
 
 const seedOf = (seed: number, round: number) => createHash('sha256').update(`${seed}|${round}`).digest().readInt32LE(0);
@@ -116,6 +123,7 @@ export async function explore(o: ExploreOptions): Promise<ExploreResult> {
   let shrink: { until: number; controller: AbortController; timer: NodeJS.Timeout } | undefined;
   let lastFailing: { session: SessionRunner; finding: Finding } | undefined;
   let foundSteps = 0;
+  let lost: ExploreResult['lost'];
   const faker = newFaker();
   // fast-check shrinks on this share of the shrink budget; the session itself is shrunk on the rest (smallerSessions).
   const commandsShare = 2 / 3;
@@ -131,6 +139,11 @@ export async function explore(o: ExploreOptions): Promise<ExploreResult> {
       await fc.asyncModelRun(() => ({ model: session.known, real: session }), cmds);
     } catch (e) {
       if (!(e instanceof FoundError)) throw e;
+      // A call without answer: a crash of one call, or the connector gone? Gone, nothing more can be judged.
+      if (e.finding.key.includes(':no-answer') && o.stillThere) {
+        const gone = lost ? lost.cause : await o.stillThere();
+        if (gone) { lost ??= { since: new Date().toISOString(), cause: `${e.finding.message}; then ${gone}` }; deadline = 0; if (shrink) shrink.until = 0; return; }
+      }
       if (!shrink) {
         const controller = new AbortController();
         const ms = o.shrinkBudgetMs * commandsShare;
@@ -154,8 +167,9 @@ export async function explore(o: ExploreOptions): Promise<ExploreResult> {
     }
   });
 
-  for (let round = 0; performance.now() < deadline; round++) {
+  for (let round = 0; performance.now() < deadline && !lost; round++) {
     const r = await fc.check(property, { seed: seedOf(o.seed, round), numRuns: SESSIONS_PER_ROUND, endOnFailure: false });
+    if (lost) break;
     if (!r.failed) continue;
     const shrinkStarted = shrink ? shrink.until - o.shrinkBudgetMs * commandsShare : performance.now();
     if (!lastFailing) throw r.errorInstance ?? new Error(`a session failed without a finding: ${String(r.errorInstance)}`);
@@ -205,5 +219,5 @@ export async function explore(o: ExploreOptions): Promise<ExploreResult> {
     deadline += performance.now() - shrinkStarted;
     if (o.stopAfterFailures !== undefined && failures.length >= o.stopAfterFailures) break;
   }
-  return { seed: o.seed, budgetMs: o.budgetMs, durationMs: Math.round(performance.now() - started), idBot, explored, total, judged, failures, bots, botCreated };
+  return { seed: o.seed, budgetMs: o.budgetMs, durationMs: Math.round(performance.now() - started), idBot, explored, total, judged, failures, bots, botCreated, ...(lost ? { lost } : {}) };
 }

@@ -153,6 +153,18 @@ describe('the ces explore command', () => {
     assert.doesNotThrow(() => validateExploreArgs(ok, MAX_TEXT_RANGE));
   });
 
+  test('a connector that goes away during the run stops it: exit 2, STOPPED, no clause failed for it', async () => {
+    const fake = await startFakeConnector({ tls: folder.tls.server, secret: CONNECTOR_SECRET });
+    let closed = false;
+    const going = setTimeout(() => { closed = true; void fake.close(); }, 2_500);
+    try {
+      const r = await ces(['explore', 'connector', fake.url, '--secret', CONNECTOR_SECRET, '--ca-file', folder.caFile, '--budget', '20s', '--rate', '100', '--seed', String(SEED), '--report-dir', path.join(folder.work, 'lost-run')]);
+      assert.equal(r.code, 2, r.out);
+      assert.match(r.out, /STOPPED: the connector stopped answering at /);
+      assert.doesNotMatch(r.out, /\s+MUST\s+FAIL\s/, 'its absence fails no clause');
+    } finally { clearTimeout(going); if (!closed) await fake.close(); }
+  });
+
   test('a run reports as ces check does (exit 1, the clause FAIL, the session written) and ces replay --connector replays the session', async () => {
     const fake = await startFakeConnector({ tls: folder.tls.server, secret: CONNECTOR_SECRET });
     try {

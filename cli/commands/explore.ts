@@ -81,7 +81,8 @@ export const exploreCommand: CommandModule<{}, Args> = {
     const website = a.website ?? DEFAULT_WEBSITE;
     const client = explorerClient({ url: a.url, secret: a.secret, caFile: a['ca-file'], allowHttp: a['allow-http'], rate: a.rate, connectorVersion, website, language: a.language, parallel: a.parallel });
     console.log(`ces explore connector: ${mask(a.url)}; idConnectorVersion ${connectorVersion}; seed ${seed}; budget ${budgetMs / 1000} s (+${shrinkBudgetMs / 1000} s per failure to shrink it); at most ${a.parallel} conversations at once and ${a.rate || 'unlimited'} calls/s; reports in ${run.dir}`);
-    const result = await explore({ client, budgetMs, shrinkBudgetMs, seed, parallel: a.parallel, maxText, log: (l) => console.log(l) });
+    const stillThere = async () => { const again = await preflight(a.url, a['ca-file']); return again.ok ? undefined : again.message; };
+    const result = await explore({ client, budgetMs, shrinkBudgetMs, seed, parallel: a.parallel, maxText, stillThere, log: (l) => console.log(l) });
     const { toolVersion } = await import('../../lib/landing.js');
     const tool = `ces ${toolVersion()}`;
     const written = result.failures.map((failure, i) => {
@@ -92,7 +93,7 @@ export const exploreCommand: CommandModule<{}, Args> = {
     });
     console.log(`\n${summaryLines(result, written).join('\n')}`);
     // Best effort: the contract has no deletion; what could not be removed is named (the first ones, the count of all).
-    if (result.bots.length) {
+    if (result.bots.length && !result.lost) {
       if (a.keep) console.log(`\nbots created by this run, kept (--keep): ${result.bots.length}`);
       else {
         const left = await deleteBots(client, result.bots);
@@ -103,6 +104,7 @@ export const exploreCommand: CommandModule<{}, Args> = {
       }
     }
     const target = checkTarget('connector', a.url, a['ca-file']);
-    process.exitCode = finishRun(run, 'explore', target, exploreChecks(result, written), {}, { area: 'connector', checked: [...EXPLORE_CLAUSES] });
+    const stopped = result.lost ? `the connector stopped answering at ${result.lost.since} (${result.lost.cause}); the run stopped there` : undefined;
+    process.exitCode = finishRun(run, 'explore', target, exploreChecks(result, written), {}, { area: 'connector', checked: [...EXPLORE_CLAUSES], stopped });
   },
 };
