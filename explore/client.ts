@@ -18,7 +18,7 @@ export function pacer(rate: number): () => Promise<void> {
   };
 }
 
-export interface ClientOptions { url: string; secret?: string; caFile?: string; allowHttp: boolean; rate: number; connectorVersion?: string; website?: string; language?: string; parallel?: number }
+export interface ClientOptions { url: string; secret?: string; caFile?: string; allowHttp: boolean; unsigned?: boolean; rate: number; connectorVersion?: string; website?: string; language?: string; parallel?: number }
 
 /** The client of one explore (or session replay) run. */
 export function explorerClient(o: ClientOptions): ConnectorClient {
@@ -26,6 +26,6 @@ export function explorerClient(o: ClientOptions): ConnectorClient {
   const slot = pacer(o.rate);
   return new ConnectorClient({
     url: o.url.replace(/\/+$/, ''), secret: o.secret ?? '', connectorVersion: o.connectorVersion ?? randomUUID(), website: o.website ?? DEFAULT_WEBSITE,
-    language: o.language ?? DEFAULT_LANGUAGE, allowHttp: o.allowHttp, unsigned: false, script: [], conversations: o.parallel ?? 1, origin: 'ces check',
+    language: o.language ?? DEFAULT_LANGUAGE, allowHttp: o.allowHttp, unsigned: o.unsigned === true, script: [], conversations: o.parallel ?? 1, origin: 'ces check',
   }, async (req) => { await slot(); return http(req, agent); });
 }

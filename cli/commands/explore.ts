@@ -10,15 +10,15 @@ import { checkTarget, validateCheckArgs } from './check.js';
 import { DEFAULT_LANGUAGE, DEFAULT_WEBSITE } from '../../check/settings.js';
 
 interface Args {
-  what: 'connector'; url: string; secret?: string; 'ca-file'?: string; 'allow-http': boolean; budget: string; 'shrink-budget': string; seed?: number;
+  what: 'connector'; url: string; secret?: string; 'ca-file'?: string; 'allow-http': boolean; unsigned: boolean; budget: string; 'shrink-budget': string; seed?: number;
   parallel: number; rate: number; 'max-text'?: number; 'connector-version'?: string; website?: string; language?: string; keep: boolean; 'report-dir'?: string;
 }
 
 export const DEFAULTS = { budget: '60s', shrinkBudget: '30s', parallel: 4, rate: 50 } as const;
 
 /** Checks the explorer's own options (the URL, secret, CA file and language as `ces check` checks them). */
-export function validateExploreArgs(a: Pick<Args, 'url' | 'secret' | 'ca-file' | 'allow-http' | 'parallel' | 'rate' | 'seed' | 'connector-version' | 'language'> & { 'max-text': number }, maxText: { min: number; max: number }): void {
-  validateCheckArgs({ what: 'connector', url: a.url, secret: a.secret, 'ca-file': a['ca-file'], 'connector-version': a['connector-version'], language: a.language, script: undefined });
+export function validateExploreArgs(a: Pick<Args, 'url' | 'secret' | 'ca-file' | 'allow-http' | 'parallel' | 'rate' | 'seed' | 'connector-version' | 'language'> & Partial<Pick<Args, 'unsigned'>> & { 'max-text': number }, maxText: { min: number; max: number }): void {
+  validateCheckArgs({ what: 'connector', url: a.url, secret: a.secret, unsigned: a.unsigned, 'ca-file': a['ca-file'], 'connector-version': a['connector-version'], language: a.language, script: undefined });
   if (a.url.startsWith('http:') && !a['allow-http']) throw new UsageError(`URL ${a.url} is plain http: the service calls connectors over HTTPS only; add --allow-http to explore one during local development`);
   if (!(Number.isInteger(a.parallel) && a.parallel >= 1 && a.parallel <= 16)) throw new UsageError(`--parallel must be an integer from 1 to 16 (got ${a.parallel})`);
   if (!(Number.isFinite(a.rate) && a.rate >= 0 && a.rate <= 10_000)) throw new UsageError(`--rate must be a number of calls per second from 0 (no limit) to 10000 (got ${a.rate})`);
@@ -35,6 +35,7 @@ export const exploreCommand: CommandModule<{}, Args> = {
     .option('secret', { type: 'string', describe: "The connector's signing secret: every call carries X-Service-Signature (HMAC-SHA256, G2)" })
     .option('ca-file', { type: 'string', describe: 'PEM CA to trust for the URL (self-signed local servers); NODE_EXTRA_CA_CERTS also works' })
     .option('allow-http', { type: 'boolean', default: false, describe: 'Explore a plain-http URL during local development' })
+    .option('unsigned', { type: 'boolean', default: false, describe: 'Send unsigned calls (a connector under development without --secret); a refusal is then no evidence for any clause' })
     .option('budget', { type: 'string', default: DEFAULTS.budget, describe: 'Time spent generating sessions (60s, 2m, 500ms); shrinking and replaying a failure have their own budget' })
     .option('shrink-budget', { type: 'string', default: DEFAULTS.shrinkBudget, describe: "Time spent shrinking each failure; at its end the calls in flight are cancelled and the smallest failing session found so far is reported" })
     .option('seed', { type: 'number', describe: 'Seed of the run (printed): the same seed generates the same sessions and texts (faker is seeded from fast-check); default: random' })
@@ -79,8 +80,8 @@ export const exploreCommand: CommandModule<{}, Args> = {
     const seed = a.seed ?? Math.floor(Math.random() * 2 ** 31);
     const connectorVersion = a['connector-version'] ?? randomUUID();
     const website = a.website ?? DEFAULT_WEBSITE;
-    const client = explorerClient({ url: a.url, secret: a.secret, caFile: a['ca-file'], allowHttp: a['allow-http'], rate: a.rate, connectorVersion, website, language: a.language, parallel: a.parallel });
-    console.log(`ces explore connector: ${mask(a.url)}; idConnectorVersion ${connectorVersion}; seed ${seed}; budget ${budgetMs / 1000} s (+${shrinkBudgetMs / 1000} s per failure to shrink it); at most ${a.parallel} conversations at once and ${a.rate || 'unlimited'} calls/s; reports in ${run.dir}`);
+    const client = explorerClient({ url: a.url, secret: a.secret, caFile: a['ca-file'], allowHttp: a['allow-http'], unsigned: a.unsigned, rate: a.rate, connectorVersion, website, language: a.language, parallel: a.parallel });
+    console.log(`ces explore connector: ${mask(a.url)}; idConnectorVersion ${connectorVersion}; seed ${seed}; budget ${budgetMs / 1000} s (+${shrinkBudgetMs / 1000} s per failure to shrink it); at most ${a.parallel} conversations at once and ${a.rate || 'unlimited'} calls/s${a.unsigned ? '; UNSIGNED calls (--unsigned)' : ''}; reports in ${run.dir}`);
     const stillThere = async () => { const again = await preflight(a.url, a['ca-file']); return again.ok ? undefined : again.message; };
     const result = await explore({ client, budgetMs, shrinkBudgetMs, seed, parallel: a.parallel, maxText, stillThere, log: (l) => console.log(l) });
     const { toolVersion } = await import('../../lib/landing.js');
@@ -105,6 +106,6 @@ export const exploreCommand: CommandModule<{}, Args> = {
     }
     const target = checkTarget('connector', a.url, a['ca-file']);
     const stopped = result.lost ? `the connector stopped answering at ${result.lost.since} (${result.lost.cause}); the run stopped there` : undefined;
-    process.exitCode = finishRun(run, 'explore', target, exploreChecks(result, written), {}, { area: 'connector', checked: [...EXPLORE_CLAUSES], stopped });
+    process.exitCode = finishRun(run, 'explore', target, exploreChecks(result, written), {}, { area: 'connector', checked: [...EXPLORE_CLAUSES], stopped, qualifier: a.unsigned ? 'unsigned calls (--unsigned)' : undefined });
   },
 };
