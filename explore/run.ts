@@ -67,8 +67,8 @@ const seedOf = (seed: number, round: number) => createHash('sha256').update(`${s
 export const sentSteps = (records: StepRecord[]): StepRecord[] => records.filter((r) => r.calls.length > 0);
 
 /**
- * Smaller sessions than a step list: each step left out, and a step of several conversations at once reduced to one of them or
- * to all but one. fast-check shrinks the commands that generated a session; these candidates shrink the session itself, which
+ * Smaller sessions than a step list: each step left out, a step of several conversations at once reduced to one of them or to
+ * all but one, and a conversation opened with the text of its next visitor message instead of its own (that message left out). fast-check shrinks the commands that generated a session; these candidates shrink the session itself, which
  * its commands cannot express (a conversation opened only to share a step sent at once).
  */
 export function smallerSessions(steps: Step[]): Step[][] {
@@ -78,6 +78,11 @@ export function smallerSessions(steps: Step[]): Step[][] {
     if (s.kind === 'together') {
       for (const part of s.steps) out.push([...steps.slice(0, i), part, ...steps.slice(i + 1)]);
       if (s.steps.length > 2) s.steps.forEach((_, j) => out.push([...steps.slice(0, i), { kind: 'together', steps: s.steps.filter((_, k) => k !== j) }, ...steps.slice(i + 1)]));
+    }
+    if (s.kind === 'open') {
+      const j = steps.findIndex((t, k) => k > i && (t.kind === 'visitor' || t.kind === 'click') && t.conversation === s.conversation);
+      const next = steps[j];
+      if (next && (next.kind === 'visitor' || next.kind === 'click')) out.push(steps.flatMap((t, k) => (k === i ? [{ ...s, text: next.text }] : k === j ? [] : [t])));
     }
   });
   return out;

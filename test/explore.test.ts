@@ -6,9 +6,10 @@ import path from 'node:path';
 import { spawn } from 'node:child_process';
 import { startFakeConnector, type ConnectorMode } from '../fake-connector/server.js';
 import { CHARACTER_CLASS_NAMES } from '../fake-connector/hidden-bugs.js';
-import { explore, type ExploreResult } from '../explore/run.js';
+import { explore, smallerSessions, type ExploreResult } from '../explore/run.js';
 import { explorerClient } from '../explore/client.js';
 import { judgeCall, type CallContext } from '../explore/oracle.js';
+import type { SingleStep, Step } from '../explore/session.js';
 import { withToken, tokenOf, MAX_TEXT_RANGE } from '../explore/texts.js';
 import { validateExploreArgs } from '../cli/commands/explore.js';
 import { UsageError } from '../cli/usage.js';
@@ -66,6 +67,16 @@ describe('the explorer\'s oracle (pure judgements of check/judge.ts)', () => {
     assert.deepEqual(keys(answer(404, {}), ctx('visitor')), ['CONN-EP7-02']);
     assert.deepEqual(keys(answer(200, conv([text('x'.repeat(451))])), ctx('visitor')), ['CONN-TEXT-01']);
     assert.deepEqual(keys(answer(200, conv([{ type: 'transfer', distributionRule: '9d1f1c4e-0000-4000-8000-000000000000' }])), ctx('visitor')), ['CONN-TRANSFER-03']);
+  });
+
+  test('a session is shrunk step by step: a step left out, a step sent at once reduced, an open taking its next message\'s text', () => {
+    const open: Step = { kind: 'open', conversation: 'c1', token: 'tk1-00000', text: 'hello tk1-00000' };
+    const crash: SingleStep = { kind: 'visitor', conversation: 'c1', text: 'שלום tk1-00000' };
+    const together: Step = { kind: 'together', steps: [crash, { kind: 'visitor', conversation: 'c2', text: 'x' }] };
+    const smaller = smallerSessions([open, together]).map((s) => JSON.stringify(s));
+    assert.ok(smaller.includes(JSON.stringify([together])) && smaller.includes(JSON.stringify([open])), 'each step left out');
+    assert.ok(smaller.includes(JSON.stringify([open, crash])), 'a step sent at once reduced to one of its parts');
+    assert.ok(smallerSessions([open, crash]).some((s) => JSON.stringify(s) === JSON.stringify([{ ...open, text: 'שלום tk1-00000' }])), 'the open takes the text of its next message');
   });
 
   test('a text keeps its token and is cut by code points, never inside a surrogate pair', () => {
