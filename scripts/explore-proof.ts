@@ -26,7 +26,7 @@ fs.writeFileSync(caFile, tls.ca.cert);
 interface Bug { name: string; clause?: string; mode: () => { mode: ConnectorMode; shortest: number; said: string } }
 const BUGS: Bug[] = [
   { name: '500 on the n-th visitor message', clause: 'CONN-EP7-02', mode: () => { const n = 5 + Math.floor(Math.random() * 4); return { mode: { failOnVisitorMessage: n }, shortest: n, said: `n=${n}` }; } },
-  { name: 'operator message answered after a click', clause: 'CONN-LOOP-01', mode: () => ({ mode: { operatorReplyAfterClick: true }, shortest: 4, said: '' }) },
+  { name: 'operator message answered after a click', clause: 'CONN-LOOP-01', mode: () => ({ mode: { operatorReplyAfterClick: true }, shortest: 3, said: '' }) },
   { name: 'crash on a class of characters', clause: 'CONN-EP7-01', mode: () => { const c = CHARACTER_CLASS_NAMES[Math.floor(Math.random() * CHARACTER_CLASS_NAMES.length)]!; return { mode: { crashOnCharacters: c }, shortest: 1, said: c }; } },
   { name: 'variables leaking after a click', clause: 'CONN-CONC-01', mode: () => ({ mode: { leakVariablesAfterClick: true }, shortest: 4, said: '' }) },
   { name: 'conforming fake connector', mode: () => ({ mode: {}, shortest: 0, said: '' }) },
