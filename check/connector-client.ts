@@ -117,7 +117,7 @@ export function botWriteBody(idBot: string, language: string): BotWriteBody {
 }
 
 /** A new service-side bot operator id (the service names operators; a string per the spec). */
-export const newOperatorId = (): string => `ces-check-${randomUUID().slice(0, 8)}`;
+export const newOperatorId = (prefix = 'ces-check'): string => `${prefix}-${randomUUID().slice(0, 8)}`;
 
 /** `<timestamp>[<zone_id>]`: the createdAt form of a message in endpoint-7 calls. */
 export const zonedNow = (): string => `${new Date().toISOString()}[UTC]`;

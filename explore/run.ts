@@ -97,7 +97,7 @@ export async function firstScenario(client: ConnectorClient): Promise<{ idBot: s
 
 /** A new bot for one session (sessions share no bot, so a bug that keeps state per bot is found in the session that shows it). */
 export async function newBot(client: ConnectorClient, idBot: string, created: string[]): Promise<SessionBot> {
-  const idOperator = newOperatorId();
+  const idOperator = newOperatorId('ces-explore');
   const body = botWriteBody(idBot, client.settings.language);
   const put = await client.call(2, 'PUT', `/bots/${encodeURIComponent(idOperator)}`, { body, timeoutMs: abortAfter(LIMIT_OF.config) });
   if (is2xx(put)) created.push(idOperator);
