@@ -56,6 +56,8 @@ export interface CallOptions {
   signature?: SignatureMode;
   timeoutMs: number;
   label?: string;
+  /** Cancels the call (it is then recorded as one without answer). */
+  signal?: AbortSignal;
 }
 
 export interface DistributionRule { id: string; label: string }
@@ -87,7 +89,7 @@ export class ConnectorClient {
     const ex: Exchange = { endpoint, method, path, url, signed, requestBody: opts.body, ms: 0, ...(mode !== 'valid' ? { signature: mode } : {}) };
     const started = performance.now();
     try {
-      const res = await this.send({ method, url, headers, body, timeoutMs: opts.timeoutMs }, opts.label ?? `endpoint ${endpoint}: ${method} ${path}`);
+      const res = await this.send({ method, url, headers, body, timeoutMs: opts.timeoutMs, ...(opts.signal ? { signal: opts.signal } : {}) }, opts.label ?? `endpoint ${endpoint}: ${method} ${path}`);
       ex.ms = res.ms;
       ex.status = res.status;
       ex.json = res.json;
@@ -115,7 +117,7 @@ export function botWriteBody(idBot: string, language: string): BotWriteBody {
 }
 
 /** A new service-side bot operator id (the service names operators; a string per the spec). */
-export const newOperatorId = (): string => `ces-check-${randomUUID().slice(0, 8)}`;
+export const newOperatorId = (prefix = 'ces-check'): string => `${prefix}-${randomUUID().slice(0, 8)}`;
 
 /** `<timestamp>[<zone_id>]`: the createdAt form of a message in endpoint-7 calls. */
 export const zonedNow = (): string => `${new Date().toISOString()}[UTC]`;
@@ -128,6 +130,19 @@ export function visitorMessage(text: string, createdAt = zonedNow()): MessageBod
 
 export function operatorMessage(payload: unknown, createdAt = zonedNow()): MessageBody {
   return { idMessage: randomUUID(), author: { role: 'operator' }, payload, createdAt };
+}
+
+/**
+ * Asks the connector to remove bots a run created (DELETE /bots/{idOperator}, signed as G2 says): the contract has no deletion,
+ * so this is best effort. Answers those it did not remove, each with why.
+ */
+export async function deleteBots(client: ConnectorClient, ids: string[]): Promise<string[]> {
+  const left: string[] = [];
+  for (const id of ids) {
+    const ex = await client.call(2, 'DELETE', `/bots/${encodeURIComponent(id)}`, { timeoutMs: 10_000 });
+    if (ex.status === undefined || ex.status < 200 || ex.status > 299) left.push(`${id} (${ex.error ? 'no answer' : ex.status})`);
+  }
+  return left;
 }
 
 /** What a status says about the partner, when it says more than the number. */

@@ -184,3 +184,38 @@ export const isDateError = (e: ErrorObject): boolean =>
 /** Errors of conditional requirements (`if`/`then`) and of the fields they require. */
 export const isConditionalError = (fields: string[]) => (e: ErrorObject): boolean =>
   e.keyword === 'if' || (e.keyword === 'required' && fields.includes(String((e.params as any).missingProperty)));
+
+/** Types of the replies an answer to an operator-role message carried (CONN-LOOP-01/02: it must carry none; `[]` when it conforms). */
+export function operatorReplies(answer: unknown): string[] {
+  const replies = (answer as { replies?: unknown } | undefined)?.replies;
+  return Array.isArray(replies) ? replies.map((r) => String((r as Reply)?.type)) : [];
+}
+
+/** Transfers naming a distribution rule that was not given in the bot write body (CONN-TRANSFER-03), each as `where: rule`. */
+export function unknownTransferRules(transfers: TransferInfo[], given: string[]): string[] {
+  return transfers.filter((t) => !given.includes(String(t.rule))).map((t) => `${t.where}: ${JSON.stringify(t.rule)}`);
+}
+
+/** Problems of a 2xx endpoint-7 answer against connector/conversation.json and connector/reply.json (dates judged apart, CONN-EP7-02). */
+export function messageAnswerProblems(json: unknown, origin: string): string[] {
+  const errors = schemaErrors('connector/conversation.json', json, isDateError);
+  return [...(errors ? [`${origin}: ${errors}`] : []), ...replyProblems((json as { replies?: unknown } | undefined)?.replies ?? [], origin)];
+}
+
+/**
+ * G28 by tokens: the strings of one conversation's answer (replies and variables) that carry another conversation's token. Each
+ * conversation's visitor texts carry a token of its own, so a reply that repeats another conversation's words is told from a
+ * greeting every conversation gets.
+ */
+export function foreignTokens(answer: unknown, others: Array<{ name: string; token: string }>): string[] {
+  const a = (answer ?? {}) as { replies?: unknown; variables?: unknown };
+  const strings: Array<{ where: string; value: string }> = [];
+  const walk = (v: unknown, where: string): void => {
+    if (typeof v === 'string') strings.push({ where, value: v });
+    else if (Array.isArray(v)) v.forEach((x, i) => walk(x, `${where}[${i}]`));
+    else if (v && typeof v === 'object') for (const [k, x] of Object.entries(v)) walk(x, `${where}.${k}`);
+  };
+  walk(a.replies, 'replies');
+  walk(a.variables, 'variables');
+  return strings.flatMap((s) => others.filter((o) => s.value.includes(o.token)).map((o) => `${s.where} ${JSON.stringify(s.value.length > 80 ? `${s.value.slice(0, 79)}…` : s.value)} carries the token of ${o.name} (${o.token})`));
+}

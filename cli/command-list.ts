@@ -24,6 +24,7 @@ export const COMMANDS: Record<string, CommandEntry> = {
   sink: { command: 'sink', describe: 'Run the webhook sink alone (HTTPS): verifies X-Service-Signature, validates payloads, records deliveries, answers per plan; control API under /_control', load: async () => (await import('./commands/sink.js')).sinkCommand },
   wire: { command: 'wire', describe: 'Run the wire proxy alone (HTTPS) in front of a fake connector and a webhook sink: `ces selftest --wire --target F` switches its faults', load: async () => (await import('./commands/wire.js')).wireCommand },
   fuzz: { command: 'fuzz', describe: "Generated requests from the target's OpenAPI document and GraphQL schema; each failure shrunk to a minimal curl reproduction", load: async () => (await import('./commands/fuzz.js')).fuzzCommand },
+  explore: { command: 'explore <what> <url>', describe: "Random conversations against a bot connector, judged by the spec; each failure shrunk to the shortest session and written as a transcript `ces replay --connector` replays", load: async () => (await import('./commands/explore.js')).exploreCommand },
   record: { command: 'record <url>', describe: 'Hold one conversation with a bot connector from a script, through the reference service, and save its transcript', load: async () => (await import('./commands/record.js')).recordCommand },
   replay: { command: 'replay <files..>', describe: 'Replay recorded conversations against a bot connector (or a service target) and report every change', load: async () => (await import('./commands/replay.js')).replayCommand },
 };

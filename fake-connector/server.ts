@@ -14,6 +14,7 @@ import { PollIntervals } from './intervals.js';
 import { installErrorHandling, plainShape } from '../lib/http-errors.js';
 import { asVersion, CONNECTOR_VERSIONS, type ConnectorVersion } from './versions.js';
 import type { Reply } from './reply.js';
+import { AFTER_CLICK_REPLY, hasCharacterOf, newMemory, rememberAnswer, VALUED_MODES, type ConversationMemory, type ValuedModes } from './hidden-bugs.js';
 
 export interface FakeConnectorOptions {
   tls: Pem; secret: string; port?: number; host?: string; scenariosDir?: string;
@@ -51,7 +52,7 @@ export interface Fault {
  * show (G23 own ids, G24 Java dates, G25 extra fields) and wrong ones (refusing every call, state shared across
  * conversations, answers carrying another conversation's id).
  */
-export interface ConnectorMode {
+export interface ConnectorMode extends ValuedModes {
   /** Answers POST /conversations with its own non-UUID id and expects it on later calls (G23: allowed, a WARN). */
   ownIds?: boolean;
   /** Dates in Java's ZonedDateTime.toString() form, `...Z[Etc/UTC]` (G24: allowed, a WARN). */
@@ -87,9 +88,13 @@ export interface ConnectorMode {
   getNameAsIdBot?: boolean;
   /** GET /availability-strategies answers a customAvailability strategy whose Boolean is spelled `available`, so `availability` is missing. */
   misspelledAvailability?: boolean;
+  /** (issue 41) Once a quick reply was clicked in a conversation, operator-role messages whose text the bot did not send (a human operator's) get a reply; echoes stay quiet. */
+  operatorReplyAfterClick?: boolean;
+  /** (issue 41) Each conversation's first visitor text is kept as the variable `firstMessage`; a quick-reply click stores them per bot, and the next conversation opened answers with them (a leak). */
+  leakVariablesAfterClick?: boolean;
 }
 export const MODE_KEYS = ['ownIds', 'javaDates', 'extraFields', 'refuseAll', 'sharedState', 'wrongConversation', 'noPutBots', 'onlyConversations', 'emptyScenarios', 'hangConcurrent', 'silentToOperator', 'operatorEmptyBody',
-  'relativeEditorUrl', 'putAnswersOwnId', 'getNameAsIdBot', 'misspelledAvailability'] as const;
+  'relativeEditorUrl', 'putAnswersOwnId', 'getNameAsIdBot', 'misspelledAvailability', 'operatorReplyAfterClick', 'leakVariablesAfterClick'] as const;
 /** hangConcurrent: how long one conversation call holds the connector's lock (long enough for calls sent at once to meet). */
 const HANG_WORK_MS = 150;
 /** Endpoints answered as paths that do not exist, per mode. */
@@ -113,7 +118,9 @@ export class ConnectorState {
   operatorOverrides = new Map<string, { firstMessages?: Reply[]; availability?: unknown[] }>();
   faults: FaultRule[] = [];
   /** idConversation (the service's and ours) → idOperator and bound script. */
-  conversations = new Map<string, { idOperator: string; script?: Script; createdAt: string }>();
+  conversations = new Map<string, { idOperator: string; script?: Script; createdAt: string; memory?: ConversationMemory }>();
+  /** leakVariablesAfterClick: the variables a click stored per bot, handed to the next conversation opened (the bug). */
+  leaked = new Map<string, Array<{ key: string; value: string }>>();
   log: RequestRecord[] = [];
   /** Endpoint-4 interval errors per bot, counted on arrival (the log above is capped). */
   intervals = new PollIntervals(LIMITS.availabilityPollMs);
@@ -146,7 +153,7 @@ export class ConnectorState {
   }
 
   reset(): void {
-    this.scripts.clear(); this.operatorOverrides.clear(); this.faults = []; this.log = []; this.mode = {}; this.ownBotIds.clear();
+    this.scripts.clear(); this.operatorOverrides.clear(); this.faults = []; this.log = []; this.mode = {}; this.ownBotIds.clear(); this.leaked.clear();
     this.loadScenarios();
   }
 
@@ -302,6 +309,13 @@ export async function startFakeConnector(opts: FakeConnectorOptions): Promise<Fa
       script = state.scripts.get(text);
       if (script && conv) conv.script = script;
     }
+    const memory = conv?.memory;
+    if (memory && route.endpoint === 'messages' && role === 'visitor') {
+      memory.visitorMessages++;
+      memory.firstText ??= typeof text === 'string' ? text : undefined;
+      if (state.mode.crashOnCharacters && typeof text === 'string' && hasCharacterOf(state.mode.crashOnCharacters, text)) { finish('reset'); req.raw.socket.destroy(); return reply; }
+      if (state.mode.failOnVisitorMessage === memory.visitorMessages) { finish(500); return reply.code(500).send({ error: 'internal_error' }); }
+    }
     const fault = state.faultFor(route.endpoint, idOperator, script);
     if (fault?.delayMs) {
       // The caller giving up (its time limit) closes the connection before we answer: record it as such.
@@ -357,8 +371,14 @@ export async function startFakeConnector(opts: FakeConnectorOptions): Promise<Fa
         const now = nowIso();
         // ownIds: the connector's own id, joined by the service and used on every later call (G23).
         const answered = state.mode.ownIds ? state.nextOwnId() : idConversation;
-        if (answered) state.conversations.set(answered, { idOperator: String(idOperator), createdAt: now });
-        if (idConversation && answered !== idConversation) state.conversations.set(idConversation, { idOperator: String(idOperator), createdAt: now });
+        // One record under both ids (the service's and the connector's own), so what is remembered of it is shared.
+        const record = { idOperator: String(idOperator), createdAt: now, memory: newMemory() };
+        if (state.mode.leakVariablesAfterClick && state.leaked.has(String(idOperator))) {
+          record.memory.inherited = state.leaked.get(String(idOperator));
+          state.leaked.delete(String(idOperator));
+        }
+        if (answered) state.conversations.set(answered, record);
+        if (idConversation && answered !== idConversation) state.conversations.set(idConversation, record);
         state.lastOpened = answered;
         out = { idConversation: answered, idOperator: String(idOperator), replies: [], createdAt: now, updatedAt: now, ...extra() };
         break;
@@ -391,6 +411,18 @@ export async function startFakeConnector(opts: FakeConnectorOptions): Promise<Fa
           replies = v.replies;
           if (v.delayMs) await new Promise((r) => setTimeout(r, v.delayMs));
         }
+        if (memory && role === 'visitor') {
+          if (typeof text === 'string' && memory.offered.includes(text)) {
+            memory.clicked = true;
+            if (state.mode.leakVariablesAfterClick && memory.firstText !== undefined) state.leaked.set(String(idOperator), [{ key: 'firstMessage', value: memory.firstText }]);
+          }
+          rememberAnswer(memory, replies as Array<Record<string, any>>);
+          if (state.mode.leakVariablesAfterClick) {
+            const kept = memory.inherited ?? (memory.firstText !== undefined ? [{ key: 'firstMessage', value: memory.firstText }] : []);
+            variables = [...(variables ?? []).filter((v) => !kept.some((k) => k.key === v.key)), ...kept];
+          }
+        }
+        if (memory && role === 'operator' && state.mode.operatorReplyAfterClick && memory.clicked && !(typeof text === 'string' && memory.sent.has(text))) replies = [AFTER_CLICK_REPLY];
         if (fault?.longText) replies = replies.map((r) => (r.type === 'message' && (r.payload as any)?.contentType === 'text' ? { ...r, payload: { contentType: 'text', value: LONG_TEXT } } : r));
         const answeredId = state.mode.wrongConversation && state.lastOpened ? state.lastOpened : idConversation;
         out = { idConversation: answeredId, idOperator: String(idOperator), replies, ...(variables ? { variables } : {}), createdAt: conv?.createdAt ?? now, updatedAt: now, ...extra() };
@@ -456,8 +488,9 @@ export async function startFakeConnector(opts: FakeConnectorOptions): Promise<Fa
   app.get('/_control/bots', async () => Object.fromEntries(state.bots));
   app.post<{ Body: any }>('/_control/mode', async (req, reply) => {
     const b = typeof req.body === 'string' ? JSON.parse(req.body || '{}') : req.body ?? {};
-    const bad = Object.entries(b ?? {}).filter(([k, v]) => !(MODE_KEYS as readonly string[]).includes(k) || typeof v !== 'boolean');
-    if (!b || typeof b !== 'object' || Array.isArray(b) || bad.length) return reply.code(400).send({ error: `body must be an object of booleans among ${MODE_KEYS.join(', ')}${bad.length ? `; not accepted: ${bad.map(([k]) => k).join(', ')}` : ''}` });
+    const valued = VALUED_MODES as Record<string, (v: unknown) => boolean>;
+    const bad = Object.entries(b ?? {}).filter(([k, v]) => (valued[k] ? !valued[k]!(v) : !(MODE_KEYS as readonly string[]).includes(k) || typeof v !== 'boolean'));
+    if (!b || typeof b !== 'object' || Array.isArray(b) || bad.length) return reply.code(400).send({ error: `body must be an object of booleans among ${MODE_KEYS.join(', ')}, failOnVisitorMessage (integer 1-1000) or crashOnCharacters (a class of fake-connector/hidden-bugs.ts)${bad.length ? `; not accepted: ${bad.map(([k]) => k).join(', ')}` : ''}` });
     state.mode = { ...state.mode, ...b };
     return { ok: true, mode: state.mode };
   });

@@ -18,6 +18,8 @@ export interface HttpRequest {
   body?: string | Buffer;
   /** Abort after this many ms (the answer then has status 0). */
   timeoutMs?: number;
+  /** Cancels the request (ces explore: a shrinking step past its budget). */
+  signal?: AbortSignal;
 }
 
 const agents = new Map<string, Agent>();
@@ -41,6 +43,7 @@ export async function http(req: HttpRequest, dispatcher?: Dispatcher): Promise<H
     dispatcher,
     headersTimeout: req.timeoutMs,
     bodyTimeout: req.timeoutMs,
+    ...(req.signal ? { signal: req.signal } : {}),
   });
   const text = await res.body.text();
   const headers: Record<string, string> = {};

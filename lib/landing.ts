@@ -462,9 +462,13 @@ export function buildEvidence(runDir: string, opts: BuildOptions = {}): string {
   const toc: string[] = [];
   const sources = resultSources(runDir);
   const subAnchors = new Map<string, Map<string, string>>();
-  for (const { sub, file } of sources) {
+  // A run whose checks are not Playwright's (ces explore) shows those summary.json records, without attachments.
+  const own = !sources.length && summary?.checks?.length ? [{ sub: '', file: summaryFile }] : [];
+  for (const { sub, file } of [...sources, ...own]) {
     let checks: CheckEvidence[];
-    try { checks = readPlaywrightEvidence(file); } catch (e) { sections.push(`<p class="meta">${esc(path.relative(runDir, file))}: unreadable (${esc((e as Error).message)})</p>`); continue; }
+    try {
+      checks = file === summaryFile ? summary!.checks.map((c, i) => ({ ...c, anchor: c.anchor ?? `check-${i + 1}`, attachments: [] })) : readPlaywrightEvidence(file);
+    } catch (e) { sections.push(`<p class="meta">${esc(path.relative(runDir, file))}: unreadable (${esc((e as Error).message)})</p>`); continue; }
     // Counted and listed by verdict, as the terminal and summary.json count them (a failed MAY check is a NOTE, not a failure).
     const verdictOf = (k: CheckEvidence) => checkVerdict(k, (id) => byId.get(id)?.severity, summary?.reference === true);
     const rank = (k: CheckEvidence) => VERDICT_ORDER.indexOf(verdictOf(k));

@@ -7,7 +7,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 /** The folders compiled to dist/<folder>: every folder of TypeScript the tools run (tsconfig.json "include", but bin/ and reports/template/, which are JavaScript). */
-export const SOURCE_DIRS = ['check', 'cli', 'fake-connector', 'fuzz', 'lib', 'load', 'reference-impl', 'scripts', 'suites', 'test', 'transcripts', 'webhook-sink', 'wire'];
+export const SOURCE_DIRS = ['check', 'cli', 'explore', 'fake-connector', 'fuzz', 'lib', 'load', 'reference-impl', 'scripts', 'suites', 'test', 'transcripts', 'webhook-sink', 'wire'];
 /**
  * Files other than TypeScript are copied beside the compiled code (schema.sql, the console's public/ pages, test data): the code
  * finds them from its own import.meta.url. Not copied: documentation, load/ (k6 runs its scripts from ROOT/load, not Node) and

@@ -66,6 +66,8 @@ export function formatDuration(ms: number): string {
 const KEY_ORDER = [
   'format', 'name', 'recorded', 'connector', 'website', 'turns',
   'at', 'by', 'tool', 'url', 'idBot', 'pseudo', 'language', 'id', 'routingRule',
+  // ces-transcript/2 (explore/transcript.ts): the conversation a turn belongs to first.
+  'open', 'conversation', 'together', 'poll', 'echo', 'operator', 'token',
   'firstMessages', 'visitor', 'quickReply', 'wait', 'ms', 'failure', 'bot',
   'type', 'contentType', 'unit', 'value', 'match', 'flags', 'any', 'oneOf',
   'payload', 'duration', 'distributionRule', 'transferOptions', 'timeout', 'quickReplies',

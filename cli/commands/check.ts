@@ -14,7 +14,7 @@ import { RECORD_ENV } from '../../transcripts/from-check.js';
 import { CHECK_ENV, DEFAULT_CONVERSATIONS, parseScript } from '../../check/settings.js';
 import { preflight } from '../../check/preflight.js';
 import { botsCreated, partnerDown } from '../../check/partner.js';
-import { ConnectorClient } from '../../check/connector-client.js';
+import { ConnectorClient, deleteBots } from '../../check/connector-client.js';
 import { ownOperatorNotice, playedConversations } from '../../check/conversation.js';
 import { agentFor, http } from '../../lib/http.js';
 
@@ -45,7 +45,7 @@ export function validateCheckArgs(a: Pick<Args, 'what' | 'url' | 'connector-vers
 }
 
 /** The target file of a check run: no service, only the checked URL (loadTarget's required fields get harmless placeholders). */
-function checkTarget(what: What, url: string, caFile?: string): Target {
+export function checkTarget(what: What, url: string, caFile?: string): Target {
   return {
     base_url: url, rest_base_url: url, graphql_url: url, api_key: '-', api_keys: [], user: { username: '-', password: '-' }, capabilities: [],
     ...(caFile ? { ca_file: path.resolve(caFile) } : {}),
@@ -143,11 +143,7 @@ async function removeBots(runDir: string, a: Args, connectorVersion: string): Pr
     url: a.url.replace(/\/+$/, ''), secret: a.secret ?? '', connectorVersion, website: a.website ?? '1', language: a.language ?? 'en',
     allowHttp: a['allow-http'], unsigned: a.unsigned, script: [], conversations: 1, origin: 'ces check',
   }, (req) => http(req, agent));
-  const left: string[] = [];
-  for (const id of bots) {
-    const ex = await client.call(2, 'DELETE', `/bots/${encodeURIComponent(id)}`, { timeoutMs: 10_000 });
-    if (ex.status === undefined || ex.status < 200 || ex.status > 299) left.push(`${id} (${ex.error ? 'no answer' : ex.status})`);
-  }
+  const left = await deleteBots(client, bots);
   console.log(left.length
     ? `bots created by this run: ${bots.length}; the connector did not remove ${left.length} on DELETE /bots/{idOperator} (the contract has no deletion endpoint; remove them yourself): ${left.join(', ')}`
     : `bots created by this run: ${bots.length}, removed (DELETE /bots/{idOperator}); --keep keeps them`);

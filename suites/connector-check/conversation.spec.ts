@@ -9,7 +9,7 @@ import { excerpt, refusedAuth } from '../../check/evidence.js';
 import { allReplies, exchangesOf, originOf, type ConversationRun } from '../../check/conversation.js';
 import { conversationIdWarning, dateWarningsOf, unlistedFields } from '../../check/judge.js';
 import { note, warn } from '../verdicts.js';
-import { bundleProblems, bundlesOf, dateProblems, imagesOf, isDateError, quickReplyCounts, replyProblems, schemaErrors, textsOf, transfersOf } from '../../check/judge.js';
+import { bundleProblems, bundlesOf, dateProblems, imagesOf, isDateError, messageAnswerProblems, operatorReplies, quickReplyCounts, schemaErrors, textsOf, transfersOf, unknownTransferRules } from '../../check/judge.js';
 import { abortAfter, LIMIT_OF, timingText, withinLimit } from '../../check/timing.js';
 import { imageProblem, probeImage } from '../../check/image.js';
 
@@ -131,8 +131,7 @@ test('messages are answered with a schema-valid Connector conversation', clauses
     const ex = step.exchange;
     if (!is2xx(ex)) return [`${origin}: ${describe(ex)}`];
     if (ex.json === undefined) return [`${origin}: answered ${ex.status} ${ex.text ? `with a body that is not JSON ("${excerpt(ex, 60)}")` : 'with an empty body'}, not a Connector conversation`];
-    const errors = schemaErrors('connector/conversation.json', ex.json, isDateError);
-    return [...(errors ? [`${origin}: ${errors}`] : []), ...replyProblems((ex.json as any)?.replies ?? [], origin)];
+    return messageAnswerProblems(ex.json, origin);
   };
   const problems = steps.flatMap(problemsOf);
   await attachFailing(steps.filter((s) => problemsOf(s).length).map((s) => s.step.exchange));
@@ -152,7 +151,7 @@ test('a message with role operator gets empty replies', clauses('CONN-LOOP-01'),
   // No answer, or an answer without replies, is no evidence of ignoring operator messages (silence is not "empty replies"); the
   // clause judging that same call is named.
   notJudgedIf(!is2xx(ex) || !Array.isArray((ex.json as any)?.replies), `endpoint 7 answered the operator message with no replies array (${describe(ex)}; see ${ex.error !== undefined ? 'CONN-EP7-01' : 'CONN-EP7-02'}): whether the connector ignores operator messages could not be observed.`);
-  expect(repliesOf(ex).map((r) => r?.type), 'the connector must reply only to visitor messages and ignore operator messages, else it loops on itself').toEqual([]);
+  expect(operatorReplies(ex.json), 'the connector must reply only to visitor messages and ignore operator messages, else it loops on itself').toEqual([]);
 });
 
 test("the connector's own replies echoed back as operator messages get empty replies", clauses('CONN-LOOP-02'), async ({ connector, conversation }) => {
@@ -162,7 +161,7 @@ test("the connector's own replies echoed back as operator messages get empty rep
   await attachExchanges('echoes of the bot messages (role operator)', echoes.map((s) => s.exchange));
   notJudgedIf(echoes.length === 0, 'the connector sent no message reply to echo.');
   // Evidence of ignoring an echo is an answer with empty replies; an echo that got no answer (or no replies array) shows nothing.
-  const looping = echoes.filter((s) => repliesOf(s.exchange).length > 0).map((s) => `echo of ${s.of} → ${repliesOf(s.exchange).length} replies`);
+  const looping = echoes.filter((s) => operatorReplies(s.exchange.json).length > 0).map((s) => `echo of ${s.of} → ${operatorReplies(s.exchange.json).length} replies`);
   const silent = echoes.filter((s) => !is2xx(s.exchange) || !Array.isArray((s.exchange.json as any)?.replies));
   // Without a bot, an echo answered other than 2xx is no evidence for that reason (G36), named first.
   const why = (text: string) => (is2xx(silent[0]!.exchange) ? text : orNoBot(run.setup, text));
@@ -236,7 +235,7 @@ test('transfers name a distribution rule given in the bot write body', clauses('
   // Which rules were given is known only of a bot created with them (G36).
   needsBot(run.setup);
   const given = run.setup.body.distributionRules.map((r) => r.id);
-  const unknown = list.filter((t) => !given.includes(String(t.rule))).map((t) => `${t.where}: ${JSON.stringify(t.rule)}`);
+  const unknown = unknownTransferRules(list, given);
   expect(unknown, `a transfer must name one of the rules given (${run.setup.body.distributionRules.map((r) => `${r.label}=${r.id}`).join(', ')}): ${unknown.join('; ')}`).toEqual([]);
 });
 
