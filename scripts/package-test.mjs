@@ -1,4 +1,4 @@
-// The package test: packs ces-harness, installs the tarball into an empty folder and runs `ces` from there as a user would (version, a connector check, a REST run against its own `ces serve`, a failing check's re-run command, every `ces` command of docs/ci.md).
+// The package test: packs ces-harness (and publishes it dry), installs the tarball into an empty folder and runs `ces` from there as a user would (version, a connector check, a REST run against its own `ces serve`, a failing check's re-run command, every `ces` command of docs/ci.md).
 // Usage: node scripts/package-test.mjs [--keep]. Exit 0 when every step passed. --keep leaves the temporary folder for a look.
 import fs from 'node:fs';
 import os from 'node:os';
@@ -101,6 +101,14 @@ try {
     return `${info.filename}, ${(info.size / 1024).toFixed(0)} kB packed, ${(info.unpackedSize / 1024 / 1024).toFixed(1)} MB unpacked, ${files.length} files`;
   });
   if (!tarball) throw new Error('no tarball');
+
+  await step('npm publish --dry-run: the package can be published (not private; the registry is never reached)', async () => {
+    // A registry address nothing answers at: a dry run needs none, and the test must not depend on one.
+    const r = spawnSync('npm', ['publish', '--dry-run', '--registry', 'http://127.0.0.1:9/'], { cwd: ROOT, encoding: 'utf8', env: userEnv });
+    const out = `${r.stdout}${r.stderr}`;
+    check(r.status === 0 && out.includes(`+ ${pkg.name}@${pkg.version}`), `npm publish --dry-run exited ${r.status}: ${tail(out)}`);
+    return `${pkg.name}@${pkg.version}`;
+  });
 
   await step('npm install of the tarball into an empty folder (install scripts not run: npm leaves better-sqlite3 unbuilt)', async () => {
     // --ignore-scripts stands for an npm that does not run dependencies' install scripts unapproved (npm 11's allowScripts):

@@ -1,5 +1,6 @@
 // Runs the unit-test files (test/*.test.ts, or those named) with node:test, compiled (dist/test/*.test.js, as the package's code runs), the longest first and several at a time; prints TAP and each file's wall and CPU time.
-// Run it with `node scripts/unit-tests.mjs [--elsewhere] [test/x.test.ts ...]`: it brings dist/ up to date first (scripts/build.mjs).
+// Run it with `node scripts/unit-tests.mjs [--elsewhere | --quick] [test/x.test.ts ...]`: it brings dist/ up to date first (scripts/build.mjs).
+// --quick: only the QUICK files (`npm run test:quick`), each failing if it starts a server or a thread (scripts/no-server.mjs).
 // --elsewhere: the path-sensitive files (PATH_SENSITIVE) run from a copy of the checkout at another depth of the file system.
 // Why a script: `node --test` sorts its files by name, so a 3-minute file named late starts last and the step waits for it.
 import fs from 'node:fs';
@@ -50,11 +51,26 @@ const compiled = (f) => {
  * from every depth but two, and passed where it was developed, two folders deep).
  */
 const PATH_SENSITIVE = ['build', 'thread-bundles', 'compile-cache', 'transcripts'];
+/**
+ * The quick tier (`npm run test:quick`): the files that start no server, no thread and no `ces` process, and wait on no real-time
+ * limit (unit tests of pure functions, Fastify's inject(), the catalogue and the documents): about 40 CPU-s. A file of it that
+ * starts a server or a thread fails there (scripts/no-server.mjs), so the list cannot drift into slow files unnoticed.
+ */
+const QUICK = [
+  'alternatives', 'alternatives-coverage', 'auth-tokens', 'catalogue', 'check-unit', 'ci-docs', 'coverage-baseline', 'decisions', 'deviation-seams',
+  'graphql-limits', 'graphql-sdl', 'lean-stacks', 'lib', 'openapi', 'openapi-answers', 'openapi-drift', 'proofs', 'report', 'report-allure',
+  'rest-activity', 'rest-agreement', 'rest-people', 'structure', 'transcripts', 'verdicts', 'webhooks', 'write-atomic',
+];
 const elsewhere = process.argv.includes('--elsewhere');
-const named = process.argv.slice(2).filter((a) => a !== '--elsewhere').map(compiled);
+const quick = process.argv.includes('--quick');
+if (elsewhere && quick) { console.error('unit-tests: --elsewhere and --quick do not go together (the quick tier runs here)'); process.exit(2); }
+const named = process.argv.slice(2).filter((a) => a !== '--elsewhere' && a !== '--quick').map(compiled);
 const missing = named.filter((f) => !fs.existsSync(f));
 if (missing.length) { console.error(`unit-tests: no such test file: ${missing.map((f) => path.relative(ROOT, f)).join(', ')} (name them as test/x.test.ts)`); process.exit(2); }
-const all = named.length ? named : fs.readdirSync(path.join(ROOT, 'test')).filter((f) => f.endsWith('.test.ts')).sort().map((f) => compiled(path.join(ROOT, 'test', f)));
+const every = fs.readdirSync(path.join(ROOT, 'test')).filter((f) => f.endsWith('.test.ts')).sort().map((f) => compiled(path.join(ROOT, 'test', f)));
+const unknownQuick = QUICK.filter((q) => !every.some((f) => path.basename(f, '.test.js') === q));
+if (unknownQuick.length) { console.error(`unit-tests: QUICK names no test file ${unknownQuick.join(', ')}`); process.exit(2); }
+const all = named.length ? named : quick ? every.filter((f) => QUICK.includes(path.basename(f, '.test.js'))) : every;
 const rank = (file) => { const i = LONGEST_FIRST.indexOf(path.basename(file, '.test.js')); return i < 0 ? LONGEST_FIRST.length : i; };
 const away = elsewhere ? all.filter((f) => PATH_SENSITIVE.includes(path.basename(f, '.test.js'))) : [];
 const files = all.filter((f) => !away.includes(f)).sort((a, b) => rank(a) - rank(b));
@@ -64,6 +80,10 @@ const cpuDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ces-unit-cpu-'));
 const preload = `--import=${pathToFileURL(path.join(ROOT, 'scripts', 'cpu-report.mjs')).href}`;
 process.env.NODE_OPTIONS = `${process.env.NODE_OPTIONS ?? ''} ${preload}`.trim();
 process.env.CES_CPU_REPORT_DIR = cpuDir;
+if (quick) {
+  process.env.NODE_OPTIONS += ` --import=${pathToFileURL(path.join(ROOT, 'scripts', 'no-server.mjs')).href}`;
+  process.env.CES_NO_SERVER = '1';
+}
 /** The CPU seconds each test file's process reported, by its path relative to ROOT. */
 function cpuByFile() {
   const out = new Map();

@@ -1,4 +1,4 @@
-// A service that follows the spec but took other decisions where it is silent (a proxy in front of the reference implementation, test/alternatives-proxy.ts), run with `ces test --target` as a service team would: no MUST or SHOULD clause that passes directly fails through it, and only the REF clauses of its decisions are reported (issue 23 item 4, GAPS G34).
+// A service that follows the spec but took other decisions where it is silent (a proxy in front of the reference implementation, test/alternatives-proxy.ts), run with `ces test --target` as a service team would: no MUST or SHOULD clause that passes directly fails through it, and only the REF clauses of its decisions are reported (issue 23 item 4, G34).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -61,7 +61,7 @@ test('a service that decided otherwise where the spec is silent: every MUST and 
     const reported = [...vb].filter(([, v]) => v !== 'pass' && v !== 'not-run' && v !== 'skipped').map(([id, v]) => `${id} ${v}`).sort();
     const expected = Object.keys(DECISIONS).filter((id) => catalogue.has(id)).map((id) => `${id} warn`).sort();
     assert.deepEqual(reported, expected, `clauses reported through the proxy:\n${reported.map((r) => `${r}${reasonOf(b.summary, r.split(' ')[0]!)}`).join('\n')}`);
-    for (const id of Object.keys(DECISIONS).filter((x) => catalogue.has(x))) assert.equal(severity(id), 'REF', `${id} is a decision of GAPS (REF)`);
+    for (const id of Object.keys(DECISIONS).filter((x) => catalogue.has(x))) assert.equal(severity(id), 'REF', `${id} is a decision of docs/decisions.md (REF)`);
     // A WARN does not fail the run; no harness error.
     assert.equal(b.code, 0, b.out.slice(-3000));
     t.diagnostic(`direct: ${a.summary.checks.length} checks; through the proxy: ${b.summary.checks.length} checks; ${[...vb].filter(([, v]) => v === 'pass').length} clauses PASS, reported: ${reported.join(', ')}`);

@@ -5,7 +5,7 @@ import type { TlsMaterial } from '../lib/tls.js';
 import { LIMITS } from '../lib/limits.js';
 
 /**
- * The decisions it takes otherwise, each with the REF clause that reports it (GAPS G34: a WARN, never a MUST or SHOULD failure):
+ * The decisions it takes otherwise, each with the REF clause that reports it (G34: a WARN, never a MUST or SHOULD failure):
  * - a failed REST authentication is answered 401 (the body still says Forbidden), not 403 (REST-AUTH-05, G10);
  * - `limit` above the maximum is refused, 400 naming `limit`, not clamped (REST-PAGE-03, G11);
  * - a period over 3 months is answered 422 with the spec's message, not 400 (REST-PERIOD-05, G13);
