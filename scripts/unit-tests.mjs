@@ -57,7 +57,7 @@ const PATH_SENSITIVE = ['build', 'thread-bundles', 'compile-cache', 'transcripts
  * starts a server or a thread fails there (scripts/no-server.mjs), so the list cannot drift into slow files unnoticed.
  */
 const QUICK = [
-  'alternatives', 'alternatives-coverage', 'auth-tokens', 'catalogue', 'check-unit', 'ci-docs', 'coverage-baseline', 'decisions', 'deviation-seams',
+  'alternatives', 'alternatives-coverage', 'auth-tokens', 'catalogue', 'check-unit', 'ci-docs', 'coverage-baseline', 'decisions', 'deviation-seams', 'doc-counts',
   'graphql-limits', 'graphql-sdl', 'lean-stacks', 'lib', 'openapi', 'openapi-answers', 'openapi-drift', 'proofs', 'report', 'report-allure',
   'rest-activity', 'rest-agreement', 'rest-people', 'structure', 'transcripts', 'verdicts', 'webhooks', 'write-atomic',
 ];
