@@ -25,11 +25,11 @@ if (!/--enable-source-maps/.test(process.env.NODE_OPTIONS ?? '')) process.env.NO
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 /**
  * Files by their time in a whole step (4 at a time on 2 cores, 2026-11-26: check-evidence 340 s, fuzz-deviations 337 s, check-receiver
- * 261 s, check-connector 256 s, alternatives-proxy 221 s, sigkill-stream 213 s, harness-faults 126 s, load-bench 120 s...), longest
+ * 261 s, check-connector 256 s, sigkill-stream 213 s, harness-faults 126 s, load-bench 120 s...), longest
  * first; the rest follow by name. The four longest start together, and no long file starts last (the step's tail).
  */
 const LONGEST_FIRST = [
-  'check-evidence', 'fuzz-deviations', 'check-receiver', 'check-connector', 'alternatives-proxy', 'sigkill-stream', 'harness-faults', 'load-bench', 'check-fake-connector',
+  'check-evidence', 'fuzz-deviations', 'check-receiver', 'check-connector', 'sigkill-stream', 'harness-faults', 'load-bench', 'check-fake-connector',
   'check-variants', 'check-proofs', 'bare-target', 'load', 'webhooks-durable', 'wire', 'transcripts-trust', 'transcripts-replay', 'target-lost', 'report-run', 'load-segments', 'sink',
 ];
 /**
@@ -59,7 +59,7 @@ const PATH_SENSITIVE = ['build', 'thread-bundles', 'compile-cache', 'transcripts
 const QUICK = [
   'alternatives', 'alternatives-coverage', 'auth-tokens', 'catalogue', 'check-unit', 'ci-docs', 'coverage-baseline', 'decisions', 'deviation-seams', 'doc-counts',
   'graphql-limits', 'graphql-sdl', 'lean-stacks', 'lib', 'openapi', 'openapi-answers', 'openapi-drift', 'proofs', 'report', 'report-allure',
-  'rest-activity', 'rest-agreement', 'rest-people', 'structure', 'transcripts', 'verdicts', 'webhooks', 'write-atomic',
+  'rest-activity', 'rest-agreement', 'rest-people', 'selftest-matrix', 'structure', 'transcripts', 'verdicts', 'webhooks', 'write-atomic',
 ];
 const elsewhere = process.argv.includes('--elsewhere');
 const quick = process.argv.includes('--quick');
