@@ -22,17 +22,24 @@ export function readStoredMatrix(file = STORED_MATRIX): SelftestMatrix | undefin
   return Object.fromEntries(Object.entries(raw).map(([id, r]) => [id, Array.isArray(r) ? { checks: r, clauses: [] } : r]));
 }
 
+/** A listed check and the title the matrix gives it: its describe titles and its own, joined by ` › ` (lib/results.ts). */
+export type MatrixCheck = ListedCheck & { matrixTitle: string };
+
 /**
  * The checks a fault runs against when narrowed: among the checks that caught it in the stored matrix and still exist naming one of
  * its clauses, as few as keep the clauses they proved there proven (greedy: the check naming most of them first; most often one
  * check), or undefined when none of them exists any more (a new fault, a renamed check: every check of its clauses runs).
  */
-export function chosenChecks(m: Mutation, row: MatrixRow | undefined, checks: ListedCheck[]): ListedCheck[] | undefined {
+export function chosenChecks(m: Mutation, row: MatrixRow | undefined, checks: ListedCheck[]): MatrixCheck[] | undefined {
   if (!row) return undefined;
-  const candidates = checks.filter((c) => row.checks.includes(c.title) && c.clauses.some((id) => m.clauses.includes(id)));
+  const candidates = checks.flatMap((c) => {
+    if (!c.clauses.some((id) => m.clauses.includes(id))) return [];
+    const t = row.checks.find((x) => x === c.title || x.endsWith(` › ${c.title}`));
+    return t ? [{ ...c, matrixTitle: t }] : [];
+  });
   if (!candidates.length) return undefined;
-  const titles = [...new Set(candidates.map((c) => c.title))].sort();
-  const names = (title: string) => new Set(candidates.filter((c) => c.title === title).flatMap((c) => c.clauses));
+  const titles = [...new Set(candidates.map((c) => c.matrixTitle))].sort();
+  const names = (title: string) => new Set(candidates.filter((c) => c.matrixTitle === title).flatMap((c) => c.clauses));
   const chosen: string[] = [];
   let left = new Set(row.clauses.filter((id) => m.clauses.includes(id)));
   do {
@@ -41,15 +48,15 @@ export function chosenChecks(m: Mutation, row: MatrixRow | undefined, checks: Li
     chosen.push(best);
     left = new Set([...left].filter((id) => !names(best).has(id)));
   } while (left.size);
-  return candidates.filter((c) => chosen.includes(c.title));
+  return candidates.filter((c) => chosen.includes(c.matrixTitle));
 }
 
 const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /**
  * The plan with each fault of its projects of faults narrowed to its chosenChecks: the project's grep keeps, per fault, the checks
- * of its clauses whose title is one chosen (Playwright matches a grep against the file, describe and check titles and the tags;
- * a title is followed by a tag or ends the string). The projects stay as planned (no check names clauses of two faults of one
+ * of its clauses whose title is one chosen (Playwright matches a grep against the file, describe and check titles joined by spaces
+ * and the tags: the matrix's title with its ` › ` as spaces, followed by a tag or ending the string). The projects stay as planned (no check names clauses of two faults of one
  * project, so each check still runs under one fault). Alternatives and baselines are left whole: an alternative runs against
  * every check of its suites. `narrowed`: the faults that run fewer checks, for the fallback of a miss.
  */
@@ -65,7 +72,7 @@ export function narrowPlan(plan: PlannedProject[], mutations: Mutation[], checks
       if (!chosen || chosen.length >= d.checks) { total += d.checks; parts.push(`(?=.*${clauseGrep(d.clauses)})`); return d; }
       narrowed.push(d.id);
       total += chosen.length;
-      const titles = [...new Set(chosen.map((c) => c.title))].map(escape).join('|');
+      const titles = [...new Set(chosen.map((c) => c.matrixTitle.split(' › ').join(' ')))].map(escape).join('|');
       parts.push(`(?=.*${clauseGrep(d.clauses)})(?=.*(?:^| )(?:${titles})(?: @|$))`);
       return { ...d, checks: chosen.length };
     });

@@ -24,17 +24,19 @@ test('one check that caught the fault before, or as few as keep every clause it 
   assert.equal(chosenChecks(m, undefined, CHECKS), undefined, 'a fault the matrix does not know');
   assert.equal(chosenChecks(m, { checks: ['a check renamed since'], clauses: ['REST-PAGE-03'] }, CHECKS), undefined, 'a check that no longer exists');
   assert.equal(chosenChecks(m, { checks: ['a retry comes 10 s later'], clauses: [] }, CHECKS), undefined, 'a check that names none of its clauses any more');
+  // The matrix names a check with its describe titles (results.json's titles).
+  assert.deepEqual(chosenChecks(m, { checks: ['paging › limit=0 is refused'], clauses: ['REST-PAGE-03'] }, CHECKS)?.map((c) => c.matrixTitle), ['paging › limit=0 is refused']);
 });
 
 test('the narrowed plan: each fault\'s project greps its chosen checks only (as Playwright matches titles with tags); a fault without a row keeps every check of its clauses', () => {
   const faults = [{ id: 'f-page', clauses: ['REST-PAGE-03'] }, { id: 'f-retry', clauses: ['WH-RETRY-01'] }];
   const full = planSelftest(faults, CHECKS, false);
-  const { plan, narrowed } = narrowPlan(full, faults, CHECKS, { 'f-page': { checks: ['limit=0 is refused'], clauses: ['REST-PAGE-03'] } });
+  const { plan, narrowed } = narrowPlan(full, faults, CHECKS, { 'f-page': { checks: ['paging › limit=0 is refused'], clauses: ['REST-PAGE-03'] } });
   assert.deepEqual(narrowed, ['f-page']);
   const projectOf = (id: string) => plan.find((p) => p.deviations.some((d) => d.id === id))!;
   const grep = new RegExp(projectOf('f-page').grep!);
-  // Playwright's grep string: file, describe and check titles, then the tags.
-  const line = (c: ListedCheck) => `${c.file} ${c.title} ${c.clauses.map((id) => `@${id}`).join(' ')}`;
+  // Playwright's grep string: file, describe and check titles, then the tags (each check here in a describe "paging").
+  const line = (c: ListedCheck) => `${c.file} paging ${c.title} ${c.clauses.map((id) => `@${id}`).join(' ')}`;
   assert.deepEqual(CHECKS.filter((c) => grep.test(line(c))).filter((c) => c.clauses.includes('REST-PAGE-03')).map((c) => c.title), ['limit=0 is refused']);
   assert.equal(projectOf('f-page').deviations.find((d) => d.id === 'f-page')!.checks, 1, 'the reporter expects one check of it');
   const retry = new RegExp(projectOf('f-retry').grep!);
