@@ -6,37 +6,13 @@ import type { ConnectorCheckSettings } from './settings.js';
 import { RULE_LABELS } from './settings.js';
 import { transportCause } from './preflight.js';
 import { excerpt } from './evidence.js';
+import type { Endpoint, Exchange, SignatureMode } from './exchange.js';
+
+// The types of a recorded call live in check/exchange.ts (check/evidence.ts reads them without importing this module).
+export type { Endpoint, SignatureMode, Exchange } from './exchange.js';
 
 /** Sends one request (suites pass `api.request`, which attaches the masked evidence as a report step). */
 export type Send = (req: HttpRequest, label?: string) => Promise<HttpAnswer>;
-
-/** Spec endpoint numbers of the bot connector table; 0 is no endpoint of the contract (the not-found probe, check/evidence.ts). */
-export type Endpoint = 0 | 1 | 2 | 3 | 4 | 5 | 6 | 7;
-
-export type SignatureMode = 'valid' | 'wrong' | 'missing';
-
-export interface Exchange {
-  endpoint: Endpoint;
-  method: string;
-  path: string;
-  url: string;
-  /** The exact bytes signed: raw query string (GET) or raw body (POST/PUT). */
-  signed: string;
-  requestBody?: unknown;
-  status?: number;
-  /** Parsed JSON answer, undefined when not JSON. */
-  json?: unknown;
-  text?: string;
-  contentType?: string;
-  /** Measured from sending to the whole answer read. */
-  ms: number;
-  /** Network error or timeout. */
-  error?: string;
-  /** Ms since the start of the conversation it belongs to (sequence diagrams). */
-  at?: number;
-  /** How the call was signed (default valid). */
-  signature?: SignatureMode;
-}
 
 /** The spec endpoint a call is, from its method and its path under the connector's base URL (0: none of the contract). */
 export function endpointOf(method: string, path: string): Endpoint {

@@ -1,5 +1,5 @@
 // What a connector answer is evidence of: a bot created, an endpoint that does not exist (answered as a path that does not exist), a call refused for its signature; pure judgements the connector checks share.
-import type { Exchange } from './connector-client.js';
+import type { Exchange } from './exchange.js';
 
 /** A path no connector serves: its answer is how the connector answers an endpoint that does not exist. */
 export const NOT_FOUND_PROBE_PATH = '/ces-check-no-such-endpoint';

@@ -6,7 +6,7 @@ import { FIXTURES } from './paths.js';
 export type Severity = 'MUST' | 'SHOULD' | 'MAY' | 'REF';
 export interface Clause { id: string; severity: Severity; text: string; source: string; area: string; retired?: boolean }
 /**
- * `alternative`: another decision a conforming service may take where the spec is silent (GAPS G34); it must make its REF
+ * `alternative`: another decision a conforming service may take where the spec is silent (G34); it must make its REF
  * clauses report and fail no MUST or SHOULD clause of its suites (`ces selftest`). Absent: a fault the checks must catch.
  */
 export type DeviationKind = 'alternative';

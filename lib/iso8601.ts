@@ -1,4 +1,4 @@
-// ISO 8601 date-times as connectors write them (GAPS G24): offset and fraction optional; Java's zoned form `...Z[Etc/UTC]` recognised apart.
+// ISO 8601 date-times as connectors write them (G24): offset and fraction optional; Java's zoned form `...Z[Etc/UTC]` recognised apart.
 
 // Extended format: date, `T`, hh:mm[:ss[.fff]], optional `Z` or ±hh[:mm]; Java's ZonedDateTime.toString() adds `[zone id]`.
 const ISO = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:[.,]\d{1,9})?)?(Z|[+-]\d{2}(?::?\d{2})?)?(\[[A-Za-z0-9_/+-]{1,64}\])?$/;

@@ -84,7 +84,7 @@ export interface Judged {
   warnings?: string[];
   notes?: string[];
   /**
-   * Results the check recorded per clause (suites/verdicts.ts `under`): each assertion judged under its own clause (GAPS G34).
+   * Results the check recorded per clause (suites/verdicts.ts `under`): each assertion judged under its own clause (G34).
    * A clause with recorded results takes its verdict from them only; the others (the check's primary clauses) from the check.
    */
   clauseResults?: Record<string, ClauseResult>;

@@ -124,10 +124,13 @@ async function buildLocked({ clean, quiet, root, dist, t0 }) {
         entryPoints: ts.map((r) => path.join(root, r)), outdir: dist, outbase: root, write: false, bundle: false,
         format: 'esm', platform: 'node', target: 'node20', sourcemap: 'linked', sourcesContent: false,
         tsconfigRaw: fs.readFileSync(path.join(root, 'tsconfig.json'), 'utf8'), logLevel: 'silent',
+        // esbuild reports an error's file relative to its working directory (the process's by default): the project's root
+        // makes it the path under the project wherever the process runs from.
+        absWorkingDir: root,
       });
     } catch (e) {
       const first = e.errors?.[0];
-      throw new BuildError(first ? `${first.location ? `${path.relative(root, path.resolve(root, first.location.file))}:${first.location.line}:${first.location.column}: ` : ''}${first.text}${e.errors.length > 1 ? ` (and ${e.errors.length - 1} more)` : ''}` : e.message);
+      throw new BuildError(first ? `${first.location ? `${first.location.file}:${first.location.line}:${first.location.column}: ` : ''}${first.text}${e.errors.length > 1 ? ` (and ${e.errors.length - 1} more)` : ''}` : e.message);
     }
     for (const f of result.outputFiles) writeAtomic(f.path, f.contents);
     await bundleThreads(esbuild, root, dist);
@@ -157,7 +160,7 @@ async function bundleThreads(esbuild, root, dist) {
       bundle: true, write: false, platform: 'node', format: 'esm', target: 'node20', external: ['better-sqlite3'], sourcemap: 'linked', sourcesContent: false,
       // The packages bundled are CommonJS: their require() of Node's modules needs a require in an ES module.
       banner: { js: "import { createRequire as __cesRequire } from 'node:module'; const require = __cesRequire(import.meta.url);" },
-      plugins: [ownImportMeta], logLevel: 'silent',
+      plugins: [ownImportMeta], logLevel: 'silent', absWorkingDir: root,
     });
     for (const f of result.outputFiles) writeAtomic(f.path, f.contents);
   } catch (e) {

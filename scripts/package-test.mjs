@@ -1,4 +1,4 @@
-// The package test: packs ces-harness, installs the tarball into an empty folder and runs `ces` from there as a user would (version, a connector check, a REST run against its own `ces serve`, a failing check's re-run command, every `ces` command of docs/ci.md).
+// The package test: packs ces-harness (and publishes it dry), installs the tarball into an empty folder and runs `ces` from there as a user would (version, a connector check, a REST run against its own `ces serve`, a failing check's re-run command, every `ces` command of docs/ci.md).
 // Usage: node scripts/package-test.mjs [--keep]. Exit 0 when every step passed. --keep leaves the temporary folder for a look.
 import fs from 'node:fs';
 import os from 'node:os';
@@ -101,6 +101,15 @@ try {
     return `${info.filename}, ${(info.size / 1024).toFixed(0)} kB packed, ${(info.unpackedSize / 1024 / 1024).toFixed(1)} MB unpacked, ${files.length} files`;
   });
   if (!tarball) throw new Error('no tarball');
+
+  await step('npm publish --dry-run: the package can be published (not private; the registry is never reached)', async () => {
+    // --offline: a dry run needs no registry, and the test must not depend on one (without it npm waits about 70 s on an
+    // unreachable registry before the same answer).
+    const r = spawnSync('npm', ['publish', '--dry-run', '--offline'], { cwd: ROOT, encoding: 'utf8', env: userEnv });
+    const out = `${r.stdout}${r.stderr}`;
+    check(r.status === 0 && out.includes(`+ ${pkg.name}@${pkg.version}`), `npm publish --dry-run exited ${r.status}: ${tail(out)}`);
+    return `${pkg.name}@${pkg.version}`;
+  });
 
   await step('npm install of the tarball into an empty folder (install scripts not run: npm leaves better-sqlite3 unbuilt)', async () => {
     // --ignore-scripts stands for an npm that does not run dependencies' install scripts unapproved (npm 11's allowScripts):
@@ -206,10 +215,33 @@ async function fetchJson(url, r, body) {
 
 /**
  * Runs each job of docs/ci.md in a folder of its own (beside the installation, as a CI workspace), its `ces` commands in order,
- * with the job's variables and, for the deployment and secrets, the `ces serve`'s. A job whose commands are the same as an earlier
- * job's (GitHub and GitLab run the same ones) is not run twice.
+ * with the job's variables and, for the deployment and secrets, a `ces serve`'s. A job whose commands are the same as an earlier
+ * job's (GitHub and GitLab run the same ones) is not run twice. A job that logs in (its target file names the users) gets a
+ * `ces serve` of its own (about 2 CPU-s): the login throttle (10 a minute per user) of the shared one is spent by the steps beside
+ * and before it (a release job's `ces load graphql-read` got 1 token of 2 after the conformance job's auth suite), so its
+ * outcome would depend on what ran before it. The others share `shared` (its connector).
  */
-async function runRecipes(svc) {
+async function runRecipes(shared) {
+  const done = new Map();
+  const lines = [];
+  for (const recipe of readRecipes()) {
+    for (const job of recipe.jobs) {
+      const key = JSON.stringify(job.commands.map((c) => [c.text, { ...c.env, CES_PACKAGE: '' }]));
+      if (done.has(key)) { lines.push(`${recipe.heading}: the same commands as ${done.get(key)}`); continue; }
+      done.set(key, recipe.heading);
+      const logsIn = job.commands.some((c) => c.text.includes('$CES_USER_'));
+      const own = logsIn ? await serve(`serve-${recipe.system}-${job.name}`) : undefined;
+      try {
+        await runJob(recipe, job, own ?? shared);
+      } finally { await own?.stop(); }
+      lines.push(`${recipe.heading}: ${job.commands.length} command(s) passed${own ? ' (against a ces serve of its own)' : ''}`);
+    }
+  }
+  return `\n       ${lines.join('\n       ')}`;
+}
+
+/** One job of docs/ci.md in its own folder, against `svc`: every command exits 0 and leaves its reports in ./reports. */
+async function runJob(recipe, job, svc) {
   const r = svc.ready;
   const keys = r.api_keys.map((k) => `${k.client_id}:${k.key}`);
   const users = r.users.map((u) => `${u.client_id}:${u.username}:${u.password}`);
@@ -219,25 +251,14 @@ async function runRecipes(svc) {
     // One small suite: the REST suite runs from this installation in the step above; here the commands are what is tested.
     CES_SUITES: 'auth',
   };
-  const done = new Map();
-  const lines = [];
-  for (const recipe of readRecipes()) {
-    for (const job of recipe.jobs) {
-      const key = JSON.stringify(job.commands.map((c) => [c.text, { ...c.env, ...deployment, CES_PACKAGE: '' }]));
-      if (done.has(key)) { lines.push(`${recipe.heading}: the same commands as ${done.get(key)}`); continue; }
-      done.set(key, recipe.heading);
-      const dir = path.join(project, 'jobs', `${recipe.system}-${job.name}`);
-      fs.mkdirSync(dir, { recursive: true });
-      // Day one of a service team: an empty baseline, committed beside the workflow.
-      fs.writeFileSync(path.join(dir, 'ces-baseline.json'), JSON.stringify({ version: 1, written: new Date().toISOString(), target: r.base_url, failing: [] }));
-      for (const c of job.commands) {
-        const res = await sh(c.text, { cwd: dir, env: { ...c.env, ...deployment }, timeoutS: 600 });
-        check(res.code === 0, `${recipe.heading}: \`${c.text}\` exited ${res.code}: ${tail(res.out)}`);
-      }
-      const runs = fs.existsSync(path.join(dir, 'reports')) ? fs.readdirSync(path.join(dir, 'reports')).filter((d) => fs.existsSync(path.join(dir, 'reports', d, 'summary.json'))) : [];
-      check(runs.length === job.commands.filter((c) => / (test|check|load) /.test(c.text)).length && fs.existsSync(path.join(dir, 'reports', 'index.html')), `${recipe.heading}: not every run left its reports in ./reports of the job's folder`);
-      lines.push(`${recipe.heading}: ${job.commands.length} command(s) passed`);
-    }
+  const dir = path.join(project, 'jobs', `${recipe.system}-${job.name}`);
+  fs.mkdirSync(dir, { recursive: true });
+  // Day one of a service team: an empty baseline, committed beside the workflow.
+  fs.writeFileSync(path.join(dir, 'ces-baseline.json'), JSON.stringify({ version: 1, written: new Date().toISOString(), target: r.base_url, failing: [] }));
+  for (const c of job.commands) {
+    const res = await sh(c.text, { cwd: dir, env: { ...c.env, ...deployment }, timeoutS: 600 });
+    check(res.code === 0, `${recipe.heading}: \`${c.text}\` exited ${res.code}: ${tail(res.out)}`);
   }
-  return `\n       ${lines.join('\n       ')}`;
+  const runs = fs.existsSync(path.join(dir, 'reports')) ? fs.readdirSync(path.join(dir, 'reports')).filter((d) => fs.existsSync(path.join(dir, 'reports', d, 'summary.json'))) : [];
+  check(runs.length === job.commands.filter((c) => / (test|check|load) /.test(c.text)).length && fs.existsSync(path.join(dir, 'reports', 'index.html')), `${recipe.heading}: not every run left its reports in ./reports of the job's folder`);
 }

@@ -1,10 +1,13 @@
-// Runs the unit-test files (test/*.test.ts, or those named) with node:test, compiled (dist/test/*.test.js, as the package's code runs), the longest first and several at a time; prints TAP and each file's time.
-// Run it with `node scripts/unit-tests.mjs [test/x.test.ts ...]`: it brings dist/ up to date first (scripts/build.mjs).
+// Runs the unit-test files (test/*.test.ts, or those named) with node:test, compiled (dist/test/*.test.js, as the package's code runs), the longest first and several at a time; prints TAP and each file's wall and CPU time.
+// Run it with `node scripts/unit-tests.mjs [--elsewhere | --quick] [test/x.test.ts ...]`: it brings dist/ up to date first (scripts/build.mjs).
+// --quick: only the QUICK files (`npm run test:quick`), each failing if it starts a server or a thread (scripts/no-server.mjs).
+// --elsewhere: the path-sensitive files (PATH_SENSITIVE) run from a copy of the checkout at another depth of the file system.
 // Why a script: `node --test` sorts its files by name, so a 3-minute file named late starts last and the step waits for it.
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
-import { spawnSync } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
+import { spawn, spawnSync } from 'node:child_process';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { run } from 'node:test';
 import { tap } from 'node:test/reporters';
 import { ensureBuilt } from './build.mjs';
@@ -22,11 +25,11 @@ if (!/--enable-source-maps/.test(process.env.NODE_OPTIONS ?? '')) process.env.NO
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 /**
  * Files by their time in a whole step (4 at a time on 2 cores, 2026-11-26: check-evidence 340 s, fuzz-deviations 337 s, check-receiver
- * 261 s, check-connector 256 s, alternatives-proxy 221 s, sigkill-stream 213 s, harness-faults 126 s, load-bench 120 s...), longest
+ * 261 s, check-connector 256 s, sigkill-stream 213 s, harness-faults 126 s, load-bench 120 s...), longest
  * first; the rest follow by name. The four longest start together, and no long file starts last (the step's tail).
  */
 const LONGEST_FIRST = [
-  'check-evidence', 'fuzz-deviations', 'check-receiver', 'check-connector', 'alternatives-proxy', 'sigkill-stream', 'harness-faults', 'load-bench', 'check-fake-connector',
+  'check-evidence', 'fuzz-deviations', 'check-receiver', 'check-connector', 'sigkill-stream', 'harness-faults', 'load-bench', 'check-fake-connector',
   'check-variants', 'check-proofs', 'bare-target', 'load', 'webhooks-durable', 'wire', 'transcripts-trust', 'transcripts-replay', 'target-lost', 'report-run', 'load-segments', 'sink',
 ];
 /**
@@ -41,13 +44,63 @@ const compiled = (f) => {
   const rel = path.relative(ROOT, path.resolve(f)).replace(/^dist[\\/]/, '').replace(/\.ts$/, '.js');
   return path.join(ROOT, 'dist', rel);
 };
-const named = process.argv.slice(2).map(compiled);
+/**
+ * Files whose subject is where things are (the build's paths and error locations, the thread bundles' import.meta, the compile
+ * cache's folder, file names shown relative to the working directory): with --elsewhere they run from a copy of the checkout at
+ * another depth than the checkout's, with that copy as their working directory (the build named a syntax error's file wrongly
+ * from every depth but two, and passed where it was developed, two folders deep).
+ */
+const PATH_SENSITIVE = ['build', 'thread-bundles', 'compile-cache', 'transcripts'];
+/**
+ * The quick tier (`npm run test:quick`): the files that start no server, no thread and no `ces` process, and wait on no real-time
+ * limit (unit tests of pure functions, Fastify's inject(), the catalogue and the documents): about 40 CPU-s. A file of it that
+ * starts a server or a thread fails there (scripts/no-server.mjs), so the list cannot drift into slow files unnoticed.
+ */
+const QUICK = [
+  'alternatives', 'alternatives-coverage', 'auth-tokens', 'catalogue', 'check-unit', 'ci-docs', 'coverage-baseline', 'decisions', 'deviation-seams', 'doc-counts',
+  'graphql-limits', 'graphql-sdl', 'lean-stacks', 'lib', 'openapi', 'openapi-answers', 'openapi-drift', 'proofs', 'report', 'report-allure',
+  'rest-activity', 'rest-agreement', 'rest-people', 'selftest-matrix', 'structure', 'transcripts', 'verdicts', 'webhooks', 'write-atomic',
+];
+const elsewhere = process.argv.includes('--elsewhere');
+const quick = process.argv.includes('--quick');
+if (elsewhere && quick) { console.error('unit-tests: --elsewhere and --quick do not go together (the quick tier runs here)'); process.exit(2); }
+const named = process.argv.slice(2).filter((a) => a !== '--elsewhere' && a !== '--quick').map(compiled);
 const missing = named.filter((f) => !fs.existsSync(f));
 if (missing.length) { console.error(`unit-tests: no such test file: ${missing.map((f) => path.relative(ROOT, f)).join(', ')} (name them as test/x.test.ts)`); process.exit(2); }
-const all = named.length ? named : fs.readdirSync(path.join(ROOT, 'test')).filter((f) => f.endsWith('.test.ts')).sort().map((f) => compiled(path.join(ROOT, 'test', f)));
+const every = fs.readdirSync(path.join(ROOT, 'test')).filter((f) => f.endsWith('.test.ts')).sort().map((f) => compiled(path.join(ROOT, 'test', f)));
+const unknownQuick = QUICK.filter((q) => !every.some((f) => path.basename(f, '.test.js') === q));
+if (unknownQuick.length) { console.error(`unit-tests: QUICK names no test file ${unknownQuick.join(', ')}`); process.exit(2); }
+const all = named.length ? named : quick ? every.filter((f) => QUICK.includes(path.basename(f, '.test.js'))) : every;
 const rank = (file) => { const i = LONGEST_FIRST.indexOf(path.basename(file, '.test.js')); return i < 0 ? LONGEST_FIRST.length : i; };
-const files = [...all].sort((a, b) => rank(a) - rank(b));
+const away = elsewhere ? all.filter((f) => PATH_SENSITIVE.includes(path.basename(f, '.test.js'))) : [];
+const files = all.filter((f) => !away.includes(f)).sort((a, b) => rank(a) - rank(b));
 
+// Each test process reports its CPU time (its own and its children's) at exit (scripts/cpu-report.mjs, preloaded).
+const cpuDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ces-unit-cpu-'));
+const preload = `--import=${pathToFileURL(path.join(ROOT, 'scripts', 'cpu-report.mjs')).href}`;
+process.env.NODE_OPTIONS = `${process.env.NODE_OPTIONS ?? ''} ${preload}`.trim();
+process.env.CES_CPU_REPORT_DIR = cpuDir;
+if (quick) {
+  process.env.NODE_OPTIONS += ` --import=${pathToFileURL(path.join(ROOT, 'scripts', 'no-server.mjs')).href}`;
+  process.env.CES_NO_SERVER = '1';
+}
+/** The CPU seconds each test file's process reported, by its path relative to ROOT. */
+function cpuByFile() {
+  const out = new Map();
+  for (const f of fs.readdirSync(cpuDir)) {
+    const r = JSON.parse(fs.readFileSync(path.join(cpuDir, f), 'utf8'));
+    out.set(path.relative(ROOT, r.file), r.self + (r.children ?? 0));
+  }
+  return out;
+}
+
+const away$ = away.length ? runElsewhere(away) : Promise.resolve(0);
+if (!files.length) {
+  // Every file named runs from the copy: nothing runs here (given no files, node:test would look for test files of its own).
+  const code = await away$;
+  fs.rmSync(cpuDir, { recursive: true, force: true });
+  process.exit(code);
+}
 const started = new Map();
 const took = [];
 let failed = 0;
@@ -58,13 +111,64 @@ stream.on('test:complete', (d) => { if (d.name === d.file) took.push([path.relat
 stream.on('test:fail', () => { failed++; });
 const out = stream.compose(tap);
 out.pipe(process.stdout);
-out.on('end', () => {
-  took.sort((a, b) => b[1] - a[1]);
-  console.log(`\nunit-test files (${files.length}, ${CONCURRENCY} at a time), slowest first:`);
+out.on('end', async () => {
+  const cpu = cpuByFile();
+  fs.rmSync(cpuDir, { recursive: true, force: true });
+  took.sort((a, b) => (cpu.get(b[0]) ?? 0) - (cpu.get(a[0]) ?? 0) || b[1] - a[1]);
+  console.log(`\nunit-test files (${files.length}, ${CONCURRENCY} at a time), by CPU time (the test process and the processes it started; wall time beside):`);
   // With where each began: the step ends with its last file, so a long file that starts late is the one to move up the list.
-  for (const [f, s, at] of took.slice(0, 20)) console.log(`  ${s.toFixed(1).padStart(6)} s  ${f}  (from ${at.toFixed(0)} s to ${(at + s).toFixed(0)} s)`);
+  for (const [f, s, at] of took) console.log(`  ${(cpu.has(f) ? cpu.get(f).toFixed(1) : '?').padStart(6)} CPU-s ${s.toFixed(1).padStart(6)} s  ${f}  (from ${at.toFixed(0)} s to ${(at + s).toFixed(0)} s)`);
+  const total = [...cpu.values()].reduce((a, b) => a + b, 0);
+  console.log(`CPU of the test files: ${total.toFixed(0)} CPU-s in ${((Date.now() - t0) / 1000).toFixed(0)} s`);
   const last = [...took].sort((a, b) => (b[2] + b[1]) - (a[2] + a[1])).slice(0, 3);
   console.log(`last to end: ${last.map(([f, s, at]) => `${path.basename(f)} (${(at + s).toFixed(0)} s)`).join(', ')}`);
+  const awayCode = await away$;
   if (failed) console.log(`${failed} test(s) failed`);
-  process.exitCode = failed ? 1 : 0;
+  process.exitCode = failed || awayCode ? 1 : 0;
 });
+
+/**
+ * Runs `away` (compiled files of this checkout) from a copy of the checkout at another depth than ROOT's: the files git knows
+ * (tracked, and new ones not ignored; every file but node_modules, dist, reports and caches without git), node_modules linked,
+ * its own dist/ built by its own runner, one file at a time beside this run. Prints its output when it ends; answers its exit code.
+ */
+async function runElsewhere(away) {
+  const base = fs.mkdtempSync(path.join(os.tmpdir(), 'ces-elsewhere-'));
+  const depth = (p) => p.split(path.sep).filter(Boolean).length;
+  // Three levels below the temporary folder, or four when that is the checkout's own depth.
+  const levels = depth(base) + 3 === depth(ROOT) ? ['w', 'x', 'y', 'z'] : ['x', 'y', 'z'];
+  const copy = path.join(base, ...levels);
+  try {
+    copyCheckout(copy);
+    fs.symlinkSync(fs.realpathSync(path.join(ROOT, 'node_modules')), path.join(copy, 'node_modules'), 'dir');
+    const rel = away.map((f) => path.relative(path.join(ROOT, 'dist'), f).replace(/\.js$/, '.ts'));
+    const child = spawn(process.execPath, [path.join(copy, 'scripts', 'unit-tests.mjs'), ...rel], {
+      cwd: copy, env: { ...process.env, CES_UNIT_CONCURRENCY: '1', CES_CPU_REPORT_DIR: '', NODE_OPTIONS: (process.env.NODE_OPTIONS ?? '').replace(preload, '').trim() }, stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    child.stdout.on('data', (d) => { output += d; });
+    child.stderr.on('data', (d) => { output += d; });
+    const code = await new Promise((resolve) => child.on('close', (c) => resolve(c ?? 1)));
+    console.log(`\n# ${away.length} path-sensitive file(s) run from a copy of the checkout ${depth(copy)} folders deep (the checkout is ${depth(ROOT)}), ${copy}:\n${output}`);
+    return code;
+  } catch (e) {
+    console.log(`\n# the copy of the checkout for the path-sensitive files failed: ${e.message}`);
+    return 1;
+  } finally { fs.rmSync(base, { recursive: true, force: true }); }
+}
+
+function copyCheckout(to) {
+  fs.mkdirSync(to, { recursive: true });
+  const git = spawnSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], { cwd: ROOT, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+  if (git.status === 0) {
+    for (const rel of git.stdout.split('\0').filter(Boolean)) {
+      const from = path.join(ROOT, rel);
+      if (!fs.existsSync(from) || rel === 'node_modules') continue; // deleted in the work tree; the link made after
+      fs.mkdirSync(path.dirname(path.join(to, rel)), { recursive: true });
+      fs.copyFileSync(from, path.join(to, rel));
+    }
+    return;
+  }
+  const skip = new Set(['node_modules', 'dist', 'reports', '.git', '.cache', 'test-results', 'allure-results', 'playwright-report']);
+  fs.cpSync(ROOT, to, { recursive: true, filter: (src) => !skip.has(path.relative(ROOT, src).split(path.sep)[0]) || path.relative(ROOT, src).startsWith(path.join('reports', 'template')) || path.relative(ROOT, src) === 'reports' });
+}

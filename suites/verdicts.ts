@@ -43,8 +43,8 @@ function failedUnder(clause: string, e: unknown): void {
 }
 
 /**
- * Runs assertions under one clause (GAPS G34): their failure is that clause's result only. A MUST failure ends the check as
- * usual; a SHOULD, MAY or REF failure is recorded and the check goes on, so a decision of GAPS taken otherwise never fails the
+ * Runs assertions under one clause (G34): their failure is that clause's result only. A MUST failure ends the check as
+ * usual; a SHOULD, MAY or REF failure is recorded and the check goes on, so a decision of docs/decisions.md taken otherwise never fails the
  * MUST and SHOULD clauses of the same check. Assertions outside any `under` belong to the check's other (primary) clauses.
  * `under('REST-AUTH-05', () => expect(res.status).toBe(403))`; async assertions return a promise to await.
  */

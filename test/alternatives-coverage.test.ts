@@ -17,7 +17,7 @@ const NO_ALTERNATIVE: Array<{ clauses: string[]; reason: string }> = [
   },
   {
     clauses: ['LOAD-REST-02', 'LOAD-GQL-02', 'LOAD-MSG-02', 'LOAD-WH-02'],
-    reason: 'budgets of the reference implementation itself ("on the reference implementation"): how fast another service is, is no decision of GAPS',
+    reason: 'budgets of the reference implementation itself ("on the reference implementation"): how fast another service is, is no decision of docs/decisions.md',
   },
   {
     clauses: ['LOAD-REST-01', 'LOAD-GQL-01'],

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { ROOT } from '../lib/paths.js';
-import type { BenchFigure } from '../cli/commands/bench.js';
+import type { BenchFigure } from '../load/bench/measure.js';
 import { compareBench, comparisonLines } from '../cli/commands/bench-compare.js';
 import { benchBlock } from '../cli/commands/bench-docs.js';
 

@@ -78,6 +78,14 @@ test('a syntax error is one BuildError naming the file, line and column; the out
     const before = fs.readFileSync(path.join(root, 'dist', 'lib', 'a.js'), 'utf8');
     touch(path.join(root, 'lib', 'a.ts'), 'export const a = (n: number =>;\n');
     await assert.rejects(build({ root, quiet: true }), (e: Error) => e instanceof BuildError && /^lib\/a\.ts:1:\d+: /.test(e.message));
+    // The same path under the project whatever the process's working directory and its depth (esbuild reports relative to the
+    // one its service started in): the file-system root, a folder four levels below the project.
+    const deep = path.join(root, 'w', 'x', 'y', 'z');
+    fs.mkdirSync(deep, { recursive: true });
+    for (const cwd of [path.parse(root).root, deep]) {
+      const r = spawnSync(process.execPath, ['--input-type=module', '-e', `const { build } = await import(${JSON.stringify(path.join(ROOT, 'scripts', 'build.mjs'))}); await build({ root: ${JSON.stringify(root)}, quiet: true }).catch((e) => console.log(e.message));`], { cwd, encoding: 'utf8' });
+      assert.match(r.stdout, /^lib\/a\.ts:1:\d+: /, `from ${cwd}: ${r.stdout}${r.stderr}`);
+    }
     assert.equal(fs.readFileSync(path.join(root, 'dist', 'lib', 'a.js'), 'utf8'), before);
   } finally { fs.rmSync(root, { recursive: true, force: true }); }
 });

@@ -104,3 +104,34 @@ test('ces load webhook-fanout exits 1 against the deviation that never retries (
   assert.equal(r.status, 1, shown(r));
   assert.match(r.stdout, /FAIL webhook_lost\{clause:LOAD-WH-01\} count==0/);
 });
+
+/**
+ * A stand-in for k6 (CES_K6): `version` answers as the pinned k6; `run` writes the summary given in CES_FAKE_SUMMARY where
+ * CES_SUMMARY says and exits as k6 does when a threshold is crossed (99). The verdict and exit code are then ces's alone.
+ */
+function fakeK6(dir: string): string {
+  const file = path.join(dir, 'k6');
+  fs.writeFileSync(file, `#!${process.execPath}\nconst fs = require('node:fs');\nif (process.argv[2] === 'version') { console.log('k6 v1.8.1'); process.exit(0); }\nfs.writeFileSync(process.env.CES_SUMMARY, process.env.CES_FAKE_SUMMARY);\nprocess.exit(99);\n`, { mode: 0o755 });
+  return file;
+}
+
+test('ces load exits with the code its verdict line prints: a crossed REF threshold against another target is a WARN, exit 0; a crossed MUST threshold exit 1', { timeout: 60_000 }, () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ces-load-verdict-'));
+  try {
+    const target = path.join(dir, 'target.json');
+    fs.writeFileSync(target, JSON.stringify({ base_url: 'https://127.0.0.1:1', rest_base_url: 'https://127.0.0.1:1/api/2', graphql_url: 'https://127.0.0.1:1/graphql', api_key: 'k', user: { username: 'u', password: 'p' }, capabilities: [] }));
+    const crossed = (clause: string): K6Summary => ({ metrics: {
+      [`checks{endpoint:oauth2-token,clause:${clause}}`]: { type: 'rate', values: { rate: 0.5, passes: 1, fails: 1 }, thresholds: { 'rate==1': { ok: false } } },
+      'http_req_duration{clause:LOAD-REST-02}': { type: 'trend', values: { 'p(95)': 12 }, thresholds: { 'p(95)<500': { ok: true } } },
+    } });
+    const run = (summary: K6Summary) => spawnSync(process.execPath, [path.join(ROOT, 'bin', 'ces.js'), 'load', 'graphql-read', '--target', target, '--no-preflight', '--no-dashboard'], {
+      cwd: ROOT, encoding: 'utf8', env: { ...process.env, CES_K6: fakeK6(dir), CES_REPORTS_DIR: path.join(dir, 'reports'), CES_FAKE_SUMMARY: JSON.stringify(summary) },
+    });
+    const warn = run(crossed('LOAD-GQL-01'));
+    assert.match(warn.stdout, /verdict: PASS with 1 WARN.*\(exit 0\)/, shown(warn));
+    assert.equal(warn.status, 0, shown(warn));
+    const fail = run(crossed('LOAD-MSG-01'));
+    assert.match(fail.stdout, /verdict: FAIL.*\(exit 1\)/, shown(fail));
+    assert.equal(fail.status, 1, shown(fail));
+  } finally { fs.rmSync(dir, { recursive: true, force: true }); }
+});

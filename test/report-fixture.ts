@@ -29,7 +29,7 @@ export const CLAUSES: Clause[] = [
   { id: 'FAKE-FAIL-01', severity: 'MUST', text: 'The key is <never> shown & "quoted".', source: 'Security', area: 'fake' },
   { id: 'FAKE-WARN-01', severity: 'SHOULD', text: 'Advisory behaviour.', source: 'Notes', area: 'fake' },
   { id: 'FAKE-SKIP-01', severity: 'MAY', text: 'Needs the clock.', source: 'Time', area: 'timing' },
-  { id: 'FAKE-NORUN-01', severity: 'REF', text: 'Nobody checks this yet.', source: 'GAPS G99', area: 'timing' },
+  { id: 'FAKE-NORUN-01', severity: 'REF', text: 'Nobody checks this yet.', source: 'G99', area: 'timing' },
   { id: 'FAKE-OLD-01', severity: 'MUST', text: 'Retired clause.', source: 'old', area: 'fake', retired: true },
 ];
 export const DEVIATIONS: Deviation[] = [

@@ -1,5 +1,5 @@
 // `ces bench --compare`: each figure of this run beside the same figure of an earlier run, and which of them regressed.
-import type { BenchFigure } from './bench.js';
+import type { BenchFigure } from '../../load/bench/measure.js';
 
 /** A figure regressed when its same-run ratio got worse by more than this share (10 %), or its value did while its baseline did not. */
 export const REGRESSION_SHARE = 0.1;

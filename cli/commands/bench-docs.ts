@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { REPORTS, ROOT } from '../../lib/paths.js';
 import { UsageError } from '../usage.js';
-import type { BenchFigure } from './bench.js';
+import type { BenchFigure } from '../../load/bench/measure.js';
 import type { BenchComparison } from './bench-compare.js';
 
 /** The targets of issue 16, judged in bench.json and shown beside each figure. */

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { spawn } from 'node:child_process';
 import { ROOT, packageDir } from '../../lib/paths.js';
 import { round, spread, median } from '../../load/bench/measure.js';
-import type { BenchFigure } from './bench.js';
+import type { BenchFigure } from '../../load/bench/measure.js';
 
 /** `ces --help` must answer within this (issue 27), measured as the wall time of the whole process. */
 export const HELP_LIMIT_S = 0.5;

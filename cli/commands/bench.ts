@@ -14,7 +14,7 @@ import { mask } from '../../lib/mask.js';
 import { UsageError } from '../usage.js';
 import { controlAuthHeader } from '../../lib/control-auth.js';
 import { findK6, runK6, LOAD_DIR, type K6Summary } from './load.js';
-import { Sampler, spread, round, median, SATURATED_CORE_SHARE, type Usage } from '../../load/bench/measure.js';
+import { Sampler, spread, round, median, SATURATED_CORE_SHARE, type Usage, type BenchFigure } from '../../load/bench/measure.js';
 import { writeBenchDocs, TARGETS } from './bench-docs.js';
 import { compareBench, comparisonLines, type BenchComparison } from './bench-compare.js';
 import type { ReadyInfo } from '../../reference-impl/stack.js';
@@ -29,27 +29,8 @@ const POLL_P99_LIMIT_MS = LIMITS.availabilityPollMs * LIMITS.availabilityPollTol
 /** A webhook step holds only if the first delivery of an event reaches the sink within this (p95), so the dispatcher keeps up. */
 const WEBHOOK_LAG_P95_MS = 1_000;
 
-export interface BenchFigure {
-  id: string;
-  title: string;
-  value: number;
-  unit: string;
-  baseline: { title: string; value: number; unit: string };
-  /** value / baseline.value (median of the rounds' ratios), when both measure the same thing. */
-  ratio: number | null;
-  /** The issue's target and whether this run meets it. */
-  target: { text: string; met: boolean };
-  /** Median of the rounds with min and max, for the figure and its baseline. */
-  rounds: { value: ReturnType<typeof spread>; baseline: ReturnType<typeof spread> };
-  /** CPU per operation (ms), peak RSS (MiB) and the load generator's CPU share, per side. */
-  usage: Record<string, unknown>;
-  /** Which process saturated a core (≥ 90 % of one core), if any: then the figure is that process's limit, not the service's. */
-  saturated: string[];
-  run: string;
-  date: string;
-  loadAverage: number[];
-  details: Record<string, unknown>;
-}
+// One figure of a run lives in load/bench/measure.ts (bench-docs.ts and bench-startup.ts read it without importing this module).
+export type { BenchFigure } from '../../load/bench/measure.js';
 
 interface Plan {
   quick: boolean; rounds: number;

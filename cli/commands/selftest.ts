@@ -6,6 +6,7 @@ import { clauseById, isAlternative, loadClauses, loadDeviations, type Deviation 
 import { clauseProofs, loadProofRecord, proofLine, unprovenMust } from '../../lib/proofs.js';
 import { listChecks } from '../../lib/list-checks.js';
 import { missedRuns, planSelftest, readSelftestResults } from '../selftest-plan.js';
+import { narrowPlan, needsFallback, readStoredMatrix } from '../selftest-matrix.js';
 import { newRunDir, runPlaywright, finishRun, MASKED_BY_RUN } from '../run.js';
 import { resolveTarget } from '../embedded.js';
 import { UsageError } from '../usage.js';
@@ -48,7 +49,7 @@ export const selftestCommand: CommandModule<{}, Args> = {
     .option('area', { type: 'string', describe: 'Only deviations of this area (file name in fixtures/deviations/)' })
     .option('baseline', { type: 'boolean', default: true, describe: 'First check that the same checks pass with no deviation' })
     .option('parallel', { type: 'number', default: 1, describe: 'Lanes: Playwright workers, each with its own embedded stack whose deviation it switches between checks' })
-    .option('matrix', { type: 'string', describe: 'Also write FILE: {deviation: {checks: [titles of the checks that caught it], clauses: [clauses whose own assertions failed]}} (compare two with scripts/compare-selftest-matrix.ts)' })
+    .option('matrix', { type: 'string', describe: 'The full run: every check of each fault\'s clauses (without it, each fault runs against the checks that caught it in docs/selftest-matrix.json, and every check of its clauses only when they miss it); also write FILE: {deviation: {checks: [titles of the checks that caught it], clauses: [clauses whose own assertions failed]}} (--matrix docs/selftest-matrix.json refreshes the stored matrix; compare two with scripts/compare-selftest-matrix.ts)' })
     .option('require-proofs', { type: 'boolean', default: false, describe: 'Fail (exit 1) when a MUST clause has no proof: no assertion of its own failed under a deviation, and no partner variant, project test or listed exception proves it (a whole run only)' })
     .option('wire', { type: 'boolean', default: false, describe: 'Also run the wire faults (fixtures/wire-faults.json): a mutating proxy between the service and its fake connector and webhook sink changes what crosses the wire, and a check of each fault\'s clause must fail. Embedded: each stack gets its proxy (with --area wire, the wire faults only). With --target: the target\'s `wire_url` (a `ces wire` proxy in front of its partners), wire faults only' })
     .option('target', { type: 'string', describe: 'With --wire: a target file whose service reaches its connector and sink through a `ces wire` proxy (its `wire_url`); runs the wire faults against it' }),
@@ -99,7 +100,11 @@ export const selftestCommand: CommandModule<{}, Args> = {
     // worker on its own embedded stack whose deviation its fixture switches before every check, so a deviation never reaches
     // another lane and a worker runs many deviations without restarting (suites/fixtures.ts, cli/selftest-plan.ts).
     const mutationsPlanned = [...devs, ...wireFaults.map((f) => ({ id: f.id, clauses: f.clauses, wire: true }))];
-    const plan = planSelftest(mutationsPlanned, listChecks(), a.baseline);
+    const checks = listChecks();
+    // Each fault against the checks that caught it in the stored matrix (cli/selftest-matrix.ts), every check of its clauses on a
+    // miss below; --matrix is the full run that refreshes the matrix.
+    const stored = a.matrix ? undefined : readStoredMatrix();
+    const { plan, narrowed } = stored ? narrowPlan(planSelftest(mutationsPlanned, checks, a.baseline), mutationsPlanned, checks, stored) : { plan: planSelftest(mutationsPlanned, checks, a.baseline), narrowed: [] as string[] };
     const resolved = await resolveTarget({ runDir: run.dir, stacks: lanes, wire: wireFaults.length > 0, ...(a.target ? { target: a.target } : {}) });
     const planFile = path.join(path.dirname(resolved.file), 'selftest-plan.json');
     fs.writeFileSync(planFile, JSON.stringify(plan));
@@ -110,7 +115,7 @@ export const selftestCommand: CommandModule<{}, Args> = {
     let baselineOk = true;
     try {
       const alts = devs.filter(isAlternative).length;
-      console.log(`selftest: ${devs.length - alts} deviations${wireFaults.length ? ` and ${wireFaults.length} wire faults` : ''} in ${plan.filter((p) => !p.baseline && !p.together).length} project(s), ${alts} alternative(s) in ${plan.filter((p) => p.together).length} (every check of their suites, all of a project's on at once), on ${lanes} lane(s)${a.baseline ? ', with a baseline (no deviation) first' : ''}`);
+      console.log(`selftest: ${devs.length - alts} deviations${wireFaults.length ? ` and ${wireFaults.length} wire faults` : ''} in ${plan.filter((p) => !p.baseline && !p.together).length} project(s), ${alts} alternative(s) in ${plan.filter((p) => p.together).length} (every check of their suites, all of a project's on at once), on ${lanes} lane(s)${a.baseline ? ', with a baseline (no deviation) first' : ''}${narrowed.length ? `; ${narrowed.length} against the checks that caught them before (docs/selftest-matrix.json)` : ''}`);
       const runPass = async (dir: string, file: string, mutationsOfPass: typeof mutationsPlanned): Promise<ReturnType<typeof readSelftestResults>> => {
         await runPlaywright({ targetFile: resolved.file, targetFiles: resolved.files, runDir: dir, quiet: true, progress: true, workers: lanes, allure: false, extraEnv: { CES_SELFTEST_PLAN: file } });
         const resultsFile = path.join(dir, 'results.json');
@@ -123,6 +128,18 @@ export const selftestCommand: CommandModule<{}, Args> = {
       type Outcome = { failed: unknown[]; harnessErrors: unknown[]; outside?: unknown[] } | undefined;
       const settledBy = (o: Outcome) => !!o && o.failed.length > 0 && !o.harnessErrors.length && !o.outside?.length;
       const outcomeOf = (r: typeof out, id: string): Outcome => r.byDeviation.get(id) ?? r.byAlternative.get(id);
+      // A narrowed fault that its chosen checks missed, or whose proofs they lost, runs against every check of its clauses, and that
+      // outcome is its outcome: a miss of the narrowed plan is no miss of the self-test.
+      const fallback = mutationsPlanned.filter((m) => narrowed.includes(m.id) && needsFallback(m, out.byDeviation.get(m.id), stored?.[m.id]));
+      if (fallback.length) {
+        console.log(`selftest: ${fallback.length} not caught (or not proven) by the checks that caught them before: every check of their clauses: ${fallback.map((m) => m.id).join(', ')}`);
+        const dir = path.join(run.dir, 'fallback');
+        fs.mkdirSync(dir, { recursive: true });
+        const file = path.join(path.dirname(resolved.file), 'selftest-plan-fallback.json');
+        fs.writeFileSync(file, JSON.stringify(planSelftest(fallback, checks, false)));
+        const back = await runPass(dir, file, fallback);
+        for (const m of fallback) { const o = back.byDeviation.get(m.id); if (o) out.byDeviation.set(m.id, o); else out.byDeviation.delete(m.id); }
+      }
       const unsettled = mutationsPlanned.filter((m) => !settledBy(outcomeOf(out, m.id)));
       // Alternatives run together: one unsettled alternative re-runs its whole run (the others are on in it too).
       const again = mutationsPlanned.filter((m) => unsettled.some((u) => u.id === m.id) || (isAlternative(m as Deviation) && plan.some((p) => p.together && p.deviations.some((d) => d.id === m.id) && p.deviations.some((d) => unsettled.some((u) => u.id === d.id)))));
@@ -131,7 +148,7 @@ export const selftestCommand: CommandModule<{}, Args> = {
         const dir = path.join(run.dir, 'second-pass');
         fs.mkdirSync(dir, { recursive: true });
         const file2 = path.join(path.dirname(resolved.file), 'selftest-plan-2.json');
-        fs.writeFileSync(file2, JSON.stringify(planSelftest(again, listChecks(), false)));
+        fs.writeFileSync(file2, JSON.stringify(planSelftest(again, checks, false)));
         const out2 = await runPass(dir, file2, again);
         for (const m of again) {
           const first = out.byDeviation.get(m.id) ?? out.byAlternative.get(m.id);

@@ -104,3 +104,25 @@ export function spread(xs: number[], d = 1) {
 /** The machine's cores: a load generator or baseline whose core share reaches this fraction of one core saturates it. */
 export const SATURATED_CORE_SHARE = 0.9;
 export const cores = () => os.cpus().length;
+
+export interface BenchFigure {
+  id: string;
+  title: string;
+  value: number;
+  unit: string;
+  baseline: { title: string; value: number; unit: string };
+  /** value / baseline.value (median of the rounds' ratios), when both measure the same thing. */
+  ratio: number | null;
+  /** The issue's target and whether this run meets it. */
+  target: { text: string; met: boolean };
+  /** Median of the rounds with min and max, for the figure and its baseline. */
+  rounds: { value: ReturnType<typeof spread>; baseline: ReturnType<typeof spread> };
+  /** CPU per operation (ms), peak RSS (MiB) and the load generator's CPU share, per side. */
+  usage: Record<string, unknown>;
+  /** Which process saturated a core (≥ 90 % of one core), if any: then the figure is that process's limit, not the service's. */
+  saturated: string[];
+  run: string;
+  date: string;
+  loadAverage: number[];
+  details: Record<string, unknown>;
+}

@@ -12,7 +12,7 @@ async function stat(api: Api, filters: F, p: Record<string, string | number> = {
   return api.rest({ path: '/statistic' + qs({ ...p, filters }), key });
 }
 /**
- * The shape of a statistic answer is GAPS G14's decision (the spec: "not shown"): judged under REST-STAT-01 (REF) only. Values
+ * The shape of a statistic answer is decision G14 (the spec: "not shown"): judged under REST-STAT-01 (REF) only. Values
  * in another shape cannot be read, so what the check judges is then NOT JUDGED, never a failure of a spec clause (G34).
  */
 function g14(res: { json: any }, def: 'list' | 'dateList'): void {
@@ -21,7 +21,7 @@ function g14(res: { json: any }, def: 'list' | 'dateList'): void {
   // Another shape of the rows (a resource object where G14 says null) still leaves the values readable: only their absence stops the check.
   const rows: unknown[] | undefined = Array.isArray(res.json?.data) ? res.json.data : undefined;
   const readable = !!rows && rows.every((r: any) => (def === 'list' ? r?.indicators !== null && typeof r?.indicators === 'object' : typeof r?.value === 'number'));
-  notJudgedIf(!readable, `the answer is not in the shape of GAPS G14, so its values cannot be read: ${errors}`);
+  notJudgedIf(!readable, `the answer is not in the shape of G14, so its values cannot be read: ${errors}`);
 }
 /** The indicators of the single row answered without resource. */
 async function totals(api: Api, filters: F): Promise<Record<string, number>> {

@@ -14,7 +14,7 @@ for (const [way, clause] of WAYS) {
 
   test(`a wrong API key given by ${way} is Forbidden`, clauses('REST-AUTH-04', 'REST-AUTH-05'), async ({ api }) => {
     const res = await api.rest({ path: '/operator', auth: way, key: 'not-a-valid-key-0000' });
-    // The spec's body (MUST) and the status code, a decision of GAPS G10 (REF), each judged under its own clause (G34).
+    // The spec's body (MUST) and the status code, a decision G10 (REF), each judged under its own clause (G34).
     under('REST-AUTH-04', () => expect(res.json?.meta, 'a failed authentication answers meta.status "error", meta.message "Forbidden"').toMatchObject({ status: 'error', message: 'Forbidden' }));
     under('REST-AUTH-05', () => expect(res.status, 'G10: an authentication failure answers 403').toBe(403));
   });

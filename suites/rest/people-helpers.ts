@@ -49,7 +49,7 @@ export const PEOPLE = ['client', 'website', 'operator', 'group', 'skill', 'visit
 
 /**
  * A refusal as the spec describes one: meta.status fail or error with a message (data may accompany it: the spec does not forbid
- * it). Its HTTP status (a 4xx, `status` exactly when given) and meta.status `fail` for a refused input are decisions of GAPS G10:
+ * it). Its HTTP status (a 4xx, `status` exactly when given) and meta.status `fail` for a refused input are decisions G10:
  * judged under `g10Clause` when the check's own clauses are spec clauses (G34), else with the check's own (REF) clauses.
  */
 export function expectFail(res: { status: number; json: any; text: string }, status?: number, g10Clause?: string): void {
