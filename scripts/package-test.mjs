@@ -180,9 +180,12 @@ try {
       fs.mkdirSync(dir);
       const first = await sh(`npx ces check connector ${b.ready.connector_url} --secret "$CES_SECRET" --ca-file ${b.ready.ca_file} --only CONN-EP5-01`, { cwd: dir, env: { CES_SECRET: b.secret } });
       check(first.code === 1, `the failing check exited ${first.code} (expected 1): ${tail(first.out)}`);
-      const command = first.out.split('\n').map((l) => l.trim()).find((l) => l.startsWith('npx ces check connector'));
+      // The command names the ces that ran by its absolute path (bin/ces.js of the installed package), so it works where it is
+      // pasted: it is run from an empty folder outside the project, where `npx ces` could not find the package.
+      const command = first.out.split('\n').map((l) => l.trim()).find((l) => /^'[^']*\/bin\/ces\.js' check connector /.test(l));
       check(command, `no re-run command printed: ${tail(first.out)}`);
-      const again = await sh(command, { cwd: dir, env: { CES_SECRET: b.secret } });
+      const elsewhere = fs.mkdtempSync(path.join(work, 'pasted-'));
+      const again = await sh(command, { cwd: elsewhere, env: { CES_SECRET: b.secret } });
       check(!/could not determine executable|command not found/i.test(again.out), `the re-run command did not start ces: ${tail(again.out)}`);
       check(again.code === 1 && /CONN-EP5-01\s+MUST\s+FAIL/.test(again.out), `the re-run exited ${again.code} without judging CONN-EP5-01 again: ${tail(again.out)}`);
       return command;
