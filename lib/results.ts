@@ -71,7 +71,6 @@ export function readPlaywrightResults(file: string): CheckResult[] {
       for (const t of spec.tests ?? []) {
         const tags: string[] = [...(spec.tags ?? []), ...(t.tags ?? [])].map((x: string) => x.replace(/^@/, ''));
         const annotated: string[] = (t.annotations ?? []).filter((a: any) => a.type === 'clause').map((a: any) => a.description);
-        const clauses = [...new Set([...annotated, ...tags])];
         const last = t.results?.[t.results.length - 1];
         const annotations: Array<{ type: string; description?: string }> = [...(t.annotations ?? []), ...(last?.annotations ?? [])];
         // Playwright versions differ in where run-time annotations land (the test's or its last result's): each counted once.
@@ -101,6 +100,8 @@ export function readPlaywrightResults(file: string): CheckResult[] {
         // The records of one list only (a Playwright version may list run-time annotations on the test and on its result both).
         const recordsIn = (list: any[] | undefined) => (list ?? []).filter((a) => a.type === ANNOTATION.clause).map((a) => String(a.description ?? ''));
         const clauseResults = clauseResultsOf(recordsIn(last?.annotations).length ? recordsIn(last?.annotations) : recordsIn(t.annotations));
+        // A clause judged under() in a check is one of its clauses, named or not (the REST answers' OpenAPI clause, a set-up step's).
+        const clauses = [...new Set([...annotated, ...tags, ...Object.keys(clauseResults ?? {})])];
         let failureFacts: CheckResult['failure'];
         try { failureFacts = ended ? JSON.parse(ended) : undefined; } catch { failureFacts = undefined; }
         out.push({

@@ -10,12 +10,17 @@ test.describe.configure({ mode: 'default' });
 test.describe('lab bot', () => {
   let lab: SimBot;
   let other: SimBot;
+  // Whether this check's creation flow gave the bots: a check whose beforeEach ended NOT JUDGED has nothing to tear down.
+  let made = false;
   // Only the creation flow: the checks that need the lab bot available wait for it themselves (a check of the polling must not
   // depend on the polls' answers). A service whose bots never become ready makes them NOT JUDGED with the cause.
   test.beforeEach(async ({ bot }) => {
+    made = false;
     ({ lab, conv: other } = await bot.seededBots('none'));
+    made = true;
   });
   test.afterEach(async ({ bot }) => {
+    if (!made) return;
     await bot.clearFaults(lab.operatorId);
     await bot.operatorBehaviour(lab.operatorId, { clear: true });
   });
