@@ -47,11 +47,13 @@ export function clauseResultsOf(descriptions: string[]): Record<string, ClauseRe
   if (!descriptions.length) return undefined;
   const out: Record<string, ClauseResult> = {};
   for (const d of descriptions) {
-    let r: { clause?: string; failed?: string };
+    let r: { clause?: string; failed?: string; notJudged?: string };
     try { r = JSON.parse(d); } catch { continue; }
     if (!r.clause) continue;
     const c = (out[r.clause] ??= { passed: 0, failed: [] });
-    if (r.failed !== undefined) c.failed.push(r.failed); else c.passed++;
+    if (r.failed !== undefined) c.failed.push(r.failed);
+    else if (r.notJudged !== undefined) (c.notJudged ??= []).push(r.notJudged);
+    else c.passed++;
   }
   return out;
 }

@@ -100,7 +100,7 @@ export interface Judged {
 }
 
 /** The recorded results of one clause within one check: how many assertions passed and the reasons of those that failed. */
-export interface ClauseResult { passed: number; failed: string[] }
+export interface ClauseResult { passed: number; failed: string[]; notJudged?: string[] }
 
 /**
  * The facts of how a check ended, from the test runner's structured report (never from message text):
@@ -157,6 +157,8 @@ export function verdictFor(k: Judged, severity: Severity | undefined, reference:
     default: break;
   }
   if (k.outcome === 'failed' && clause !== undefined && ownsUnattributed(k, clause)) return failedVerdict(severity, reference);
+  // Said NOT JUDGED by the check (clauseNotJudged) with no assertion of its own run: never a pass.
+  if (own && own.passed === 0 && own.notJudged?.length) return 'not-judged';
   if (own) return passedVerdict(k);
   if (k.outcome === 'passed') return passedVerdict(k);
   if (!k.failure || k.failure.unattributed > 0) return failedVerdict(severity, reference);
@@ -171,6 +173,7 @@ export function clauseReason(k: Judged & { reason?: string }, clause: string): s
   const own = k.clauseResults?.[clause];
   if (own?.failed.length) return own.failed.join('; ');
   if (k.outcome === 'failed' && ownsUnattributed(k, clause)) return k.reason;
+  if (own && own.passed === 0 && own.notJudged?.length) return `not judged: ${own.notJudged.join('; ')}`;
   if (k.outcome === 'failed' && k.failure && k.failure.unattributed === 0 && !own) {
     return k.failure.stopped ? `not judged: the check stopped at another clause's failure (${Object.entries(k.clauseResults ?? {}).filter(([, r]) => r.failed.length).map(([id]) => id).join(', ')}) before judging this one` : undefined;
   }

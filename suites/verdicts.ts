@@ -25,7 +25,7 @@ HarnessError.onRaise = (e) => {
  * others (issue 38: being migrated) it is recorded (ANNOTATION.unclaimed, its place) and judged as before, by the check's
  * primary clauses.
  */
-const CLAIM_RULE_SUITES: ReadonlySet<string> = new Set(['rest', 'auth', 'graphql']);
+const CLAIM_RULE_SUITES: ReadonlySet<string> = new Set(['rest', 'auth', 'graphql', 'webhooks']);
 const claimRuleOn = (info: TestInfo): boolean => CLAIM_RULE_SUITES.has(/(?:^|[\\/])suites[\\/]([a-z0-9-]+)[\\/]/.exec(info.file)?.[1] ?? '');
 
 /** The clause whose assertions are running (set by `under` for everything it calls, awaited or not). */
@@ -78,7 +78,7 @@ export const expect: typeof playwrightExpect = new Proxy(playwrightExpect, {
 });
 
 /** One recorded result of an assertion under a clause (the `ces.clause` annotation). */
-interface ClauseRecord { clause: string; failed?: string; hard?: boolean; failsRun?: boolean }
+interface ClauseRecord { clause: string; failed?: string; hard?: boolean; failsRun?: boolean; notJudged?: string }
 
 const record = (r: ClauseRecord) => test.info().annotations.push({ type: ANNOTATION.clause, description: JSON.stringify(r) });
 
@@ -203,6 +203,16 @@ export function endOfCheck(info: TestInfo, reference: boolean): void {
   const catalogue = clauseById();
   const primary = named.filter((id) => !recorded.has(id));
   if (primary.length && primary.every((id) => !failingSeverity(catalogue.get(id)!.severity, reference))) info.fail();
+}
+
+/**
+ * One clause of the check could not be judged (nothing of the kind it judges happened, where the spec allows that: G33's
+ * deprecated kinds that never arrive), while the check goes on judging its other clauses: that clause is NOT JUDGED unless an
+ * assertion of its own ran elsewhere in the check.
+ */
+export function clauseNotJudged(clause: string, reason: string): void {
+  if (!clauseById().has(clause)) throw new HarnessError('check-bug', `clauseNotJudged('${clause}'): no such clause in the catalogue`);
+  record({ clause, notJudged: mask(reason) });
 }
 
 /** Ends the check as NOT JUDGED: it ran but could not observe what it judges (never a pass, never a failure). */

@@ -111,10 +111,12 @@ export function clientIdOf(target: Target, key: string): number {
 
 /** Asserts the spec's delivery headers and the G1 signature of one delivery (checked independently of the sink's own verdicts). */
 export function expectSignedJson(d: SinkDelivery, secret: string): void {
-  expect(d.method, 'deliveries are POST').toBe('POST');
-  expect(d.headers['content-type'] ?? '', 'Content-Type').toMatch(/^application\/json(\s*;.*)?$/i);
+  under('WH-HDR-01', () => {
+    expect(d.method, 'deliveries are POST').toBe('POST');
+    expect(d.headers['content-type'] ?? '', 'Content-Type').toMatch(/^application\/json(\s*;.*)?$/i);
+  });
   const sig = verify(secret, Buffer.from(d.bodyBase64, 'base64'), d.headers['x-service-signature']);
-  expect(sig, `X-Service-Signature must be sha256=<64 lowercase hex> HMAC-SHA256 of the raw body (got ${d.headers['x-service-signature']})`).toEqual({ ok: true });
+  under('WH-SIG-01', () => expect(sig, `X-Service-Signature must be sha256=<64 lowercase hex> HMAC-SHA256 of the raw body (got ${d.headers['x-service-signature']})`).toEqual({ ok: true }));
 }
 
 /** Attaches the attempt timeline of one event (sink arrivals, ms after the first). */
