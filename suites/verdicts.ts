@@ -25,7 +25,7 @@ HarnessError.onRaise = (e) => {
  * others (issue 38: being migrated) it is recorded (ANNOTATION.unclaimed, its place) and judged as before, by the check's
  * primary clauses.
  */
-const CLAIM_RULE_SUITES: ReadonlySet<string> = new Set(['rest', 'auth', 'graphql', 'webhooks']);
+const CLAIM_RULE_SUITES: ReadonlySet<string> = new Set(['rest', 'auth', 'graphql', 'webhooks', 'bot-runtime', 'browser']);
 const claimRuleOn = (info: TestInfo): boolean => CLAIM_RULE_SUITES.has(/(?:^|[\\/])suites[\\/]([a-z0-9-]+)[\\/]/.exec(info.file)?.[1] ?? '');
 
 /** The clause whose assertions are running (set by `under` for everything it calls, awaited or not). */

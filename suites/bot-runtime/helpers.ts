@@ -107,12 +107,16 @@ export class BotDriver {
     let pair: { conv: SimBot; lab: SimBot } | undefined;
     const since = await this.lastSeq();
     const what = `two seeded bots ready (bot creation flow done)${ready === 'none' ? '' : `, ${ready} available (polls answered)`}`;
-    const ok = await expect.poll(async () => {
+    // A wait of the harness, not an assertion of a clause: a target whose bots never become ready is NOT JUDGED below.
+    const isReady = async () => {
       const bots = (await this.bots()).filter((b) => b.status === 'ready' && b.routingRules.length > 0).sort((a, b) => a.operatorId - b.operatorId);
       if (bots.length < 2) return false;
       pair = { conv: bots[0]!, lab: bots[1]! };
       return ready === 'none' || ((ready === 'lab' || pair.conv.available) && (ready === 'conv' || pair.lab.available));
-    }, { message: what, timeout: SEEDED_BOTS_MS }).toBe(true).then(() => true, () => false);
+    };
+    const deadline = Date.now() + SEEDED_BOTS_MS;
+    let ok = await isReady();
+    while (!ok && Date.now() < deadline) { await new Promise((r) => setTimeout(r, 200)); ok = await isReady(); }
     if (!ok) {
       const { requests } = await this.requests({ since });
       notJudged(`${what}: not within ${SEEDED_BOTS_MS / 1000} s. ${partnerCause(requests) ?? `The fake connector's log shows no refused call in that time (${requests.length} calls); the service's bots did not become ready.`}`);
