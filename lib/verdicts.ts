@@ -43,8 +43,6 @@ export const ANNOTATION = {
    * at the moment it happened. With the check's time-out, what tells a check that may have failed on its target's absence.
    */
   noAnswer: 'ces.no-answer',
-  /** An assertion outside any `under` in a check naming several clauses, in a suite not yet under the rule (suites/verdicts.ts): its place. */
-  unclaimed: 'ces.unclaimed',
 } as const;
 /** Prefix of a skip reason that means "not judged" (the skip annotation carries it). */
 export const NOT_JUDGED_PREFIX = 'not judged: ';

@@ -27,6 +27,9 @@ step() {
 step "type-check" npx tsc --noEmit -p .
 # Unit-test files run compiled (the code the package ships), several at a time, the longest first (their servers listen on port 0, their reports go to their own
 # folders): most of their time is waiting on child processes and real-time limits, not CPU. scripts/unit-tests.mjs says how.
+# The unit tests that passed are recorded (CES_UNIT_PASSED): the self-test's --require-proofs credits an entry of
+# fixtures/proofs.json only when its test passed in this same run.
+export CES_UNIT_PASSED="$beside_dir/unit-tests-passed.json"
 step "unit tests (compiled: dist/test)" node scripts/unit-tests.mjs
 step "conformance run against the reference implementation" node bin/ces.js test
 # The fuzzer runs beside the self-test: the self-test mostly waits for retries in real time (about 100 s of CPU in 120 s on 2

@@ -56,6 +56,11 @@ stream.on('test:dequeue', (d) => { if (d.name === d.file && !started.has(d.file)
 const t0 = Date.now();
 stream.on('test:complete', (d) => { if (d.name === d.file) took.push([path.relative(ROOT, d.file), (Date.now() - (started.get(d.file) ?? Date.now())) / 1000, ((started.get(d.file) ?? t0) - t0) / 1000]); });
 stream.on('test:fail', () => { failed++; });
+// The tests that passed (not skipped), for `ces selftest --require-proofs` in the same run: a proof of fixtures/proofs.json
+// counts only when its test passed (CES_UNIT_PASSED names the file; scripts/test.sh sets it).
+const passed = [];
+const sourceOf = (file) => path.relative(ROOT, file).replace(/^dist[\\/]/, '').replace(/\.js$/, '.ts').split(path.sep).join('/');
+stream.on('test:pass', (d) => { if (d.file && !d.skip && !d.todo && d.name !== d.file) passed.push({ file: sourceOf(d.file), name: d.name }); });
 const out = stream.compose(tap);
 out.pipe(process.stdout);
 out.on('end', () => {
@@ -66,5 +71,6 @@ out.on('end', () => {
   const last = [...took].sort((a, b) => (b[2] + b[1]) - (a[2] + a[1])).slice(0, 3);
   console.log(`last to end: ${last.map(([f, s, at]) => `${path.basename(f)} (${(at + s).toFixed(0)} s)`).join(', ')}`);
   if (failed) console.log(`${failed} test(s) failed`);
+  if (process.env.CES_UNIT_PASSED) fs.writeFileSync(process.env.CES_UNIT_PASSED, JSON.stringify({ passed }, null, 1) + '\n');
   process.exitCode = failed ? 1 : 0;
 });

@@ -20,14 +20,6 @@ HarnessError.onRaise = (e) => {
 
 // ---- Every assertion under one clause ------------------------------------------------------------------------------------
 
-/**
- * The suites whose checks are migrated to one clause per assertion: there an assertion no clause claims is refused. In the
- * others (issue 38: being migrated) it is recorded (ANNOTATION.unclaimed, its place) and judged as before, by the check's
- * primary clauses.
- */
-const CLAIM_RULE_SUITES: ReadonlySet<string> = new Set(['rest', 'auth', 'graphql', 'webhooks', 'bot-runtime', 'browser']);
-const claimRuleOn = (info: TestInfo): boolean => CLAIM_RULE_SUITES.has(/(?:^|[\\/])suites[\\/]([a-z0-9-]+)[\\/]/.exec(info.file)?.[1] ?? '');
-
 /** The clause whose assertions are running (set by `under` for everything it calls, awaited or not). */
 const judging = new AsyncLocalStorage<string>();
 
@@ -60,7 +52,6 @@ function claimAssertion(soft: boolean): void {
     return;
   }
   const named = namedClauses(info);
-  if (named.length > 1 && !claimRuleOn(info)) { info.annotations.push({ type: ANNOTATION.unclaimed, description: where() }); return; }
   if (named.length > 1) throw new HarnessError('check-bug', `check "${info.title}" names ${named.length} clauses (${named.join(', ')}) and asserts outside any under() at ${where()}: the failure would belong to no clause`);
 }
 
@@ -192,7 +183,7 @@ export function endOfCheck(info: TestInfo, reference: boolean): void {
   const owner = named.length === 1 ? named[0] : undefined;
   info.annotations.push({ type: ANNOTATION.ended, description: JSON.stringify({ unattributed, stopped, ...(owner ? { owner } : {}) }) });
   const harnessRaised = () => info.annotations.some((a) => a.type === ANNOTATION.harness);
-  if (unattributed > 0 && named.length > 1 && claimRuleOn(info) && info.status === 'failed' && !harnessRaised() && !info.annotations.some((a) => a.type === ANNOTATION.noAnswer)) {
+  if (unattributed > 0 && named.length > 1 && info.status === 'failed' && !harnessRaised() && !info.annotations.some((a) => a.type === ANNOTATION.noAnswer)) {
     const e = info.errors.find((x) => !records.some((r) => r.failed !== undefined && x.message !== undefined && mask(x.message.replace(/\u001b\[[0-9;]*m/g, '')) === r.failed)) ?? info.errors[0];
     // Recorded against the check by its type as it is made (HarnessError.onRaise); not thrown: the check has ended.
     void new HarnessError('check-bug', `check "${info.title}" names ${named.length} clauses (${named.join(', ')}) and failed outside any under() at ${assertionLocation(e?.stack)}: ${String(e?.message ?? '').replace(/\u001b\[[0-9;]*m/g, '').split('\n')[0]}`);

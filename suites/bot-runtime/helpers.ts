@@ -114,9 +114,19 @@ export class BotDriver {
       pair = { conv: bots[0]!, lab: bots[1]! };
       return ready === 'none' || ((ready === 'lab' || pair.conv.available) && (ready === 'conv' || pair.lab.available));
     };
+    // The creation flow's calls the connector refused (endpoints 1-3): the bots will not become ready while it does, so the
+    // check is NOT JUDGED naming the failed flow at once rather than after the whole wait.
+    const refusedFlow = async () => partnerCause((await Promise.all(['external-bots', 'bot-put', 'bot-get'].map((endpoint) => this.requests({ endpoint })))).flatMap((x) => x.requests));
     const deadline = Date.now() + SEEDED_BOTS_MS;
     let ok = await isReady();
-    while (!ok && Date.now() < deadline) { await new Promise((r) => setTimeout(r, 200)); ok = await isReady(); }
+    for (let i = 1; !ok && Date.now() < deadline; i++) {
+      if (i % 10 === 0 && !pair) {
+        const cause = await refusedFlow();
+        if (cause) notJudged(`the bot creation flow of the seeded bots failed: no bot became ready. ${cause}`);
+      }
+      await new Promise((r) => setTimeout(r, 200));
+      ok = await isReady();
+    }
     if (!ok) {
       const { requests } = await this.requests({ since });
       notJudged(`${what}: not within ${SEEDED_BOTS_MS / 1000} s. ${partnerCause(requests) ?? `The fake connector's log shows no refused call in that time (${requests.length} calls); the service's bots did not become ready.`}`);
