@@ -12,7 +12,9 @@ import { LIMITS } from '../lib/limits.js';
  * - two keys given at once: the X-API-Key header wins, then `key=`, then Basic; not refused (REST-AUTH-07);
  * - an unknown list filter is ignored, not refused (REST-LIST-04, G10);
  * - an offsite `social_d` conversation that ends sends no v2.conversation.closed (WH-EVT-12, G30): the spec's list of its channels
- *   names neither social_d nor social_e.
+ *   names neither social_d nor social_e;
+ * - the platform API answers a subscription it created with 200, not 201 (WH-SUB-01, G17): a set-up step of every webhook check,
+ *   judged under that REF clause only, never under the MUST clauses of the checks that use it (issue 38).
  */
 export const DECISIONS: Record<string, string> = {
   'REST-AUTH-05': 'a failed authentication answered 401 with the Forbidden message',
@@ -21,6 +23,7 @@ export const DECISIONS: Record<string, string> = {
   'REST-AUTH-07': 'two keys at once: the header wins',
   'REST-LIST-04': 'an unknown filter ignored',
   'WH-EVT-12': 'no v2.conversation.closed for social_d',
+  'WH-SUB-01': 'a subscription created answered 200',
 };
 
 interface Answer { status: number; headers: IncomingHttpHeaders; body: Buffer }
@@ -123,7 +126,9 @@ export async function startProxy(upstream: string, tls: TlsMaterial): Promise<Pr
       const log = json(Buffer.from(text));
       if (Array.isArray(log?.data)) text = JSON.stringify({ ...log, data: log.data.filter((e: any) => !withheld(e.payload)) });
     }
-    reply(res, a, a.status, Buffer.from(text));
+    // A creation answered 200 rather than 201 (G17 is the reference's decision).
+    const created = req.method === 'POST' && /^\/platform\/webhooks\/?$/.test(req.url!.split('?')[0]!) && a.status === 201;
+    reply(res, a, created ? 200 : a.status, Buffer.from(text));
   }
 
   /** v2.conversation.closed of a social_d conversation: not sent (the spec's channels of the event do not name it). */
