@@ -131,7 +131,8 @@ export function checkReasons(c: CheckResult): string[] {
   const unattributed = c.outcome === 'failed' && (!c.failure || c.failure.unattributed > 0);
   if (c.outcome === 'passed') return [...own, ...(c.warnings ?? []), ...(c.notes ?? [])];
   if (c.outcome === 'failed') return [...own, ...(unattributed && c.reason ? [c.reason] : []), ...(c.warnings ?? []), ...(c.notes ?? [])];
-  return c.reason ? [c.reason] : [];
+  // A clause's failure recorded before the check ended otherwise (NOT JUDGED, a harness error) stands, and is said.
+  return [...own, ...(c.reason ? [c.reason] : [])];
 }
 
 /** Per clause: the strongest verdict its checks give it (lib/verdicts.ts); `not-run` when no check of it ran. */

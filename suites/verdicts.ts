@@ -23,10 +23,18 @@ HarnessError.onRaise = (e) => {
 /** The clause whose assertions are running (set by `under` for everything it calls, awaited or not). */
 const judging = new AsyncLocalStorage<string>();
 
+/** The clauses each running check names, read once per check (every assertion asks). */
+const namedOf = new WeakMap<TestInfo, string[]>();
+
 /** The clauses a check names (its tags that are clauses of the catalogue). */
 export function namedClauses(info: TestInfo): string[] {
-  const catalogue = clauseById();
-  return [...new Set(info.tags.map((t) => t.replace(/^@/, '')).filter((id) => catalogue.has(id)))];
+  let named = namedOf.get(info);
+  if (!named) {
+    const catalogue = clauseById();
+    named = [...new Set(info.tags.map((t) => t.replace(/^@/, '')).filter((id) => catalogue.has(id)))];
+    namedOf.set(info, named);
+  }
+  return named;
 }
 
 /** Where an assertion was made: the first frame of a check or helper of the suites (not this module, not Playwright). */
@@ -103,7 +111,8 @@ function failedUnder(clause: string, e: unknown): void {
 /**
  * Runs assertions under one clause (GAPS G34): their failure is that clause's result only. A MUST failure ends the check as
  * usual; a SHOULD, MAY or REF failure is recorded and the check goes on, so a decision of GAPS taken otherwise never fails the
- * MUST and SHOULD clauses of the same check. Assertions outside any `under` belong to the check's other (primary) clauses.
+ * MUST and SHOULD clauses of the same check. Outside any `under`, an assertion belongs to the check's only clause; a check naming
+ * several refuses it (claimAssertion).
  * `under('REST-AUTH-05', () => expect(res.status).toBe(403))`; async assertions return a promise to await.
  */
 export function under(clause: string, fn: () => Promise<unknown>): Promise<void>;
