@@ -44,6 +44,7 @@ test.describe('lab bot', () => {
     const id = await bot.start('hello lab', { websiteId: lab.websiteId });
     const v = await step('BOT-EP5-01', 'the lab bot answers', () => bot.until(id, 'the lab bot answers', (x) => bot.hasText(x, 'Lab bot received your message.')));
     const visitorIdx = v.transcript.findIndex((e) => e.role === 'visitor');
+    under('BOT-EP5-01', () => expect(v.transcript.slice(0, visitorIdx).filter((e) => e.role === 'bot').length, 'the first messages of endpoint 5 are displayed before the visitor message').toBeGreaterThan(0));
     under('BOT-EP5-03', () => expect(v.transcript.slice(0, visitorIdx).map((e) => `${e.role}:${e.payload?.value}`), 'the message replies of endpoint 5, before the visitor message; await, close and transfer ignored') .toEqual(['bot:Lab bot here.', 'bot:Second first message.']));
     under('BOT-EP5-03', () => expect(v.state, 'the close reply of endpoint 5 was ignored').toBe('started'));
     under('BOT-EP5-03', () => expect(v.operatorId, 'the transfer reply of endpoint 5 was ignored').toBe(lab.operatorId));
