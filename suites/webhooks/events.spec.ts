@@ -181,7 +181,7 @@ test.describe('webhook events', needs('platform', 'sim', 'sink_url'), () => {
     expectShape('webhooks/v2.conversation.closed.json', ds[0]!.json);
   });
 
-  test('deprecated kinds go only to a subscription that opted in, in their old shapes', clauses('WH-SUB-04', 'WH-SUB-01', 'WH-EVT-11', 'WH-FMT-02'), async ({ hooks, api }) => {
+  test('deprecated kinds go only to a subscription that opted in, in their old shapes', clauses('WH-SUB-04', 'WH-SUB-01', 'WH-EVT-11', 'WH-FMT-02'), async ({ hooks, api, target }) => {
     const optedIn = await hooks.subscribe({ events: ['conversation.started', 'conversation.closed', 'v2.conversation.pushed'], includeDeprecated: true });
     const plain = await hooks.subscribe({ events: ['conversation.started', 'v2.conversation.pushed'] });
     const refused = await api.postJson(`${hooks.platformUrl}/webhooks`, { url: `${hooks.sinkUrl}/hooks/${randomUUID()}`, secret: 'whsec-' + randomUUID(), events: ['conversation.closed'] }, { 'x-api-key': optedIn.key });
@@ -191,8 +191,10 @@ test.describe('webhook events', needs('platform', 'sim', 'sink_url'), () => {
     // G33: a service that never sends deprecated kinds conforms; the reference sends them to a subscriber that opted in (REF).
     const old = (await hooks.wait(optedIn, { eventType: 'conversation.started', 'body.visitorId': visitorId }, 1, PROMPT_MS)).deliveries;
     const v = await view(api, hooks, uuid);
+    // G33: a service that never sends deprecated kinds conforms: none arriving is NOT JUDGED; sending them is the reference
+    // implementation's own decision, so against it their absence is that REF clause's failure.
     const none = 'G33: a service that never sends deprecated kinds conforms, and none arrived';
-    if (!old.length) clauseNotJudged('WH-EVT-11', `${none} (conversation.started for chat)`);
+    if (!old.length && !target.reference) clauseNotJudged('WH-EVT-11', `${none} (conversation.started for chat)`);
     else {
       under('WH-EVT-11', () => {
         expect(old.length, 'the opted-in subscription gets the deprecated conversation.started for chat once').toBe(1);
@@ -214,7 +216,7 @@ test.describe('webhook events', needs('platform', 'sim', 'sink_url'), () => {
     });
     await closeConversation(api, hooks, uuid);
     const closed = (await hooks.wait(optedIn, { eventType: 'conversation.closed', 'body.visitorId': visitorId }, 1, PROMPT_MS)).deliveries;
-    if (!closed.length) clauseNotJudged('WH-EVT-11', `${none} (conversation.closed)`);
+    if (!closed.length && !target.reference) clauseNotJudged('WH-EVT-11', `${none} (conversation.closed)`);
     else under('WH-EVT-11', () => expectPayload('webhooks/conversation.closed.json', closed[0]!.json));
   });
 
