@@ -157,6 +157,8 @@ export function verdictFor(k: Judged, severity: Severity | undefined, reference:
   if (k.outcome === 'failed' && clause !== undefined && ownsUnattributed(k, clause)) return failedVerdict(severity, reference);
   // Said NOT JUDGED by the check (clauseNotJudged) with no assertion of its own run: never a pass.
   if (own && own.passed === 0 && own.notJudged?.length) return 'not-judged';
+  // A check naming several clauses judges each by its own assertions: one it named and never asserted is not judged by it.
+  if (k.outcome === 'passed' && clause !== undefined && !own && k.failure && k.failure.owner === undefined && k.clauses.length > 1) return 'not-judged';
   if (own) return passedVerdict(k);
   if (k.outcome === 'passed') return passedVerdict(k);
   if (!k.failure || k.failure.unattributed > 0) return failedVerdict(severity, reference);
@@ -172,6 +174,7 @@ export function clauseReason(k: Judged & { reason?: string }, clause: string): s
   if (own?.failed.length) return own.failed.join('; ');
   if (k.outcome === 'failed' && ownsUnattributed(k, clause)) return k.reason;
   if (own && own.passed === 0 && own.notJudged?.length) return `not judged: ${own.notJudged.join('; ')}`;
+  if (k.outcome === 'passed' && !own && k.failure && k.failure.owner === undefined && k.clauses.length > 1) return 'not judged: the check names this clause but made no assertion of it';
   if (k.outcome === 'failed' && k.failure && k.failure.unattributed === 0 && !own) {
     return k.failure.stopped ? `not judged: the check stopped at another clause's failure (${Object.entries(k.clauseResults ?? {}).filter(([, r]) => r.failed.length).map(([id]) => id).join(', ')}) before judging this one` : undefined;
   }

@@ -227,6 +227,11 @@ test('issue 38: a clause is judged by its own assertions only; its recorded fail
   assert.equal(verdictFor(broke, 'MUST', false, 'V-MUST'), 'harness-error');
   assert.equal(checkVerdict(broke, (id) => CATALOGUE.find((c) => c.id === id)?.severity, false), 'harness-error', 'the run still says the harness broke (exit 2)');
   assert.deepEqual(failedClauses(broke), [], 'a harness error never proves a clause');
+  // A check naming several clauses that passed without one assertion of one of them: that one is not judged by it, never PASS.
+  const silent = k('passed', ['V-MUST', 'V-SHOULD'], { clauseResults: { 'V-MUST': { passed: 2, failed: [] } }, failure: { unattributed: 0, stopped: false } });
+  assert.equal(verdictFor(silent, 'MUST', false, 'V-MUST'), 'pass');
+  assert.equal(verdictFor(silent, 'SHOULD', false, 'V-SHOULD'), 'not-judged');
+  assert.match(clauseReason(silent, 'V-SHOULD')!, /made no assertion of it/);
 });
 
 test('issue 38: a failed set-up step gives its own clause\'s verdict and NOT JUDGED for the rest, exit 1 against the reference (not 2)', () => {

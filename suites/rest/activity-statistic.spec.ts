@@ -183,6 +183,7 @@ test('per resource, contact_number equals the conversations listed for it', clau
   const { p, convs } = await ground(api);
   for (const [type, value] of [['operator', (c: any) => c.operator_id], ['skill', (c: any) => c.skill_id], ['rule', (c: any) => c.rule_id], ['page_type', (c: any) => c.page_type]] as const) {
     const res = await stat(api, { resource: type, from: p.from, to: p.to, indicators: 'contact_number' }, { limit: 100 });
+    g14(res, 'list', type);
     const rows = res.json.data as Array<{ resource: { id: number | string }; indicators: { contact_number: number } }>;
     expect(rows.length).toBeGreaterThan(0);
     for (const r of rows) expect(r.indicators.contact_number, `${type} ${r.resource.id}`).toBe(convs.filter((c) => value(c) === r.resource.id).length);
