@@ -175,7 +175,7 @@ export function checkDeadline(): number {
 
 /**
  * What the harness records when a check ends (the auto fixture of suites/fixtures/target.ts, after everything else). A time-out
- * that cut an `under` short is that clause's failure. Errors no clause claimed: in a check naming one clause they are its own
+ * that cut an `under` short is that clause's failure (the innermost one open). Errors no clause claimed: in a check naming one clause they are its own
  * (`owner`); in a check naming several, an error outside any `under` (a TypeError of the check, say) is a harness error
  * `check-bug` naming it, unless the check met a request without answer or ran out of time (the target may be gone: the run
  * decides, lib/results.ts). Also whether a MUST assertion stopped the check. A check none of whose failing clauses fails the
@@ -183,7 +183,9 @@ export function checkDeadline(): number {
  * ✓ agrees with the WARN or NOTE of the reports.
  */
 export function endOfCheck(info: TestInfo, reference: boolean): void {
-  if (info.status === 'timedOut') for (const clause of openUnders.get(info) ?? []) record({ clause, failed: `the check's time-out (${info.timeout} ms) ran out while this clause was being judged`, hard: true });
+  // The innermost `under` still open when the time ran out is the one that was waiting.
+  const waiting = openUnders.get(info)?.at(-1);
+  if (info.status === 'timedOut' && waiting) record({ clause: waiting, failed: `the check's time-out (${info.timeout} ms) ran out while this clause was being judged`, hard: true });
   const records = info.annotations.filter((a) => a.type === ANNOTATION.clause).map((a) => JSON.parse(a.description ?? '{}') as ClauseRecord);
   const claimed = records.filter((r) => r.failed !== undefined && (r.hard || r.failsRun)).length;
   const unattributed = Math.max(0, info.errors.length - claimed);
