@@ -1,7 +1,6 @@
 // The OpenAPI 3.1 document of the REST API: served on both bases behind the key, every route, schemas from fixtures, deprecations marked.
 import { test, expect } from '../fixtures/target.js';
 import { clauses } from '../fixtures/evidence.js';
-import { notJudgedIf } from '../verdicts.js';
 
 const PEOPLE_PATHS = ['/client', '/client/{id}', '/website', '/website/{id}', '/operator', '/operator/{id}', '/operator/live', '/operator/{id}/live',
   '/operator/{id}/statistic', '/operator/{id}/profile', '/group', '/group/{id}', '/skill', '/skill/{id}', '/visitor', '/visitor/{id}'];
@@ -54,7 +53,8 @@ test('the OpenAPI document marks deprecated resources, fields and filters', clau
 // Every check's REST answers are judged under REST-OAS-03 as they come (suites/fixtures/target.ts Api.request); this check names
 // the clause, so that a run judging no other REST check still says whether the reference's answers agree with its document.
 test('the reference implementation\'s REST answers match its own OpenAPI document', clauses('REST-OAS-03'), async ({ api }) => {
-  notJudgedIf(!api.judgesAnswers, 'the document judged is the reference implementation\'s own (fixtures/openapi.json): another implementation\'s answers are judged by the spec, and an alternative decides otherwise where the spec is silent');
+  // Not this target's clause (SKIP, not NOT JUDGED): the document is the reference implementation's own.
+  test.skip(!api.judgesAnswers, 'REST-OAS-03 judges the reference implementation\'s answers against its own document (fixtures/openapi.json): another implementation\'s answers are judged by the spec, and an alternative decides otherwise where the spec is silent');
   for (const p of ['/operator?limit=3', '/operator/0', '/operator/x', '/group', '/skill', '/visitor?limit=2', '/operator/live', '/client', '/operator?bogus=1']) await api.rest({ path: p });
   expect(api.judged, 'REST answers judged against the document').toBeGreaterThan(0);
 });
