@@ -85,8 +85,10 @@ test('contact and message indicators equal what the conversation listing shows',
 test('duration and waiting indicators equal the averages computed from the listed conversations', clauses('REST-STAT-03', 'REST-STAT-01'), async ({ api }) => under('REST-STAT-03', async () => {
   const { p, convs } = await ground(api, { channel: 'chat' });
   const avg = (xs: number[]) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : 0);
-  const at = (c: any, code: number, after = -Infinity) => (c.history as any[][]).find((e) => e[0] === code && e[3] >= after)?.[3] as number | undefined;
-  const lastVisitor = (c: any) => [...(c.history as any[][])].reverse().find((e) => e[0] === 2)?.[3] as number | undefined;
+  // By their epochs, whatever order the entries are listed in (their order is REST-HIST-03's decision, not this clause's).
+  const epochs = (c: any, code: number, after = -Infinity) => (c.history as any[][]).filter((e) => e[0] === code && e[3] >= after).map((e) => e[3] as number);
+  const at = (c: any, code: number, after = -Infinity) => { const xs = epochs(c, code, after); return xs.length ? Math.min(...xs) : undefined; };
+  const lastVisitor = (c: any) => { const xs = epochs(c, 2); return xs.length ? Math.max(...xs) : undefined; };
   const ind = await totals(api, { channel: 'chat', from: p.from, to: p.to, indicators: 'contact_duration,contact_answered_duration,contact_answered_after_first_message_duration,contact_closed_after_last_message_duration,contact_waiting_number' });
   const closed = convs.filter((c) => c.closed_at);
   // Listed dates have whole seconds while the service keeps milliseconds: tolerance 1 s on averages built from them.
