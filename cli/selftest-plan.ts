@@ -1,6 +1,6 @@
 // The plan of one `ces selftest` run: deviations grouped into few Playwright projects, and the outcome of each deviation read back.
 import type { Deviation } from '../lib/catalogue.js';
-import { isAlternative } from '../lib/catalogue.js';
+import { clauseById, isAlternative } from '../lib/catalogue.js';
 import type { ListedCheck } from '../lib/list-checks.js';
 import { clauseReason, failedClauses, reportedClauses } from '../lib/verdicts.js';
 import { readPlaywrightResults } from '../lib/results.js';
@@ -164,7 +164,12 @@ export function readSelftestResults(file: string, devs: Array<{ id: string; clau
   const byAlternative = new Map<string, AlternativeOutcome>();
   const baselineFailed: Array<{ title: string; reason: string }> = [];
   let baselineRan = 0;
-  for (const k of readPlaywrightResults(file)) {
+  const checks = readPlaywrightResults(file);
+  // The checks the plain reference implementation judged in this same run (its baseline project): an alternative that leaves one
+  // of them NOT JUDGED hides what its MUST and SHOULD clauses would say.
+  const judgedByBaseline = new Set(checks.filter((k) => k.runProject?.startsWith('baseline') && (k.outcome === 'passed' || k.outcome === 'failed')).map((k) => `${k.file}\u0000${k.title}`));
+  const catalogue = clauseById();
+  for (const k of checks) {
     if (k.outcome === 'skipped') continue;
     const broke = k.outcome === 'failed' || k.outcome === 'harness-error';
     const reason = k.reason ?? k.outcome;
@@ -174,6 +179,14 @@ export function readSelftestResults(file: string, devs: Array<{ id: string; clau
       const mine = new Set(k.alternatives.flatMap((a) => clausesOf.get(a) ?? []));
       const reported = reportedClauses(k);
       const outside = reported.filter((c) => !mine.has(c)).map((c) => ({ title: k.title, clause: c, reason: clauseReason(k, c) ?? reason }));
+      // NOT JUDGED where the reference was judged, for a reason other than a clause of the run's alternatives (a set-up step of
+      // theirs that failed names it): each MUST and SHOULD clause of the check left unjudged is laid to the run.
+      if (k.outcome === 'not-judged' && judgedByBaseline.has(`${k.file}\u0000${k.title}`) && ![...mine].some((c) => (k.reason ?? '').includes(`(${c})`))) {
+        for (const c of k.clauses) {
+          const severity = catalogue.get(c)?.severity;
+          if ((severity === 'MUST' || severity === 'SHOULD') && !mine.has(c) && !reported.includes(c)) outside.push({ title: k.title, clause: c, reason: `NOT JUDGED where the reference implementation was judged: ${reason}` });
+        }
+      }
       const group = k.alternatives.map((a) => ({ id: a, clauses: clausesOf.get(a) ?? [] }));
       for (const a of group) {
         const o: AlternativeOutcome = byAlternative.get(a.id) ?? { deviation: a.id, ran: 0, failed: [], harnessErrors: [], outside: [] };
@@ -191,7 +204,8 @@ export function readSelftestResults(file: string, devs: Array<{ id: string; clau
     const o: DeviationOutcome = byDeviation.get(k.deviation) ?? { deviation: k.deviation, ran: 0, failed: [], harnessErrors: [] };
     o.ran++;
     const own = failedClauses(k).filter((c) => (clausesOf.get(k.deviation!) ?? k.clauses).includes(c));
-    if (k.outcome === 'failed' && own.length) o.failed.push({ title: k.title, reason, clauses: own });
+    // A failure of its own clause recorded before the check ended NOT JUDGED still caught it (a harness error never does).
+    if (k.outcome !== 'harness-error' && own.length) o.failed.push({ title: k.title, reason, clauses: own });
     if (k.outcome === 'harness-error') o.harnessErrors.push({ title: k.title, reason });
     byDeviation.set(k.deviation, o);
   }

@@ -4,10 +4,13 @@ import path from 'node:path';
 import { FIXTURES } from './paths.js';
 import type { Clause, Deviation } from './catalogue.js';
 
-/** A partner variant (a connector or receiver with one mistake): the MUST clauses a `ces check` of it fails (asserted by `test`). */
-export interface PartnerVariant { id: string; side: 'connector' | 'receiver'; what: string; fails: string[]; test: string }
-/** A project test that proves clauses no deviation can (a load threshold crossed under a deviation, a crash mid-delivery). */
-export interface ProjectTest { clauses: string[]; test: string; what: string }
+/**
+ * A partner variant (a connector or receiver with one mistake): the MUST clauses a `ces check` of it fails, asserted by the test
+ * of file `test` whose name holds `name` (a node:test name, a subtest's included).
+ */
+export interface PartnerVariant { id: string; side: 'connector' | 'receiver'; what: string; fails: string[]; test: string; name: string }
+/** A project test that proves clauses no deviation can (a load threshold crossed under a deviation): file `test`, named with `name`. */
+export interface ProjectTest { clauses: string[]; test: string; name: string; what: string }
 /** A MUST clause no deviation, wire fault or variant can break, with the reason (at most MAX_EXCEPTIONS, listed in the README). */
 export interface ProofException { clause: string; reason: string }
 export interface ProofRecord { partnerVariants: PartnerVariant[]; projectTests: ProjectTest[]; exceptions: ProofException[] }
@@ -20,6 +23,31 @@ export const PROOFS_FILE = path.join(FIXTURES, 'proofs.json');
 export function loadProofRecord(file = PROOFS_FILE): ProofRecord {
   const r = JSON.parse(fs.readFileSync(file, 'utf8')) as Partial<ProofRecord>;
   return { partnerVariants: r.partnerVariants ?? [], projectTests: r.projectTests ?? [], exceptions: r.exceptions ?? [] };
+}
+
+/** A unit test that passed in a run of the unit-test step (scripts/unit-tests.mjs writes them, CES_UNIT_PASSED). */
+export interface UnitTestPass { file: string; name: string }
+
+/** The environment variable naming the file of the unit tests that passed in this run (`npm test`: scripts/test.sh sets it). */
+export const UNIT_PASSED_ENV = 'CES_UNIT_PASSED';
+
+/** The unit tests that passed in this run, from the file CES_UNIT_PASSED names; undefined without one (run alone). */
+export function readUnitPasses(file = process.env[UNIT_PASSED_ENV]): UnitTestPass[] | undefined {
+  if (!file || !fs.existsSync(file)) return undefined;
+  try { return (JSON.parse(fs.readFileSync(file, 'utf8')) as { passed: UnitTestPass[] }).passed; } catch { return undefined; }
+}
+
+/**
+ * The record's entries whose test passed in this run (`passed`): only they prove anything (a variant whose test was not run, or
+ * failed, is no proof); the others are `unconfirmed`, each as `id: test › name`.
+ */
+export function confirmedRecord(record: ProofRecord, passed: UnitTestPass[] | undefined): { record: ProofRecord; unconfirmed: string[] } {
+  const ran = (e: { test: string; name: string }) => !!passed?.some((p) => p.file === e.test && p.name.includes(e.name));
+  const unconfirmed = [
+    ...record.partnerVariants.filter((v) => !ran(v)).map((v) => `${v.id}: ${v.test} › ${v.name}`),
+    ...record.projectTests.filter((t) => !ran(t)).map((t) => `${t.clauses.join(', ')}: ${t.test} › ${t.name}`),
+  ];
+  return { record: { ...record, partnerVariants: record.partnerVariants.filter(ran), projectTests: record.projectTests.filter(ran) }, unconfirmed };
 }
 
 /** A deviation's or wire fault's outcome in a self-test run (summary.json `mutations` / `wireFaults`). */

@@ -47,11 +47,13 @@ export function clauseResultsOf(descriptions: string[]): Record<string, ClauseRe
   if (!descriptions.length) return undefined;
   const out: Record<string, ClauseResult> = {};
   for (const d of descriptions) {
-    let r: { clause?: string; failed?: string };
+    let r: { clause?: string; failed?: string; notJudged?: string };
     try { r = JSON.parse(d); } catch { continue; }
     if (!r.clause) continue;
     const c = (out[r.clause] ??= { passed: 0, failed: [] });
-    if (r.failed !== undefined) c.failed.push(r.failed); else c.passed++;
+    if (r.failed !== undefined) c.failed.push(r.failed);
+    else if (r.notJudged !== undefined) (c.notJudged ??= []).push(r.notJudged);
+    else c.passed++;
   }
   return out;
 }
@@ -71,7 +73,6 @@ export function readPlaywrightResults(file: string): CheckResult[] {
       for (const t of spec.tests ?? []) {
         const tags: string[] = [...(spec.tags ?? []), ...(t.tags ?? [])].map((x: string) => x.replace(/^@/, ''));
         const annotated: string[] = (t.annotations ?? []).filter((a: any) => a.type === 'clause').map((a: any) => a.description);
-        const clauses = [...new Set([...annotated, ...tags])];
         const last = t.results?.[t.results.length - 1];
         const annotations: Array<{ type: string; description?: string }> = [...(t.annotations ?? []), ...(last?.annotations ?? [])];
         // Playwright versions differ in where run-time annotations land (the test's or its last result's): each counted once.
@@ -101,6 +102,8 @@ export function readPlaywrightResults(file: string): CheckResult[] {
         // The records of one list only (a Playwright version may list run-time annotations on the test and on its result both).
         const recordsIn = (list: any[] | undefined) => (list ?? []).filter((a) => a.type === ANNOTATION.clause).map((a) => String(a.description ?? ''));
         const clauseResults = clauseResultsOf(recordsIn(last?.annotations).length ? recordsIn(last?.annotations) : recordsIn(t.annotations));
+        // A clause judged under() in a check is one of its clauses, named or not (the REST answers' OpenAPI clause, a set-up step's).
+        const clauses = [...new Set([...annotated, ...tags, ...Object.keys(clauseResults ?? {})])];
         let failureFacts: CheckResult['failure'];
         try { failureFacts = ended ? JSON.parse(ended) : undefined; } catch { failureFacts = undefined; }
         out.push({
@@ -128,7 +131,8 @@ export function checkReasons(c: CheckResult): string[] {
   const unattributed = c.outcome === 'failed' && (!c.failure || c.failure.unattributed > 0);
   if (c.outcome === 'passed') return [...own, ...(c.warnings ?? []), ...(c.notes ?? [])];
   if (c.outcome === 'failed') return [...own, ...(unattributed && c.reason ? [c.reason] : []), ...(c.warnings ?? []), ...(c.notes ?? [])];
-  return c.reason ? [c.reason] : [];
+  // A clause's failure recorded before the check ended otherwise (NOT JUDGED, a harness error) stands, and is said.
+  return [...own, ...(c.reason ? [c.reason] : [])];
 }
 
 /** Per clause: the strongest verdict its checks give it (lib/verdicts.ts); `not-run` when no check of it ran. */

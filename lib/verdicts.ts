@@ -89,15 +89,16 @@ export interface Judged {
    */
   clauseResults?: Record<string, ClauseResult>;
   /**
-   * How the check's failure relates to its clause results: `unattributed` errors (assertions outside any `under`) fail its
-   * primary clauses; `stopped` means a MUST assertion under one clause ended the check before the rest ran. Undefined (a check
+   * How the check's failure relates to its clause results: `unattributed` errors (outside any `under`) belong to `owner`, the
+   * check's only clause (a check naming several has none: such an error is a harness error `check-bug`, suites/verdicts.ts), and
+   * fail its primary clauses in a results file without an owner; `stopped` means a MUST assertion under one clause ended the check before the rest ran. Undefined (a check
    * read from an older results file, or built outside the suites): every failure is unattributed.
    */
-  failure?: { unattributed: number; stopped: boolean };
+  failure?: { unattributed: number; stopped: boolean; owner?: string };
 }
 
 /** The recorded results of one clause within one check: how many assertions passed and the reasons of those that failed. */
-export interface ClauseResult { passed: number; failed: string[] }
+export interface ClauseResult { passed: number; failed: string[]; notJudged?: string[] }
 
 /**
  * The facts of how a check ended, from the test runner's structured report (never from message text):
@@ -117,6 +118,9 @@ export interface RunFacts {
 export function classifyOutcome(f: RunFacts): Outcome {
   if (f.status === 'skipped') return f.notJudged ? 'not-judged' : 'skipped';
   if (f.harness) return 'harness-error';
+  // Ended NOT JUDGED after a clause failed softly (a REF set-up step, suites/verdicts.ts step): the recorded failure is that
+  // clause's verdict (verdictFor), the rest NOT JUDGED; Playwright keeps the check failed.
+  if (f.status === 'failed' && f.notJudged && !f.hookFailed && f.ended) return 'not-judged';
   if (f.status === 'passed') return 'passed';
   if (f.status === 'interrupted' || f.hookFailed || !f.ended) return 'harness-error';
   return 'failed';
@@ -135,57 +139,73 @@ const failedVerdict = (severity: Severity | undefined, reference: boolean): Verd
 const passedVerdict = (k: Judged): Verdict => (k.warnings?.length ? 'warn' : k.notes?.length ? 'note' : 'pass');
 
 /**
- * The verdict one check gives one of its clauses. With `clause`, each assertion counts under its own clause (G34): a clause
- * with recorded results is judged by them; a primary clause (none recorded) fails only with an unattributed failure, and is
- * NOT JUDGED when a MUST assertion of another clause stopped the check before its own assertions could finish.
+ * The verdict one check gives one of its clauses. With `clause`, each assertion counts under its own clause (G34): a clause's
+ * recorded failure stands whatever the check's ending (NOT JUDGED, its time-out, a later harness error); the check's only clause
+ * (`owner`) also takes the errors no `under` claimed; a clause with recorded results is otherwise judged by them; a primary
+ * clause (none recorded) fails only with an unattributed failure, and is NOT JUDGED when a MUST assertion of another clause
+ * stopped the check before its own assertions could finish.
  */
 export function verdictFor(k: Judged, severity: Severity | undefined, reference: boolean, clause?: string): Verdict {
+  const own = clause === undefined ? undefined : k.clauseResults?.[clause];
+  if (own?.failed.length) return failedVerdict(severity, reference);
   switch (k.outcome) {
     case 'harness-error': return 'harness-error';
     case 'skipped': return 'skipped';
     case 'not-judged': return 'not-judged';
     default: break;
   }
-  const own = clause === undefined ? undefined : k.clauseResults?.[clause];
-  if (own?.failed.length) return failedVerdict(severity, reference);
+  if (k.outcome === 'failed' && clause !== undefined && ownsUnattributed(k, clause)) return failedVerdict(severity, reference);
+  // Said NOT JUDGED by the check (clauseNotJudged) with no assertion of its own run: never a pass.
+  if (own && own.passed === 0 && own.notJudged?.length) return 'not-judged';
+  // A check naming several clauses judges each by its own assertions: one it named and never asserted is not judged by it.
+  if (k.outcome === 'passed' && clause !== undefined && !own && k.failure && k.failure.owner === undefined && k.clauses.length > 1) return 'not-judged';
   if (own) return passedVerdict(k);
   if (k.outcome === 'passed') return passedVerdict(k);
   if (!k.failure || k.failure.unattributed > 0) return failedVerdict(severity, reference);
   return k.failure.stopped ? 'not-judged' : passedVerdict(k);
 }
 
+/** Whether the errors no `under` claimed are this clause's: it is the only clause its check names. */
+const ownsUnattributed = (k: Judged, clause: string): boolean => k.failure?.owner === clause && k.failure.unattributed > 0;
+
 /** The reason behind one clause's verdict in a check: its own recorded failures, else the check's reason. */
 export function clauseReason(k: Judged & { reason?: string }, clause: string): string | undefined {
   const own = k.clauseResults?.[clause];
   if (own?.failed.length) return own.failed.join('; ');
+  if (k.outcome === 'failed' && ownsUnattributed(k, clause)) return k.reason;
+  if (own && own.passed === 0 && own.notJudged?.length) return `not judged: ${own.notJudged.join('; ')}`;
+  if (k.outcome === 'passed' && !own && k.failure && k.failure.owner === undefined && k.clauses.length > 1) return 'not judged: the check names this clause but made no assertion of it';
   if (k.outcome === 'failed' && k.failure && k.failure.unattributed === 0 && !own) {
     return k.failure.stopped ? `not judged: the check stopped at another clause's failure (${Object.entries(k.clauseResults ?? {}).filter(([, r]) => r.failed.length).map(([id]) => id).join(', ')}) before judging this one` : undefined;
   }
   return own ? undefined : k.reason;
 }
 
-/** The clauses of a check whose own assertions failed (recorded, or primary clauses under an unattributed failure). */
+/**
+ * The clauses of a check whose own assertions failed (recorded, whatever the check's ending short of a harness error; the
+ * owner under an error no `under` claimed; primary clauses under an unattributed failure of an older results file).
+ */
 export function failedClauses(k: Judged): string[] {
-  if (k.outcome !== 'failed') return [];
+  if (k.outcome === 'harness-error' || k.outcome === 'passed') return [];
   return k.clauses.filter((id) => {
     const own = k.clauseResults?.[id];
-    if (own) return own.failed.length > 0;
+    if (own?.failed.length) return true;
+    if (k.outcome !== 'failed') return false;
+    if (ownsUnattributed(k, id)) return true;
+    if (own || k.failure?.owner !== undefined) return false;
     return !k.failure || k.failure.unattributed > 0;
   });
 }
 
 /**
  * The clauses a check reported against the target, whatever the check's own outcome: those with a failed assertion of their own
- * (a SHOULD or MAY failure leaves the check passing), and its primary clauses under an unattributed failure. What an alternative
- * of `ces selftest` may make report: its own REF clauses, nothing else.
+ * (a SHOULD or MAY failure leaves the check passing; a failure recorded before the check ended NOT JUDGED stands), the owner
+ * under an error no `under` claimed, and primary clauses under an unattributed failure. What an alternative of `ces selftest`
+ * may make report: its own REF clauses, nothing else.
  */
 export function reportedClauses(k: Judged): string[] {
-  if (k.outcome !== 'failed' && k.outcome !== 'passed') return [];
-  return k.clauses.filter((id) => {
-    const own = k.clauseResults?.[id];
-    if (own) return own.failed.length > 0;
-    return k.outcome === 'failed' && (!k.failure || k.failure.unattributed > 0);
-  });
+  if (k.outcome === 'passed') return k.clauses.filter((id) => (k.clauseResults?.[id]?.failed.length ?? 0) > 0);
+  return failedClauses(k);
 }
 
 /** The strongest of verdicts (VERDICT_ORDER); `not-run` for none. */
@@ -196,6 +216,8 @@ export function strongest(vs: Verdict[]): Verdict {
 
 /** The verdict of a check as a whole: the strongest over its clauses; a failed check naming no clause is a harness error. */
 export function checkVerdict(k: Judged, severityOf: (id: string) => Severity | undefined, reference: boolean): Verdict {
+  // A clause's failure recorded before the harness broke stands for that clause; the check, and so the run, stays broken.
+  if (k.outcome === 'harness-error') return 'harness-error';
   if (k.clauses.length === 0) return k.outcome === 'failed' ? 'harness-error' : verdictFor(k, 'MUST', reference);
   return strongest(k.clauses.map((id) => verdictFor(k, severityOf(id), reference, id)));
 }

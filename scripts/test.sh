@@ -29,6 +29,9 @@ step "type-check" npx tsc --noEmit -p .
 # folders): most of their time is waiting on child processes and real-time limits, not CPU. scripts/unit-tests.mjs says how, and
 # prints each file's CPU time. --elsewhere: the path-sensitive files run from a copy of the checkout at another depth (its own
 # build, about 5 s; the files run there instead of here, beside the others).
+# The unit tests that passed are recorded (CES_UNIT_PASSED): the self-test's --require-proofs credits an entry of
+# fixtures/proofs.json only when its test passed in this same run.
+export CES_UNIT_PASSED="$beside_dir/unit-tests-passed.json"
 step "unit tests (compiled: dist/test)" node scripts/unit-tests.mjs --elsewhere
 step "conformance run against the reference implementation" node bin/ces.js test
 # The fuzzer runs beside the self-test: the self-test mostly waits for retries in real time (about 100 s of CPU in 120 s on 2

@@ -29,7 +29,7 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
  * first; the rest follow by name. The four longest start together, and no long file starts last (the step's tail).
  */
 const LONGEST_FIRST = [
-  'check-evidence', 'fuzz-deviations', 'check-receiver', 'check-connector', 'sigkill-stream', 'harness-faults', 'load-bench', 'check-fake-connector',
+  'check-evidence', 'fuzz-deviations', 'check-receiver', 'check-connector', 'alternatives-proxy', 'sigkill-stream', 'harness-faults', 'load-bench', 'degraded-proxy', 'check-fake-connector',
   'check-variants', 'check-proofs', 'bare-target', 'load', 'webhooks-durable', 'wire', 'transcripts-trust', 'transcripts-replay', 'target-lost', 'report-run', 'load-segments', 'sink',
 ];
 /**
@@ -109,6 +109,11 @@ stream.on('test:dequeue', (d) => { if (d.name === d.file && !started.has(d.file)
 const t0 = Date.now();
 stream.on('test:complete', (d) => { if (d.name === d.file) took.push([path.relative(ROOT, d.file), (Date.now() - (started.get(d.file) ?? Date.now())) / 1000, ((started.get(d.file) ?? t0) - t0) / 1000]); });
 stream.on('test:fail', () => { failed++; });
+// The tests that passed (not skipped), for `ces selftest --require-proofs` in the same run: a proof of fixtures/proofs.json
+// counts only when its test passed (CES_UNIT_PASSED names the file; scripts/test.sh sets it).
+const passed = [];
+const sourceOf = (file) => path.relative(ROOT, file).replace(/^dist[\\/]/, '').replace(/\.js$/, '.ts').split(path.sep).join('/');
+stream.on('test:pass', (d) => { if (d.file && !d.skip && !d.todo && d.name !== d.file) passed.push({ file: sourceOf(d.file), name: d.name }); });
 const out = stream.compose(tap);
 out.pipe(process.stdout);
 out.on('end', async () => {
@@ -124,6 +129,7 @@ out.on('end', async () => {
   console.log(`last to end: ${last.map(([f, s, at]) => `${path.basename(f)} (${(at + s).toFixed(0)} s)`).join(', ')}`);
   const awayCode = await away$;
   if (failed) console.log(`${failed} test(s) failed`);
+  if (process.env.CES_UNIT_PASSED) fs.writeFileSync(process.env.CES_UNIT_PASSED, JSON.stringify({ passed }, null, 1) + '\n');
   process.exitCode = failed || awayCode ? 1 : 0;
 });
 
@@ -143,7 +149,7 @@ async function runElsewhere(away) {
     fs.symlinkSync(fs.realpathSync(path.join(ROOT, 'node_modules')), path.join(copy, 'node_modules'), 'dir');
     const rel = away.map((f) => path.relative(path.join(ROOT, 'dist'), f).replace(/\.js$/, '.ts'));
     const child = spawn(process.execPath, [path.join(copy, 'scripts', 'unit-tests.mjs'), ...rel], {
-      cwd: copy, env: { ...process.env, CES_UNIT_CONCURRENCY: '1', CES_CPU_REPORT_DIR: '', NODE_OPTIONS: (process.env.NODE_OPTIONS ?? '').replace(preload, '').trim() }, stdio: ['ignore', 'pipe', 'pipe'],
+      cwd: copy, env: { ...process.env, CES_UNIT_CONCURRENCY: '1', CES_CPU_REPORT_DIR: '', CES_UNIT_PASSED: '', NODE_OPTIONS: (process.env.NODE_OPTIONS ?? '').replace(preload, '').trim() }, stdio: ['ignore', 'pipe', 'pipe'],
     });
     let output = '';
     child.stdout.on('data', (d) => { output += d; });

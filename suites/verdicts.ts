@@ -1,5 +1,6 @@
 // What a check calls to give a verdict other than PASS/FAIL (lib/verdicts.ts): assertions under their own clause, NOT JUDGED, a pass with WARN or NOTE, a reproduction, a harness error; and what the harness records when a check ends.
-import { test, expect, type TestInfo } from '@playwright/test';
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { test, expect as playwrightExpect, type TestInfo } from '@playwright/test';
 import { curlCommand } from '../lib/reproduce.js';
 import { checkTolerant } from '../lib/schemas.js';
 import { clauseById } from '../lib/catalogue.js';
@@ -17,8 +18,66 @@ HarnessError.onRaise = (e) => {
   info.annotations.push({ type: ANNOTATION.harness, description: mask(`${e.code}: ${e.message}`) });
 };
 
+// ---- Every assertion under one clause ------------------------------------------------------------------------------------
+
+/** The clause whose assertions are running (set by `under` for everything it calls, awaited or not). */
+const judging = new AsyncLocalStorage<string>();
+
+/** The clauses each running check names, read once per check (every assertion asks). */
+const namedOf = new WeakMap<TestInfo, string[]>();
+
+/** The clauses a check names (its tags that are clauses of the catalogue). */
+export function namedClauses(info: TestInfo): string[] {
+  let named = namedOf.get(info);
+  if (!named) {
+    const catalogue = clauseById();
+    named = [...new Set(info.tags.map((t) => t.replace(/^@/, '')).filter((id) => catalogue.has(id)))];
+    namedOf.set(info, named);
+  }
+  return named;
+}
+
+/** Where an assertion was made: the first frame of a check or helper of the suites (not this module, not Playwright). */
+function assertionLocation(stack: string | undefined): string {
+  const frames = (stack ?? '').split('\n').map((l) => l.trim()).filter((l) => l.startsWith('at '));
+  const own = frames.find((f) => /suites[\\/]/.test(f) && !/suites[\\/]verdicts\.[jt]s/.test(f) && !/node_modules/.test(f));
+  return (own ?? frames[0] ?? 'an unknown place').replace(/^at /, '').replace(/^.*\((.*)\)$/, '$1').replace(/^(?:file:\/\/)?.*?(suites[\\/])/, '$1');
+}
+
+/**
+ * The clause an assertion made now belongs to (G34: one verdict from its own clause's assertions): the `under` around it,
+ * else the check's only clause. An assertion outside any `under` in a check naming several clauses would be claimed by none:
+ * refused, a harness error `check-bug` naming the check and the assertion's place (never a PASS, never another clause's FAIL).
+ * `soft`: an `expect.soft` inside `under` would record a pass whatever it saw: refused too.
+ */
+function claimAssertion(soft: boolean): void {
+  const clause = judging.getStore();
+  let info: TestInfo;
+  try { info = test.info(); } catch { return; } // outside a check (a unit test of a helper): nothing is judged
+  const where = () => { const o: { stack?: string } = {}; Error.captureStackTrace(o, claimAssertion); return assertionLocation(o.stack); };
+  if (clause !== undefined) {
+    if (soft) throw new HarnessError('check-bug', `check "${info.title}": expect.soft inside under('${clause}') at ${where()} (a soft failure would let the clause pass): use expect`);
+    return;
+  }
+  const named = namedClauses(info);
+  if (named.length > 1) throw new HarnessError('check-bug', `check "${info.title}" names ${named.length} clauses (${named.join(', ')}) and asserts outside any under() at ${where()}: the failure would belong to no clause`);
+}
+
+/**
+ * The suites' `expect`: Playwright's, refusing an assertion no clause claims (claimAssertion). Asymmetric matchers and the rest
+ * of Playwright's expect pass through.
+ */
+export const expect: typeof playwrightExpect = new Proxy(playwrightExpect, {
+  apply(target, self, args) { claimAssertion(false); return Reflect.apply(target, self, args); },
+  get(target, prop, receiver) {
+    const v = Reflect.get(target, prop, receiver);
+    if (prop === 'soft' || prop === 'poll') return (...args: unknown[]) => { claimAssertion(prop === 'soft'); return (v as (...a: unknown[]) => unknown)(...args); };
+    return v;
+  },
+});
+
 /** One recorded result of an assertion under a clause (the `ces.clause` annotation). */
-interface ClauseRecord { clause: string; failed?: string; hard?: boolean; failsRun?: boolean }
+interface ClauseRecord { clause: string; failed?: string; hard?: boolean; failsRun?: boolean; notJudged?: string }
 
 const record = (r: ClauseRecord) => test.info().annotations.push({ type: ANNOTATION.clause, description: JSON.stringify(r) });
 
@@ -28,24 +87,32 @@ const messageOf = (e: unknown) => mask(String((e as Error)?.message ?? e).replac
 /** Whether Playwright is ending the check as skipped (`notJudged`, `test.skip` inside an assertion block): never a result. */
 const skipping = () => test.info().annotations.some((a) => a.type === 'skip');
 
+/** Errors a (nested) `under` already recorded as its clause's failure: an outer `under` lets them through unrecorded. */
+const claimedErrors = new WeakSet<object>();
+
 function failedUnder(clause: string, e: unknown): void {
-  if (e instanceof HarnessError || skipping()) throw e;
+  if (e instanceof HarnessError || skipping() || (typeof e === 'object' && e !== null && claimedErrors.has(e))) throw e;
   const severity = clauseById().get(clause)?.severity;
   const reason = messageOf(e);
   // A MUST assertion (or one of a clause the catalogue does not know) ends the check, as any failed assertion does.
-  if (severity === undefined || severity === 'MUST') { record({ clause, failed: reason, hard: true }); throw e; }
+  if (severity === undefined || severity === 'MUST') {
+    record({ clause, failed: reason, hard: true });
+    if (typeof e === 'object' && e !== null) claimedErrors.add(e);
+    throw e;
+  }
   const failsRun = failingSeverity(severity, currentTarget().reference === true);
   record({ clause, failed: reason, failsRun });
   // A REF decision against the reference implementation: the check fails (Playwright's ✘ agrees with FAIL) and goes on, so the
   // other clauses of the check are still judged by their own assertions. SHOULD, MAY, and REF against any other target: recorded
   // only (WARN or NOTE); the check passes.
-  if (failsRun) expect.soft(false, `${clause} (${severity}): ${reason.split('\n')[0]}`).toBe(true);
+  if (failsRun) playwrightExpect.soft(false, `${clause} (${severity}): ${reason.split('\n')[0]}`).toBe(true);
 }
 
 /**
  * Runs assertions under one clause (G34): their failure is that clause's result only. A MUST failure ends the check as
  * usual; a SHOULD, MAY or REF failure is recorded and the check goes on, so a decision of docs/decisions.md taken otherwise never fails the
- * MUST and SHOULD clauses of the same check. Assertions outside any `under` belong to the check's other (primary) clauses.
+ * MUST and SHOULD clauses of the same check. Outside any `under`, an assertion belongs to the check's only clause; a check naming
+ * several refuses it (claimAssertion).
  * `under('REST-AUTH-05', () => expect(res.status).toBe(403))`; async assertions return a promise to await.
  */
 export function under(clause: string, fn: () => Promise<unknown>): Promise<void>;
@@ -53,12 +120,38 @@ export function under(clause: string, fn: () => unknown): void;
 export function under(clause: string, fn: () => unknown): void | Promise<void> {
   if (!clauseById().has(clause)) throw new HarnessError('check-bug', `under('${clause}'): no such clause in the catalogue`);
   let out: unknown;
-  try { out = fn(); } catch (e) { failedUnder(clause, e); return; }
+  try { out = judging.run(clause, fn); } catch (e) { failedUnder(clause, e); return; }
   if (out && typeof (out as Promise<unknown>).then === 'function') {
-    return (out as Promise<unknown>).then(() => { record({ clause }); }, (e) => { failedUnder(clause, e); });
+    // Open until it settles: a check's time-out that cuts it short is this clause's failure (endOfCheck).
+    const info = test.info();
+    const open = openUnders.get(info) ?? [];
+    openUnders.set(info, open);
+    open.push(clause);
+    const close = () => { const i = open.indexOf(clause); if (i >= 0) open.splice(i, 1); };
+    return (out as Promise<unknown>).then(() => { close(); record({ clause }); }, (e) => { close(); failedUnder(clause, e); });
   }
   record({ clause });
 }
+
+/**
+ * A step whose result the rest of the check needs (a set-up call, the ground truth of a comparison), judged under the clause of
+ * the call it makes (a G17 REF clause for the platform API, the spec's clause for a spec endpoint): its failure is that clause's
+ * verdict, by its severity. A MUST failure ends the check (its other clauses NOT JUDGED, lib/verdicts.ts); any other failure
+ * ends it NOT JUDGED naming the failed step, since nothing after it can be judged without its result (never a TypeError later).
+ */
+export async function step<T>(clause: string, what: string, fn: () => Promise<T>): Promise<T> {
+  let done = false;
+  let value: T | undefined;
+  await under(clause, async () => { value = await fn(); done = true; });
+  if (!done) {
+    const failed = test.info().annotations.filter((a) => a.type === ANNOTATION.clause).map((a) => JSON.parse(a.description ?? '{}') as ClauseRecord).filter((r) => r.clause === clause && r.failed !== undefined).pop();
+    notJudged(`the set-up step ${what} failed (${clause}): ${(failed?.failed ?? '').split('\n')[0]}`);
+  }
+  return value as T;
+}
+
+/** The clauses whose asynchronous `under` has not settled yet, per running check. */
+const openUnders = new WeakMap<TestInfo, string[]>();
 
 /** When each running check started (keyed by its TestInfo, so an ended check's entry goes with it). */
 const startedAt = new WeakMap<TestInfo, number>();
@@ -81,23 +174,47 @@ export function checkDeadline(): number {
 }
 
 /**
- * What the harness records when a check ends (the auto fixture of suites/fixtures/target.ts, after everything else): how many
- * of its errors no clause claimed (they fail its primary clauses) and whether a MUST assertion stopped it. A check none of whose
- * failing clauses fails the run here (SHOULD, MAY, or REF against another implementation) did not fail: Playwright marks it
- * as an expected failure, so its ✓ agrees with the WARN or NOTE of the reports.
+ * What the harness records when a check ends (the auto fixture of suites/fixtures/target.ts, after everything else). A time-out
+ * that cut an `under` short is that clause's failure (the innermost one open). Errors no clause claimed: in a check naming one clause they are its own
+ * (`owner`); in a check naming several, an error outside any `under` (a TypeError of the check, say) is a harness error
+ * `check-bug` naming it, unless the check met a request without answer or ran out of time (the target may be gone: the run
+ * decides, lib/results.ts). Also whether a MUST assertion stopped the check. A check none of whose failing clauses fails the
+ * run here (SHOULD, MAY, or REF against another implementation) did not fail: Playwright marks it as an expected failure, so its
+ * ✓ agrees with the WARN or NOTE of the reports.
  */
 export function endOfCheck(info: TestInfo, reference: boolean): void {
+  // The innermost `under` still open when the time ran out is the one that was waiting.
+  const waiting = openUnders.get(info)?.at(-1);
+  if (info.status === 'timedOut' && waiting) record({ clause: waiting, failed: `the check's time-out (${info.timeout} ms) ran out while this clause was being judged`, hard: true });
   const records = info.annotations.filter((a) => a.type === ANNOTATION.clause).map((a) => JSON.parse(a.description ?? '{}') as ClauseRecord);
   const claimed = records.filter((r) => r.failed !== undefined && (r.hard || r.failsRun)).length;
   const unattributed = Math.max(0, info.errors.length - claimed);
   const stopped = records.some((r) => r.failed !== undefined && r.hard);
-  info.annotations.push({ type: ANNOTATION.ended, description: JSON.stringify({ unattributed, stopped }) });
+  const named = namedClauses(info);
+  const owner = named.length === 1 ? named[0] : undefined;
+  info.annotations.push({ type: ANNOTATION.ended, description: JSON.stringify({ unattributed, stopped, ...(owner ? { owner } : {}) }) });
+  const harnessRaised = () => info.annotations.some((a) => a.type === ANNOTATION.harness);
+  if (unattributed > 0 && named.length > 1 && info.status === 'failed' && !harnessRaised() && !info.annotations.some((a) => a.type === ANNOTATION.noAnswer)) {
+    const e = info.errors.find((x) => !records.some((r) => r.failed !== undefined && x.message !== undefined && mask(x.message.replace(/\u001b\[[0-9;]*m/g, '')) === r.failed)) ?? info.errors[0];
+    // Recorded against the check by its type as it is made (HarnessError.onRaise); not thrown: the check has ended.
+    void new HarnessError('check-bug', `check "${info.title}" names ${named.length} clauses (${named.join(', ')}) and failed outside any under() at ${assertionLocation(e?.stack)}: ${String(e?.message ?? '').replace(/\u001b\[[0-9;]*m/g, '').split('\n')[0]}`);
+  }
   if (info.status !== 'failed' || info.expectedStatus !== 'passed' || claimed > 0 || unattributed === 0) return;
-  if (info.annotations.some((a) => a.type === ANNOTATION.harness)) return;
+  if (harnessRaised()) return;
   const recorded = new Set(records.map((r) => r.clause));
   const catalogue = clauseById();
-  const primary = info.tags.map((t) => t.replace(/^@/, '')).filter((id) => catalogue.has(id) && !recorded.has(id));
+  const primary = named.filter((id) => !recorded.has(id));
   if (primary.length && primary.every((id) => !failingSeverity(catalogue.get(id)!.severity, reference))) info.fail();
+}
+
+/**
+ * One clause of the check could not be judged (nothing of the kind it judges happened, where the spec allows that: G33's
+ * deprecated kinds that never arrive), while the check goes on judging its other clauses: that clause is NOT JUDGED unless an
+ * assertion of its own ran elsewhere in the check.
+ */
+export function clauseNotJudged(clause: string, reason: string): void {
+  if (!clauseById().has(clause)) throw new HarnessError('check-bug', `clauseNotJudged('${clause}'): no such clause in the catalogue`);
+  record({ clause, notJudged: mask(reason) });
 }
 
 /** Ends the check as NOT JUDGED: it ran but could not observe what it judges (never a pass, never a failure). */

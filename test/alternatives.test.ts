@@ -125,3 +125,30 @@ test('the outcome of alternatives: each must report its own REF clause; any othe
   for (const o of [a, b]) assert.deepEqual(o.outside.map((x) => `${x.clause} in ${x.title}`), ['REST-PAGE-02 in a page over the max', 'REST-OP-05 in a should']);
   assert.equal(out.byDeviation.size, 0);
 });
+
+test('an alternative that leaves a MUST or SHOULD check NOT JUDGED where the reference was judged fails the self-test, unless its own REF set-up step failed', () => {
+  const on = ['alt-a'];
+  const spec = (title: string, tags: string[], project: string, status: 'passed' | 'skipped', extra: Array<{ type: string; description: string }> = []) => ({
+    title, file: 'rest/x.spec.ts', tags: tags.map((c) => '@' + c),
+    tests: [{ projectName: project, annotations: [], results: [{ status, duration: 1, annotations: [
+      ...(project.startsWith('alternatives') ? [{ type: 'alternatives', description: on.join(',') }] : []),
+      ...extra,
+      ...(status === 'passed' ? [{ type: 'ces.ended', description: JSON.stringify({ unattributed: 0, stopped: false }) }] : []),
+    ] }] }],
+  });
+  const skip = (reason: string) => [{ type: 'skip', description: `not judged: ${reason}` }];
+  const specs = [
+    spec('a must check', ['REST-OP-05'], 'baseline', 'passed'),
+    spec('a must check', ['REST-OP-05'], 'alternatives-1', 'skipped', skip('the listing answered in a shape that cannot be read')),
+    spec('a check behind a set-up step', ['REST-OP-07'], 'baseline', 'passed'),
+    spec('a check behind a set-up step', ['REST-OP-07'], 'alternatives-1', 'skipped', [{ type: 'ces.clause', description: JSON.stringify({ clause: 'REST-OP-06', failed: 'expected 201, got 200' }) }, ...skip('the set-up step POST /operator failed (REST-OP-06): expected 201')]),
+  ];
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ces-alt-nj-'));
+  const file = path.join(dir, 'results.json');
+  fs.writeFileSync(file, JSON.stringify({ suites: [{ title: 'x.spec.ts', file: 'rest/x.spec.ts', specs }] }));
+  const out = readSelftestResults(file, [{ id: 'alt-a', clauses: ['REST-OP-06'] }]);
+  const a = out.byAlternative.get('alt-a')!;
+  assert.deepEqual(a.outside.map((x) => `${x.clause} in ${x.title}`), ['REST-OP-05 in a must check'], 'the MUST check left NOT JUDGED is laid to the alternative');
+  assert.deepEqual(a.failed.map((f) => f.title), ['a check behind a set-up step'], 'its REF clause recorded before the check ended NOT JUDGED still reports');
+  fs.rmSync(dir, { recursive: true, force: true });
+});

@@ -46,6 +46,19 @@ for (const fault of ['fixture-throws', 'teardown-throws']) {
   });
 }
 
+test('an assertion no clause claims, in a check naming several clauses, is HARNESS ERROR check-bug naming the check and its place (never PASS, never another clause\'s FAIL)', { timeout: 120_000 }, async () => {
+  const r = await ces(['test', '--target', target, '--no-preflight', '--suite', 'auth', '--grep', 'grant_type=PASSWORD issues no token', '--no-allure'], { CES_HARNESS_FAULT: 'unclaimed-assertion' });
+  allHarness(r, 'unclaimed-assertion');
+  assert.match(r.out, /check-bug/);
+  assert.match(r.out.replace(/\s+/g, ' '), /names 2 clauses \(AUTH-TOKEN-04, AUTH-TOKEN-05\) and asserts outside any under\(\) at suites\/fixtures\/target\.ts:\d+/);
+});
+
+test('expect.soft inside under() is refused (it would let the clause pass whatever it saw): HARNESS ERROR check-bug', { timeout: 120_000 }, async () => {
+  const r = await ces(['test', '--target', target, '--no-preflight', '--suite', 'auth', '--grep', 'grant_type=PASSWORD issues no token', '--no-allure'], { CES_HARNESS_FAULT: 'soft-inside-under' });
+  allHarness(r, 'soft-inside-under');
+  assert.match(r.out.replace(/\s+/g, ' '), /check-bug: .*expect\.soft inside under\('AUTH-TOKEN-04'\)/);
+});
+
 test('a fixture that throws is HARNESS ERROR in ces selftest: exit 2, the deviation never counted as caught', { timeout: 180_000 }, async () => {
   const r = await ces(['selftest', '--only', 'rest-forbidden-text', '--no-baseline'], { CES_HARNESS_FAULT: 'fixture-throws' });
   assert.equal(r.code, 2, r.out.slice(-2000));

@@ -109,6 +109,9 @@ const KEPT_STATE: Readonly<Record<string, string>> = {
   'suites/fixtures/current-target.ts: const read = new Map<string, Target>();': 'target files read once per worker',
   'suites/fixtures/target.ts: let preflightTokens: SessionToken[] | undefined;': 'the pre-flight\'s tokens, read once per worker (the login throttle is not spent again)',
   'suites/verdicts.ts: const startedAt = new WeakMap<TestInfo, number>();': 'when each check of this worker started, weakly keyed by the check',
+  'suites/verdicts.ts: const namedOf = new WeakMap<TestInfo, string[]>();': 'the clauses each check of this worker names, weakly keyed by the check',
+  'suites/verdicts.ts: const claimedErrors = new WeakSet<object>();': 'the assertion errors an under() already judged, so the check\'s own clause does not judge them again (weak: gone with the error)',
+  'suites/verdicts.ts: const openUnders = new WeakMap<TestInfo, string[]>();': 'the under() calls still open in each check of this worker (a time-out fails the innermost), weakly keyed by the check',
 };
 
 test('no module-level mutable state in any source folder but the kept caches listed with their reason (the tests\' own hooks aside)', () => {

@@ -204,3 +204,56 @@ test('a lost target: the checks that recorded a request without answer, or timed
     assert.equal(lost?.notJudged, 2);
   } finally { fs.rmSync(dir, { recursive: true, force: true }); }
 });
+
+test('issue 38: a clause is judged by its own assertions only; its recorded failure stands whatever the check\'s ending', () => {
+  // A check naming one clause owns every assertion it makes: a failure outside any `under` is its failure, even when its
+  // `under` records passed (it was PASS while Playwright marked the check failed).
+  const owned = k('failed', ['V-MUST', 'V-REF'], { clauseResults: { 'V-MUST': { passed: 2, failed: [] }, 'V-REF': { passed: 3, failed: [] } }, failure: { unattributed: 1, stopped: false, owner: 'V-MUST' }, reason: 'expected 3 rows' });
+  assert.equal(verdictFor(owned, 'MUST', true, 'V-MUST'), 'fail');
+  assert.equal(verdictFor(owned, 'REF', true, 'V-REF'), 'pass', 'the answers\' own REF clause keeps its verdict');
+  assert.deepEqual(failedClauses(owned), ['V-MUST']);
+  assert.equal(clauseReason(owned, 'V-MUST'), 'expected 3 rows');
+  // A failure of the reference's OpenAPI answers is its own REF clause's only: the check's MUST clause passes on its own assertions.
+  const openapi = k('failed', ['V-MUST', 'V-REF'], { clauseResults: { 'V-REF': { passed: 0, failed: ['GET /operator: 200 not documented'] } }, failure: { unattributed: 0, stopped: false, owner: 'V-MUST' } });
+  assert.equal(verdictFor(openapi, 'MUST', true, 'V-MUST'), 'pass');
+  assert.equal(verdictFor(openapi, 'REF', true, 'V-REF'), 'fail');
+  // A failure recorded before the check ended NOT JUDGED (a later step could not be judged), or before a harness error, stands.
+  const later = k('not-judged', ['V-MUST', 'V-REF'], { clauseResults: { 'V-REF': { passed: 0, failed: ['offsite channel named sms2'] } }, reason: 'no social conversation' });
+  assert.equal(verdictFor(later, 'REF', true, 'V-REF'), 'fail');
+  assert.equal(verdictFor(later, 'MUST', true, 'V-MUST'), 'not-judged');
+  assert.deepEqual(failedClauses(later), ['V-REF']);
+  const broke = k('harness-error', ['V-MUST', 'V-SHOULD'], { clauseResults: { 'V-SHOULD': { passed: 0, failed: ['no Retry-After'] } } });
+  assert.equal(verdictFor(broke, 'SHOULD', false, 'V-SHOULD'), 'warn');
+  assert.equal(verdictFor(broke, 'MUST', false, 'V-MUST'), 'harness-error');
+  assert.equal(checkVerdict(broke, (id) => CATALOGUE.find((c) => c.id === id)?.severity, false), 'harness-error', 'the run still says the harness broke (exit 2)');
+  assert.deepEqual(failedClauses(broke), [], 'a harness error never proves a clause');
+  // A check naming several clauses that passed without one assertion of one of them: that one is not judged by it, never PASS.
+  const silent = k('passed', ['V-MUST', 'V-SHOULD'], { clauseResults: { 'V-MUST': { passed: 2, failed: [] } }, failure: { unattributed: 0, stopped: false } });
+  assert.equal(verdictFor(silent, 'MUST', false, 'V-MUST'), 'pass');
+  assert.equal(verdictFor(silent, 'SHOULD', false, 'V-SHOULD'), 'not-judged');
+  assert.match(clauseReason(silent, 'V-SHOULD')!, /made no assertion of it/);
+});
+
+test('issue 38: a failed set-up step gives its own clause\'s verdict and NOT JUDGED for the rest, exit 1 against the reference (not 2)', () => {
+  // The check failed softly under the set-up step's REF clause, then ended NOT JUDGED naming the step (suites/verdicts.ts step).
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ces-step-'));
+  const file = path.join(dir, 'results.json');
+  fs.writeFileSync(file, JSON.stringify({ suites: [{ title: 'x.spec.ts', file: 'webhooks/x.spec.ts', specs: [{
+    title: 'an event arrives', file: 'webhooks/x.spec.ts', tags: ['@V-MUST'],
+    tests: [{ projectName: 'suites', annotations: [], results: [{ status: 'failed', duration: 5, error: { message: 'G17: a subscription is created with 201' }, annotations: [
+      { type: ANNOTATION.clause, description: JSON.stringify({ clause: 'V-REF', failed: 'expected 201, got 500', failsRun: true }) },
+      { type: ANNOTATION.notJudged, description: 'the set-up step POST {platform_url}/webhooks failed (V-REF): expected 201, got 500' },
+      { type: 'skip', description: 'not judged: the set-up step POST {platform_url}/webhooks failed (V-REF): expected 201, got 500' },
+      { type: ANNOTATION.ended, description: JSON.stringify({ unattributed: 0, stopped: false, owner: 'V-MUST' }) },
+    ] }] }],
+  }] }] }));
+  const [c] = readPlaywrightResults(file);
+  assert.equal(c!.outcome, 'not-judged');
+  assert.deepEqual(c!.clauses.sort(), ['V-MUST', 'V-REF'], 'the step\'s clause is one of the check\'s clauses');
+  const v = new Map(clauseVerdicts([c!], { reference: true }, CATALOGUE).map((x) => [x.clause.id, x.verdict]));
+  assert.equal(v.get('V-REF'), 'fail');
+  assert.equal(v.get('V-MUST'), 'not-judged');
+  assert.equal(exitCodeOf([c!], { reference: true }, CATALOGUE), 1);
+  assert.equal(exitCodeOf([c!], { reference: false }, CATALOGUE), 0, 'another implementation: a WARN');
+  fs.rmSync(dir, { recursive: true, force: true });
+});

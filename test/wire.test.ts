@@ -136,6 +136,19 @@ describe('ces runs with wire faults', { concurrency: true }, () => {
     assert.match(String(close?.reason), /refused.*BOT-SIG-01/s);
   });
   
+  test('a creation flow the connector refuses (its GET calls signed wrongly): BOT-SIG-01 FAIL, exit 1; the lab-bot checks NOT JUDGED naming the failed flow, never a crash of their tear-down', { timeout: 180_000 }, async () => {
+    const r = await ces(['test', '--suite', 'bot-runtime', '--grep', 'lab bot|every connector call carries', '--wire-fault', 'wire-creation-gets-signed-with-mark', '--no-allure', '--workers', '1']);
+    assert.equal(r.code, 1, r.out.slice(-2000));
+    assert.equal(r.summary.verdicts.find((v) => v.id === 'BOT-SIG-01')?.verdict, 'fail', r.out.slice(-2000));
+    assert.deepEqual(r.summary.checks.filter((c) => c.outcome === 'harness-error').map((c) => c.title), [], 'no harness error');
+    const lab = r.summary.checks.filter((c) => c.title.startsWith('lab bot'));
+    assert.ok(lab.length >= 10, `the lab-bot checks ran (${lab.length})`);
+    for (const c of lab) {
+      assert.equal(c.outcome, 'not-judged', `${c.title}: ${c.reason}`);
+      assert.match(String(c.reason), /bot creation flow of the seeded bots failed.*external-bots/s, c.title);
+    }
+  });
+
   test('no group hides results: under a fault that fails one lab-bot check, the others still run and pass', { timeout: 180_000 }, async () => {
     const r = await ces(['test', '--suite', 'bot-runtime', '--grep', '@BOT-AVAIL-0[1-4]\\b', '--wire-fault', 'wire-ep4-answer-all-as-atleastone', '--no-allure', '--workers', '1']);
     const outcomes = r.summary.checks.map((c) => `${c.outcome}: ${c.title.replace(/.*› /, '')}`);

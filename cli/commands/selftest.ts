@@ -3,7 +3,7 @@ import type { CommandModule } from 'yargs';
 import fs from 'node:fs';
 import path from 'node:path';
 import { clauseById, isAlternative, loadClauses, loadDeviations, type Deviation } from '../../lib/catalogue.js';
-import { clauseProofs, loadProofRecord, proofLine, unprovenMust } from '../../lib/proofs.js';
+import { UNIT_PASSED_ENV, clauseProofs, confirmedRecord, loadProofRecord, proofLine, readUnitPasses, unprovenMust } from '../../lib/proofs.js';
 import { listChecks } from '../../lib/list-checks.js';
 import { missedRuns, planSelftest, readSelftestResults } from '../selftest-plan.js';
 import { narrowPlan, needsFallback, readStoredMatrix } from '../selftest-matrix.js';
@@ -50,7 +50,7 @@ export const selftestCommand: CommandModule<{}, Args> = {
     .option('baseline', { type: 'boolean', default: true, describe: 'First check that the same checks pass with no deviation' })
     .option('parallel', { type: 'number', default: 1, describe: 'Lanes: Playwright workers, each with its own embedded stack whose deviation it switches between checks' })
     .option('matrix', { type: 'string', describe: 'The full run: every check of each fault\'s clauses (without it, each fault runs against the checks that caught it in docs/selftest-matrix.json, and every check of its clauses only when they miss it); also write FILE: {deviation: {checks: [titles of the checks that caught it], clauses: [clauses whose own assertions failed]}} (--matrix docs/selftest-matrix.json refreshes the stored matrix; compare two with scripts/compare-selftest-matrix.ts)' })
-    .option('require-proofs', { type: 'boolean', default: false, describe: 'Fail (exit 1) when a MUST clause has no proof: no assertion of its own failed under a deviation, and no partner variant, project test or listed exception proves it (a whole run only)' })
+    .option('require-proofs', { type: 'boolean', default: false, describe: `Fail (exit 1) when a MUST clause has no proof: no assertion of its own failed under a deviation, and no partner variant, project test or listed exception proves it (a whole run only); and when an entry of fixtures/proofs.json is not confirmed: its test did not pass in this run (the unit tests that passed, in the file ${UNIT_PASSED_ENV} names: npm test sets it; run alone, every entry is listed unconfirmed)` })
     .option('wire', { type: 'boolean', default: false, describe: 'Also run the wire faults (fixtures/wire-faults.json): a mutating proxy between the service and its fake connector and webhook sink changes what crosses the wire, and a check of each fault\'s clause must fail. Embedded: each stack gets its proxy (with --area wire, the wire faults only). With --target: the target\'s `wire_url` (a `ces wire` proxy in front of its partners), wire faults only' })
     .option('target', { type: 'string', describe: 'With --wire: a target file whose service reaches its connector and sink through a `ces wire` proxy (its `wire_url`); runs the wire faults against it' }),
   handler: async (a) => {
@@ -218,15 +218,18 @@ export const selftestCommand: CommandModule<{}, Args> = {
     // Proofs per clause (a whole run only: a partial run leaves most deviations out).
     const whole = !a.only && !a.area;
     const catalogue = loadClauses().filter((c) => !c.retired);
-    const unproven = whole ? unprovenMust(catalogue, clauseProofs(catalogue, devs, { mutations, wireFaults: wireOutcomes }, loadProofRecord())) : [];
+    // --require-proofs: an entry of fixtures/proofs.json proves its clauses only if its test passed in this same run.
+    const { record, unconfirmed } = a['require-proofs'] ? confirmedRecord(loadProofRecord(), readUnitPasses()) : { record: loadProofRecord(), unconfirmed: [] };
+    const unproven = whole ? unprovenMust(catalogue, clauseProofs(catalogue, devs, { mutations, wireFaults: wireOutcomes }, record)) : [];
     // A harness error anywhere makes the self-test untrustworthy: exit 2, naming it (it never counts as catching a deviation).
     const broken = [...mutations.filter((m) => m.harnessErrors?.length).map((m) => m.deviation), ...wireOutcomes.filter((w) => w.harnessErrors?.length).map((w) => w.fault)];
-    const code = broken.length ? 2 : missed.length || !baselineOk || (a['require-proofs'] && unproven.length) ? 1 : 0;
+    const code = broken.length ? 2 : missed.length || !baselineOk || (a['require-proofs'] && (unproven.length || unconfirmed.length)) ? 1 : 0;
     // The first pass wrote into the run folder itself, masked by runPlaywright: not masked again (a second pass's folder is).
     finishRun(run, 'selftest', resolved.target, [], { mutations, ...(wireOutcomes.length ? { wireFaults: wireOutcomes } : {}), ...(secondPass.length ? { secondPass } : {}), exitCode: code }, { masked: MASKED_BY_RUN });
     const total = mutations.length + wireOutcomes.length;
     console.log(`\nselftest: ${total - missed.length} passed, ${missed.length} failed${missed.length ? ` (${missed.join(', ')})` : ''}${wireOutcomes.length ? ` (wire faults: ${wireOutcomes.filter((w) => w.caught).length} of ${wireOutcomes.length} caught)` : ''}${baselineOk ? '' : ' (baseline failed: the checks do not pass without deviations)'}`);
     if (whole) console.log(`selftest: ${unproven.length} MUST clause(s) without a proof${unproven.length ? ` (no assertion of their own failed under any deviation; no partner variant or project test in fixtures/proofs.json): ${unproven.map((c) => c.id).join(', ')}` : ''}${a['require-proofs'] && unproven.length ? ' — --require-proofs: failed' : ''}`);
+    if (unconfirmed.length) console.log(`selftest: ${unconfirmed.length} entr${unconfirmed.length === 1 ? 'y' : 'ies'} of fixtures/proofs.json not confirmed: ${readUnitPasses() ? 'their test did not pass in this run' : `no record of this run's unit tests (${UNIT_PASSED_ENV}: npm test sets it)`} — --require-proofs: failed\n${unconfirmed.map((u) => `  ${u}`).join('\n')}`);
     if (secondPass.length) console.log(`selftest: ${secondPass.length} caught on the second pass only (flaky under load: their checks' real-time windows deserve a look): ${secondPass.join(', ')}`);
     if (broken.length) console.log(`selftest: HARNESS ERROR in the checks of ${broken.length} deviation(s) or wire fault(s): ${broken.join(', ')} (exit 2: the harness broke, the self-test proves nothing there)`);
     process.exitCode = code;

@@ -114,7 +114,7 @@ export const testCommand: CommandModule<{}, Args> = {
       const allure = a.allure ? generateAllure(run.dir, checks, { reference: resolved.target.reference === true }) : undefined;
       // Issue 14 item 8: on a reference target every REST answer is also judged by fixtures/openapi.json; say how many were.
       const judged = annotationTotal(path.join(run.dir, 'results.json'), ANNOTATION.openapiJudged);
-      if (judged) console.log(`ces test: ${judged} REST answers judged by fixtures/openapi.json (a mismatch fails its check)`);
+      if (judged) console.log(`ces test: ${judged} REST answers judged by fixtures/openapi.json (a mismatch fails REST-OAS-03, a REF clause of its own)`);
       const lost = targetLost(run.dir, checks);
       code = finishRun(run, 'test', resolved.target, checks, lost ? { targetLost: lost } : {}, { strict: a.strict, baseline, writeBaseline: a['write-baseline'], writing: allure ? [ALLURE_REPORT] : [], masked: MASKED_BY_RUN });
       if (allure && (await allure)) finishWritten(run, ALLURE_REPORT);

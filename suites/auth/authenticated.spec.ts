@@ -24,7 +24,7 @@ for (const [what, token] of [['a made-up token', 'not-a-token-0123456789abcdef']
       bad = good.slice(0, -1) + (good.endsWith('A') ? 'B' : 'A');
     }
     const res = await authenticatedCheck(target, bad, `GET /_authenticated (${what})`);
-    expectPayload('auth/invalid-token.json', res.json, 'the answer for an invalid token');
+    under('AUTH-CHECK-02', () => expectPayload('auth/invalid-token.json', res.json, 'the answer for an invalid token'));
     under('AUTH-CHECK-03', () => expect(res.status, 'RFC 6750: an invalid token is answered 401').toBe(401));
   });
 }
@@ -47,10 +47,10 @@ test('a token is refused once 24 h of clock time have passed', clauses('AUTH-LIF
   const token = await tokenFor(target, await loginForCheck(target));
   const issued = (await sim.clock()).nowMs;
   const valid = await authenticatedCheck(target, token, 'GET /_authenticated (fresh token)');
-  expectPayload('auth/authenticated.json', valid.json, 'the fresh token is valid');
+  under('AUTH-LIFE-02', () => expectPayload('auth/authenticated.json', valid.json, 'the fresh token is valid'));
   // Issued at or before `issued`: 24 h after it, the token must be gone whatever else moved the clock.
   await sim.advance(issued + LIMITS.tokenLifetimeMs - (await sim.clock()).nowMs);
   const res = await authenticatedCheck(target, token, 'GET /_authenticated (24 h after issue)');
-  expectPayload('auth/invalid-token.json', res.json, 'the answer 24 h after issue');
+  under('AUTH-LIFE-02', () => expectPayload('auth/invalid-token.json', res.json, 'the answer 24 h after issue'));
   under('AUTH-CHECK-03', () => expect(res.status, 'RFC 6750: an expired token is answered 401').toBe(401));
 });

@@ -32,7 +32,7 @@ test('wrong credentials issue no token (wrong password, unknown e-mail)', clause
   const login = await loginForCheck(target);
   for (const [what, creds] of [['wrong password', { ...login, password: login.password + '-wrong' }], ['unknown e-mail', { username: `nobody-${Date.now()}@unknown.example`, password: login.password }]] as const) {
     const res = await requestToken(target, creds);
-    expect(res.json?.access_token, `${what}: no access_token`).toBeUndefined();
+    under('AUTH-TOKEN-08', () => expect(res.json?.access_token, `${what}: no access_token`).toBeUndefined());
     // The spec says only that no token is issued; the error status is G6's decision (G34).
     under('AUTH-TOKEN-03', () => expect(res.status, `${what}: G6 answers an error status`).toBeGreaterThanOrEqual(400));
   }
@@ -50,7 +50,7 @@ test('wrong credentials are answered 400 {"error":"invalid_grant"}', clauses('AU
 for (const grant of ['client_credentials', 'authorization_code', 'refresh_token', 'PASSWORD']) {
   test(`grant_type=${grant} issues no token`, clauses('AUTH-TOKEN-04', 'AUTH-TOKEN-05'), async ({ target }) => {
     const res = await requestToken(target, await loginForCheck(target), { grantType: grant });
-    expect(res.json?.access_token, 'only grant_type=password is supported: no access_token').toBeUndefined();
+    under('AUTH-TOKEN-04', () => expect(res.json?.access_token, 'only grant_type=password is supported: no access_token').toBeUndefined());
     under('AUTH-TOKEN-05', () => expect(res.status, 'G6 answers an error status').toBeGreaterThanOrEqual(400));
   });
 }
@@ -64,7 +64,7 @@ test('a grant_type other than password is answered 400 {"error":"unsupported_gra
 for (const missing of ['username', 'password', 'grant_type'] as const) {
   test(`a token request without ${missing} issues no token`, clauses('AUTH-TOKEN-06', 'AUTH-TOKEN-07'), async ({ target }) => {
     const res = await requestToken(target, await loginForCheck(target), { omit: [missing] });
-    expect(res.json?.access_token, `${missing} is required: no access_token`).toBeUndefined();
+    under('AUTH-TOKEN-06', () => expect(res.json?.access_token, `${missing} is required: no access_token`).toBeUndefined());
     under('AUTH-TOKEN-07', () => expect(res.status, 'G6 answers an error status').toBeGreaterThanOrEqual(400));
   });
 

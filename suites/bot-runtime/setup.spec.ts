@@ -2,7 +2,7 @@
 import { test, expect, expectSchema, clauses, quoteCall, type ConnectorRequest, type SimBot } from './helpers.js';
 import { addSecret } from '../../lib/mask.js';
 import { keyOfClient } from '../fixtures/target.js';
-import { under, notJudgedIf, note } from '../verdicts.js';
+import { note, notJudgedIf, step, under } from '../verdicts.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -25,17 +25,17 @@ test.describe.configure({ mode: 'default' });
 /** Endpoints 1, 2, 3 in that order for bot `b` among `requests`, with valid bodies and answers. */
 function expectFlow(requests: ConnectorRequest[], b: SimBot, when: string) {
   const put = requests.find((r) => r.endpoint === 'bot-put' && r.idOperator === String(b.operatorId));
-  expect(put, `${when}: PUT /bots/${b.operatorId} seen by the connector`).toBeTruthy();
+  under('BOT-SETUP-01', () => expect(put, `${when}: PUT /bots/${b.operatorId} seen by the connector`).toBeTruthy());
   const list = requests.filter((r) => r.endpoint === 'external-bots' && r.seq < put!.seq);
-  expect(list.length, `${when}: GET /external-bots before the PUT`).toBeGreaterThan(0);
-  expectSchema('connector/scenarios.json', list.at(-1)!.answer?.body);
+  under('BOT-SETUP-01', () => expect(list.length, `${when}: GET /external-bots before the PUT`).toBeGreaterThan(0));
+  under('BOT-SETUP-01', () => expectSchema('connector/scenarios.json', list.at(-1)!.answer?.body));
   const get = requests.find((r) => r.endpoint === 'bot-get' && r.idOperator === String(b.operatorId) && r.seq > put!.seq);
-  expect(get, `${when}: GET /bots/${b.operatorId} after the PUT`).toBeTruthy();
-  expectSchema('connector/bot-write.json', put!.body);
-  expect(put!.body.language, `${when}: the write body carries the bot operator's one language`).toBe(b.languages[0]);
-  expect(put!.body.distributionRules.map((r: { id: string }) => r.id).sort()).toEqual(b.distributionRules.map((r) => r.id).sort());
-  expect(put!.body.external.idBot).toBe(b.idBot);
-  expectSchema('connector/bot.json', get!.answer?.body);
+  under('BOT-SETUP-01', () => expect(get, `${when}: GET /bots/${b.operatorId} after the PUT`).toBeTruthy());
+  under('BOT-SETUP-02', () => expectSchema('connector/bot-write.json', put!.body));
+  under('BOT-SETUP-02', () => expect(put!.body.language, `${when}: the write body carries the bot operator's one language`).toBe(b.languages[0]));
+  under('BOT-SETUP-02', () => expect(put!.body.distributionRules.map((r: { id: string }) => r.id).sort()).toEqual(b.distributionRules.map((r) => r.id).sort()));
+  under('BOT-SETUP-02', () => expect(put!.body.external.idBot).toBe(b.idBot));
+  under('BOT-SETUP-01', () => expectSchema('connector/bot.json', get!.answer?.body));
 }
 
 test('bot creation flow: GET /external-bots, PUT /bots/{idOperator} with the write body, GET /bots/{idOperator}; one scenario and one language per bot',
@@ -44,9 +44,9 @@ test('bot creation flow: GET /external-bots, PUT /bots/{idOperator} with the wri
     const { requests } = await bot.requests();
     for (const b of [conv, lab]) {
       expectFlow(requests, b, 'at start');
-      expect(b.languages, 'a bot operator has exactly one language').toHaveLength(1);
+      under('BOT-SETUP-04', () => expect(b.languages, 'a bot operator has exactly one language').toHaveLength(1));
     }
-    expect(conv.idBot, 'two bot operators never share a scenario').not.toBe(lab.idBot);
+    under('BOT-SETUP-03', () => expect(conv.idBot, 'two bot operators never share a scenario').not.toBe(lab.idBot));
     // "A bot is a regular agent (operator) of type bot ... tied to exactly one language": the bot operator is an operator of
     // the service, read like any other with the REST API key of its client, with that one language. (No field of the spec
     // names an operator's type: being an operator is what can be observed.)
@@ -109,8 +109,8 @@ test('platform API: HTTPS connector apps, installation with idConnectorVersion, 
       under('BOT-SETUP-05', () => expect(ok.status, ok.text).toBe(201));
       notJudgedIf(!idOperator, `the platform API created no bot (${ok.status} ${ok.text.slice(0, 200)}); the connector's log of the flow: ${flow.map(quoteCall).join('; ') || 'no call'}`);
       const fresh: SimBot | undefined = (await bot.bots()).find((b) => String(b.operatorId) === String(idOperator));
-      expect(fresh, `the created bot operator ${idOperator} is listed`).toBeTruthy();
-      expect(fresh!.languages, 'the created bot operator has exactly one language').toEqual(['en']);
+      under('BOT-SETUP-01', () => expect(fresh, `the created bot operator ${idOperator} is listed`).toBeTruthy());
+      under('BOT-SETUP-04', () => expect(fresh!.languages, 'the created bot operator has exactly one language').toEqual(['en']));
       expectFlow(requests, fresh!, 'created through the platform API');
       // The scenario is free again before the two-language attempt: a scenario binds one bot agent only, so on a bound scenario
       // the attempt would be refused for that reason, whatever the service does with languages.
@@ -121,7 +121,7 @@ test('platform API: HTTPS connector apps, installation with idConnectorVersion, 
       const multiId = multi.json?.idOperator ?? multi.json?.bot?.idOperator;
       if (multiId) created.push(multiId);
       // The spec: one language per bot operator (a refusal, however answered); the status code is G17's decision.
-      expect(multi.status, `a bot operator with two languages is not created (${multi.status} ${multi.text.slice(0, 120)})`).toBeGreaterThanOrEqual(400);
+      under('BOT-SETUP-04', () => expect(multi.status, `a bot operator with two languages is not created (${multi.status} ${multi.text.slice(0, 120)})`).toBeGreaterThanOrEqual(400));
       under('BOT-SETUP-05', () => expect(multi.status, 'refused with 400').toBe(400));
     } finally {
       // Bots made here stop being polled.
@@ -135,29 +135,44 @@ test('a scenario is bound to only one bot agent: a second binding (POST or PUT /
     expect(conv.idBot, 'the seeded bot operators hold two scenarios').not.toBe(lab.idBot);
     const base = target.platform_url ?? `${target.base_url}/platform`;
     const h = { 'x-api-key': target.api_key };
-    const installs = (await api.request({ url: `${base}/installations`, headers: h })).json.data as Array<{ id: number; appId: number; websiteId: number }>;
+    const installs = await step('BOT-SETUP-05', 'GET {platform_url}/installations', async () => {
+      const res = await api.request({ url: `${base}/installations`, headers: h });
+      expect(Array.isArray(res.json?.data), `the platform API lists its installations: ${res.status} ${res.text.slice(0, 200)}`).toBe(true);
+      return res.json.data as Array<{ id: number; appId: number; websiteId: number }>;
+    });
     const seeded = installs.filter((i) => i.websiteId === conv.websiteId).sort((a, b) => a.id - b.id)[0]!;
     const appInstalls = new Set(installs.filter((i) => i.appId === seeded.appId).map((i) => i.id));
     const created: string[] = [];
     const body = (name: string, extra: Record<string, unknown> = {}) => ({ installationId: seeded.id, name, pseudo: name, language: 'en', distributionRuleIds: conv.distributionRules.map((r) => r.id), ...extra });
     try {
+      // The binding rule is the spec's (BOT-SETUP-03); how the platform API refuses (a 4xx, its wording) is G17's (BOT-SETUP-05).
       const second = await api.postJson(`${base}/bots`, body('Second binding', { idBot: conv.idBot }), h);
       if (second.json?.idOperator) created.push(second.json.idOperator);
-      expect(second.status, `POST /platform/bots naming scenario ${conv.idBot}, held by bot operator ${conv.operatorId}, is refused with a 4xx: ${second.text}`).toBeGreaterThanOrEqual(400);
-      expect(second.status).toBeLessThan(500);
-      expect(second.text, 'the refusal names the bot operator that holds the scenario').toContain(String(conv.operatorId));
+      expect(second.status >= 200 && second.status < 300, `POST /platform/bots naming scenario ${conv.idBot}, held by bot operator ${conv.operatorId}, is not accepted: ${second.status} ${second.text.slice(0, 200)}`).toBe(false);
+      under('BOT-SETUP-05', () => {
+        expect(second.status, 'G17: refused with a 4xx').toBeGreaterThanOrEqual(400);
+        expect(second.status).toBeLessThan(500);
+        expect(second.text, 'the refusal names the bot operator that holds the scenario').toContain(String(conv.operatorId));
+      });
 
       const held = ((await api.request({ url: `${base}/bots`, headers: h })).json.data as Array<{ idOperator: string; installationId: number; idBot: string | null }>)
         .filter((b) => appInstalls.has(b.installationId) && b.idBot).map((b) => b.idBot);
       const free = await api.postJson(`${base}/bots`, body('Free scenario'), h);
       if (free.json?.idOperator) created.push(free.json.idOperator);
-      expect(free.status, `POST /platform/bots without idBot takes a free scenario: ${free.text}`).toBe(201);
+      under('BOT-SETUP-05', () => expect(free.status, `G17: POST /platform/bots answers 201: ${free.text.slice(0, 200)}`).toBe(201));
+      await step('BOT-SETUP-05', 'POST /platform/bots without idBot (a bot on a free scenario)', async () => {
+        expect(free.status >= 200 && free.status < 300, `POST /platform/bots without idBot takes a free scenario: ${free.status} ${free.text.slice(0, 200)}`).toBe(true);
+        expect(free.json?.idOperator, 'the created bot operator').toBeTruthy();
+      });
       expect(held, `the creation flow picks a scenario no other bot operator of the app holds (held: ${held.join(', ')})`).not.toContain(free.json.idBot);
 
       const rebind = await api.request({ method: 'PUT', url: `${base}/bots/${free.json.idOperator}`, headers: { ...h, 'content-type': 'application/json' }, body: JSON.stringify({ idBot: conv.idBot }) });
-      expect(rebind.status, `PUT /platform/bots/${free.json.idOperator} naming scenario ${conv.idBot} is refused with a 4xx: ${rebind.text}`).toBeGreaterThanOrEqual(400);
-      expect(rebind.status).toBeLessThan(500);
-      expect(rebind.text, 'the refusal names the bot operator that holds the scenario').toContain(String(conv.operatorId));
+      expect(rebind.status >= 200 && rebind.status < 300, `PUT /platform/bots/${free.json.idOperator} naming scenario ${conv.idBot} is not accepted: ${rebind.status} ${rebind.text.slice(0, 200)}`).toBe(false);
+      under('BOT-SETUP-05', () => {
+        expect(rebind.status, 'G17: refused with a 4xx').toBeGreaterThanOrEqual(400);
+        expect(rebind.status).toBeLessThan(500);
+        expect(rebind.text, 'the refusal names the bot operator that holds the scenario').toContain(String(conv.operatorId));
+      });
       const after = await api.request({ url: `${base}/bots/${free.json.idOperator}`, headers: h });
       expect(after.json?.idBot, 'a refused binding leaves the bot on its own scenario').toBe(free.json.idBot);
     } finally {

@@ -12,15 +12,14 @@ test('endpoint 7 answering after 10 s: the answer is not displayed', clauses('BO
   const since = await bot.lastSeq();
   const id = await bot.start(t);
   const call = await bot.waitRequest({ idConversation: id, role: 'visitor', text: t, since }, 5_000);
-  expect(call, 'endpoint 7 was called for the first visitor message').not.toBeNull();
+  under('BOT-EP7-05', () => expect(call, 'endpoint 7 was called for the first visitor message').not.toBeNull());
   // Evidence first: the connector's call has ended (the service gave up, or the late answer went out), then 1 s for the service
   // to act on a late answer.
   let ended: ConnectorRequest | undefined;
-  await expect.poll(async () => (ended = (await bot.requests({ idConversation: id, since })).requests.find((r) => r.seq === call!.seq))?.answer !== undefined,
-    { message: `the call of endpoint 7 ended at the connector (given up, or answered after ${late} ms)`, timeout: late + 3_000 }).toBe(true);
+  await under('BOT-EP7-05', () => expect.poll(async () => (ended = (await bot.requests({ idConversation: id, since })).requests.find((r) => r.seq === call!.seq))?.answer !== undefined, { message: `the call of endpoint 7 ended at the connector (given up, or answered after ${late} ms)`, timeout: late + 3_000 }).toBe(true));
   await new Promise((r) => setTimeout(r, 1_000));
   const v = await bot.viewStep(id);
-  expect(bot.hasText(v, 'This answer comes too late.'), 'the late answer is not displayed').toBe(false);
+  under('BOT-EP7-05', () => expect(bot.hasText(v, 'This answer comes too late.'), 'the late answer is not displayed').toBe(false));
   // How the service gives up (G20): it closes the call at 10 s and records the timeout; the conversation stays open.
   under('BOT-EP7-06', () => {
     expect(ended!.answer?.status, 'the service gave up before the connector answered').toBe('reset');

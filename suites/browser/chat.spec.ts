@@ -5,7 +5,7 @@ import { LIMITS } from '../../lib/limits.js';
 
 
 test('every payload type is rendered: card, product offer, file (image preview and download link), carousel, slider; images at 240x120',
-  clauses('CONSOLE-PAY-01', 'CONSOLE-PAY-02', 'CONSOLE-PAGE-01').needs('console', 'connector_url', 'sim'), async ({ chat, bot, page, target, pageErrors }) => {
+  clauses('CONSOLE-PAY-01', 'CONSOLE-PAY-02', 'CONSOLE-PAGE-01').needs('console', 'connector_url', 'sim'), async ({ chat, bot, page, target, pageErrors }) => under('CONSOLE-PAY-01', async () => {
     under('CONSOLE-PAGE-01', () => {
       expect(target.chat_url, 'the ready info names the chat window').toMatch(/\/console\/chat$/);
       expect(target.inspector_url, 'the ready info names the inspector').toMatch(/\/console\/inspector$/);
@@ -74,7 +74,7 @@ test('every payload type is rendered: card, product offer, file (image preview a
     await expect(pdfFile.locator('img'), 'and has no preview').toHaveCount(0);
     under('CONSOLE-PAGE-01', () => expect(foreign, 'page documents, scripts, styles and fonts come from the service').toEqual([]));
     noPageErrors(pageErrors);
-  });
+  }));
 
 test('markdown in text values follows the spec table (Supported, Partial, Not supported as plain text)',
   clauses('CONSOLE-MD-01').needs('console', 'connector_url', 'sim'), async ({ chat, bot, page, pageErrors }) => {

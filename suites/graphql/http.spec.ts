@@ -37,7 +37,7 @@ for (const [what, header] of UNAUTHENTICATED_CASES) {
   test(`${what}: no data`, clauses('GQL-AUTH-01', 'GQL-AUTH-02'), async ({ target }) => {
     const authorization = header(target);
     const res = await postGraphql(target, '{ client { id } projects { edges { node { id name } } } }', { authorization, label: `POST /graphql (${what})` });
-    expect(res.json?.data ?? null, 'no data without a valid bearer token').toBeNull();
+    under('GQL-AUTH-01', () => expect(res.json?.data ?? null, 'no data without a valid bearer token').toBeNull());
     // The spec says only that the token is required; the refusal's status is G15's decision (G34).
     under('GQL-AUTH-02', () => expect(res.status, 'G15: not a success status').not.toBe(200));
   });
@@ -54,10 +54,11 @@ for (const [what, header] of UNAUTHENTICATED_CASES) {
 test('a token is refused by GraphQL once 24 h of clock time have passed', clauses('GQL-AUTH-03', 'GQL-AUTH-02').needs('sim', 'clock'), async ({ target, sim }) => {
   const token = await tokenFor(target, await loginForCheck(target));
   const issued = (await sim.clock()).nowMs;
-  dataOf(await postGraphql(target, '{ client { id } }', { authorization: `Bearer ${token}`, label: 'POST /graphql (fresh token)' }));
+  const fresh = await postGraphql(target, '{ client { id } }', { authorization: `Bearer ${token}`, label: 'POST /graphql (fresh token)' });
+  under('GQL-AUTH-03', () => dataOf(fresh));
   await sim.advance(issued + LIMITS.tokenLifetimeMs - (await sim.clock()).nowMs);
   const res = await postGraphql(target, '{ client { id } }', { authorization: `Bearer ${token}`, label: 'POST /graphql (token issued 24 h ago)' });
-  expect(res.json?.data ?? null, 'no data with an expired token').toBeNull();
+  under('GQL-AUTH-03', () => expect(res.json?.data ?? null, 'no data with an expired token').toBeNull());
   under('GQL-AUTH-02', () => expect(res.status, 'G15: an expired token is answered 401').toBe(401));
 });
 

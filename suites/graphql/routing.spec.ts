@@ -3,7 +3,7 @@ import { test, expect, expectSchema, keyOfClient } from '../fixtures/target.js';
 import { randomUUID } from 'node:crypto';
 import { clauses } from '../fixtures/evidence.js';
 import { notJudgedIf } from '../verdicts.js';
-import { dataOf, GqlSession, routingRuleOf } from './support.js';
+import { createRoutingRule, dataOf, GqlSession, routingRuleOf } from './support.js';
 
 const AVAILABILITY = 'availability { chat { isAvailable } call { isAvailable } video { isAvailable } }';
 
@@ -75,4 +75,11 @@ test('G16: one availability per query, so two separate queries both resolve', cl
     const data = dataOf(await session.post(`query($id: ID!) { routingRule(id: $id) { ${AVAILABILITY} } }`, { variables: { id }, label: `query ${n} with one availability` }));
     expectSchema('graphql/routing-rule.json#/$defs/availability', data.routingRule.availability);
   }
+});
+
+test('the platform API creates a routing rule that routingRule(id:) then answers', clauses('GQL-SETUP-01').needs('platform'), async ({ target }) => {
+  const session = GqlSession.of(target);
+  const id = await createRoutingRule(target, session);
+  const data = dataOf(await session.post('query($id: ID!) { routingRule(id: $id) { id } }', { variables: { id } }));
+  expect(data.routingRule?.id, 'routingRule(id:) answers the rule the platform API created').toBe(id);
 });

@@ -1,6 +1,6 @@
 // GraphQL calls of the graphql suite: one bearer session per client per worker, renewed only when the service clock jumped past the token lifetime.
 import { test, expect, expectSchema, keyOfClient, requirePart, useIfPresent } from '../fixtures/target.js';
-import { notJudgedIf } from '../verdicts.js';
+import { notJudgedIf, step, under } from '../verdicts.js';
 import { LIMITS } from '../../lib/limits.js';
 import type { HttpAnswer } from '../../lib/http.js';
 import type { Target } from '../../lib/target.js';
@@ -107,15 +107,27 @@ export async function routingRuleOf(target: Target, session: GqlSession): Promis
   const listed = await listedIds(session, 'routingRules', 'routing rules', 1);
   if (listed.length) return listed[0]!;
   useIfPresent('platform');
+  return createRoutingRule(target, session);
+}
+
+/**
+ * A routing rule of the session's account created through the platform API (G17): a set-up step judged under GQL-SETUP-01 (REF),
+ * its exact status the reference's decision; without a rule (no 2xx with an id) the check's own clauses are NOT JUDGED naming it.
+ */
+export async function createRoutingRule(target: Target, session: GqlSession): Promise<string> {
   const key = keyOfClient(target, session.clientId) ?? target.api_key;
   const project = dataOf(await session.post('{ projects(first: 1) { edges { node { id } } } }')).projects.edges[0]?.node.id;
   const operators = await call(target, { method: 'GET', url: `${target.rest_base_url}/operator?limit=1`, headers: { 'x-api-key': key } }, 'GET /operator?limit=1 (an operator for the routing rule)');
   const operatorId = operators.json?.data?.[0]?.id;
-  expect(project && operatorId, 'the account has a project and an operator to route to').toBeTruthy();
+  notJudgedIf(!project || !operatorId, 'the account has no project or no operator to route to: no routing rule can be made');
   const created = await call(target, {
     method: 'POST', url: `${target.platform_url}/routing-rules`, headers: { 'x-api-key': key, 'content-type': 'application/json' },
     body: JSON.stringify({ websiteId: Number(project), channels: ['chat', 'call', 'video'], operatorIds: [operatorId], label: 'graphql suite rule' }),
   }, 'POST {platform_url}/routing-rules');
-  expect(created.status, `the platform API created a routing rule: ${created.text.slice(0, 200)}`).toBe(201);
-  return String(created.json.id);
+  under('GQL-SETUP-01', () => expect(created.status, `G17: the platform API creates a routing rule with 201: ${created.text.slice(0, 200)}`).toBe(201));
+  return step('GQL-SETUP-01', 'POST {platform_url}/routing-rules (a routing rule of the account)', async () => {
+    expect(created.status >= 200 && created.status < 300, `the platform API created a routing rule: ${created.status} ${created.text.slice(0, 200)}`).toBe(true);
+    expect(created.json?.id, 'the created rule has an id').toBeDefined();
+    return String(created.json.id);
+  });
 }

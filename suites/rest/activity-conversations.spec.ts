@@ -3,7 +3,7 @@ import { test, expect, expectSchema } from '../fixtures/target.js';
 import { clauses } from '../fixtures/evidence.js';
 import { SimDriver } from '../fixtures/sim.js';
 import { withClockLock } from '../fixtures/clock.js';
-import { expectPayload, notJudgedIf, under } from '../verdicts.js';
+import { expectPayload, notJudgedIf, step, under } from '../verdicts.js';
 import { DAY, day, expectConversations, fmt, ids, listAll, monthsAgo, otherKey, parse, pastPeriod, plusMonths, qs } from './activity-helpers.js';
 
 const LIST = '/conversation.json-unicode';
@@ -13,9 +13,11 @@ for (const base of ['sd', 'ha'] as const) {
   test(`conversations are listed in the envelope on the ${base} base`, clauses('REST-CONV-01', 'REST-ENV-05', 'REST-CONV-14'), async ({ api }) => {
     const res = await api.rest({ path: LIST + qs({ ...WELL, limit: 5 }), base });
     under('REST-ENV-05', () => expect(res.status, 'G10: a success answers 200').toBe(200));
-    expectConversations('rest/conversation.json#/$defs/list', res.json, 'the conversation list');
-    expect(res.json.data.length, 'the seeded last 3 months hold conversations').toBeGreaterThan(0);
-    for (const c of res.json.data) expect(c._link, 'the path of the resource').toMatch(new RegExp(`^/conversation(\\.json-unicode)?/${c.id}$`));
+    under('REST-CONV-01', () => {
+      expectConversations('rest/conversation.json#/$defs/list', res.json, 'the conversation list');
+      expect(res.json.data.length, 'the seeded last 3 months hold conversations').toBeGreaterThan(0);
+      for (const c of res.json.data) expect(c._link, 'the path of the resource').toMatch(new RegExp(`^/conversation(\\.json-unicode)?/${c.id}$`));
+    });
   });
 }
 
@@ -26,11 +28,13 @@ test('one conversation by id has every field and _link resolves to it', clauses(
   const first = list.json.data[0];
   const res = await api.rest({ path: `${LIST}/${first.id}${qs(WELL)}` });
   under('REST-ENV-05', () => expect(res.status, 'G10: a success answers 200').toBe(200));
-  expectConversations('rest/conversation.json#/$defs/oneWellFormed', res.json, `conversation ${first.id}`);
-  const c = res.json.data;
-  for (const k of Object.keys(first)) expect(c[k], `list item field ${k} equals the resource's`).toEqual(first[k]);
-  const linked = await api.request({ url: target.rest_base_url + c._link + qs(WELL), headers: { 'x-api-key': target.api_key } });
-  expect(linked.json?.data?.id, '_link answers the same conversation').toBe(c.id);
+  await under('REST-CONV-02', async () => {
+    expectConversations('rest/conversation.json#/$defs/oneWellFormed', res.json, `conversation ${first.id}`);
+    const c = res.json.data;
+    for (const k of Object.keys(first)) expect(c[k], `list item field ${k} equals the resource's`).toEqual(first[k]);
+    const linked = await api.request({ url: target.rest_base_url + c._link + qs(WELL), headers: { 'x-api-key': target.api_key } });
+    expect(linked.json?.data?.id, '_link answers the same conversation').toBe(c.id);
+  });
 });
 
 /** Every conversation of a past period, full, with well-formed history: the ground truth the filter checks compare against. */
@@ -63,8 +67,8 @@ test('filter channel=social lists offsite social conversations, none of chat, ca
 });
 
 test('channel=social finds every social_a..social_e conversation; offsite channels keep their names', clauses('REST-CONV-04', 'REST-CONV-14'), async ({ api }) => {
-  const { p, all } = await pastConversations(api);
-  const got = await listAll(api, LIST, { ...WELL, filters: { from: p.from, to: p.to, channel: 'social' } });
+  const { p, all } = await step('REST-CONV-04', 'listing the past period (the ground truth)', () => pastConversations(api));
+  const got = await step('REST-CONV-04', 'listing channel=social', () => listAll(api, LIST, { ...WELL, filters: { from: p.from, to: p.to, channel: 'social' } }));
   under('REST-CONV-14', () => {
     for (const c of all) expect(['chat', 'call', 'video', 'social_a', 'social_b', 'social_c', 'social_d', 'social_e', 'sms'], `conversation ${c.id}`).toContain(c.channel);
     expect(ids(got.items), 'channel=social lists exactly the social_a..social_e conversations').toEqual(ids(all.filter((c) => /^social_[a-e]$/.test(c.channel))));
@@ -75,7 +79,7 @@ test('channel=social finds every social_a..social_e conversation; offsite channe
   const social = all.filter((c) => /^social(_[a-e])?$/.test(c.channel));
   notJudgedIf(social.length === 0, 'no conversation of the period names a social network in its channel, so which ones channel=social must find cannot be told');
   const found = new Set(ids(got.items));
-  expect(social.filter((c) => !found.has(c.id)).map((c) => `${c.id} (${c.channel})`), 'social conversations of the period missing from channel=social').toEqual([]);
+  under('REST-CONV-04', () => expect(social.filter((c) => !found.has(c.id)).map((c) => `${c.id} (${c.channel})`), 'social conversations of the period missing from channel=social').toEqual([]));
 });
 
 const FILTERS: Array<[string, string, string, (c: any) => unknown]> = [
@@ -191,7 +195,11 @@ test('without formatHistory=0, and on the plain path, history is the legacy tran
   for (const path of [`${LIST}/${c.id}`, `${LIST}/${c.id}?formatHistory=1`, `/conversation/${c.id}`, `/conversation/${c.id}?formatHistory=0`]) {
     const res = await api.rest({ path });
     expect(res.json?.meta?.status, path).toBe('success');
-    expectSchema('rest/conversation.json#/$defs/legacy', res.json.data);
+    // The channel's name for an offsite conversation is REST-CONV-14's decision (REF), judged under it; the rest is this clause's.
+    const data = structuredClone(res.json.data);
+    if (typeof data?.channel === 'string') data.channel = 'chat';
+    expectSchema('rest/conversation.json#/$defs/legacy', data);
+    under('REST-CONV-14', () => expectSchema('rest/conversation.json#/$defs/legacy', res.json.data));
     const lines = (res.json.data.history as string).split('\n');
     expect(lines.length, `${path}: one line per entry`).toBe(c.history.length);
     c.history.forEach((e: any[], i: number) => {
@@ -219,7 +227,8 @@ const CLOCK_SKEW_MS = 60_000;
 test('without from and to the listing covers the last 3 months, up to now', clauses('REST-PERIOD-01', 'REST-PERIOD-07'), async ({ api, target }) => {
   // The service clock when the target exposes it (sim), else this runner's; held still meanwhile (no check moves it).
   const sim = target.capabilities.includes('sim') ? new SimDriver(target) : undefined;
-  await withClockLock(target, 'shared', async () => {
+  // Every assertion outside REST-PERIOD-07's own is REST-PERIOD-01's (the listing calls included).
+  await withClockLock(target, 'shared', () => under('REST-PERIOD-01', async () => {
     const now = async () => (sim ? (await sim.clock({ quiet: true })).nowMs : Date.now());
     // A conversation of our own at the end of the window (the simulation API), so "up to now" is judged on what just happened.
     const own = sim ? (await sim.ok('POST', '/conversations', { channel: 'call', text: 'ces: default listing period' })).conversationId as string : undefined;
@@ -256,7 +265,7 @@ test('without from and to the listing covers the last 3 months, up to now', clau
       expect(want.filter((id) => !inDefault.has(id)), `conversations since ${fmt(edge)} (3 calendar months) missing`).toEqual([]);
       expect(wrong, `conversations before ${fmt(edge)} (3 calendar months) listed`).toEqual([]);
     });
-  });
+  }));
 });
 
 test('with only from the listing covers the 3 months after it', clauses('REST-PERIOD-02'), async ({ api }) => {

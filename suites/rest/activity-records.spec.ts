@@ -1,7 +1,7 @@
 // REST tags, transactions, satisfactions and call meetings: fields, by id, filters, unknown ids and tenant isolation.
 import { test, expect, expectSchema } from '../fixtures/target.js';
 import { clauses } from '../fixtures/evidence.js';
-import { expectPayload, under } from '../verdicts.js';
+import { expectPayload, step, under } from '../verdicts.js';
 import { fmt, ids, listAll, otherKey, parse, qs } from './activity-helpers.js';
 
 interface Kind { path: string; schema: string; list: string; byId?: string; unknown: string; isolation: string; dateField?: string }
@@ -16,10 +16,12 @@ for (const k of KINDS) {
   test(`/${k.path} lists the key's ${k.path}s with every field (full=1) and the summary without`, clauses(k.list, 'REST-ENV-05'), async ({ api }) => {
     const full = await api.rest({ path: `/${k.path}${qs({ full: 1, limit: 100 })}` });
     under('REST-ENV-05', () => expect(full.status, 'G10: a success answers 200').toBe(200));
-    expectPayload(`${k.schema}#/$defs/listFull`, full.json, `the ${k.path} list`);
-    expect(full.json.data.length, `seeded ${k.path}s`).toBeGreaterThan(0);
-    const summary = await api.rest({ path: `/${k.path}${qs({ limit: 100 })}` });
-    expect(ids(summary.json.data)).toEqual(ids(full.json.data));
+    await under(k.list, async () => {
+      expectPayload(`${k.schema}#/$defs/listFull`, full.json, `the ${k.path} list`);
+      expect(full.json.data.length, `seeded ${k.path}s`).toBeGreaterThan(0);
+      const summary = await api.rest({ path: `/${k.path}${qs({ limit: 100 })}` });
+      expect(ids(summary.json.data)).toEqual(ids(full.json.data));
+    });
   });
 
   test(`without full=1 a ${k.path} shows the documented subset`, clauses('REST-LIST-02'), async ({ api }) => {
@@ -45,11 +47,11 @@ for (const k of KINDS) {
 
   test(`another client's ${k.path}s are not listed${k.path === 'callmeeting' ? '' : ' nor served by id'}`, clauses(k.isolation, ...(k.path === 'callmeeting' ? ['REST-CALL-04'] : [])).needs('second_client_key'), async ({ api, target }) => {
     const key2 = otherKey(target);
-    const theirs = await listAll(api, `/${k.path}`, {}, { key: key2 });
-    const mine = await listAll(api, `/${k.path}`);
-    expect(theirs.items.length, `the other client has ${k.path}s`).toBeGreaterThan(0);
+    const theirs = await step(k.isolation, `listing the other client's ${k.path}s`, () => listAll(api, `/${k.path}`, {}, { key: key2 }));
+    const mine = await step(k.isolation, `listing this client's ${k.path}s`, () => listAll(api, `/${k.path}`));
+    under(k.isolation, () => expect(theirs.items.length, `the other client has ${k.path}s`).toBeGreaterThan(0));
     const their = new Set(ids(theirs.items));
-    expect(mine.items.filter((x) => their.has(x.id)), 'none of theirs in my list').toEqual([]);
+    under(k.isolation, () => expect(mine.items.filter((x) => their.has(x.id)), 'none of theirs in my list').toEqual([]));
     const id = theirs.items[0].id;
     const res = await api.rest({ path: `/${k.path}/${id}` });
     const unknown = () => expect(res.json?.meta, `${k.path} ${id} of another client by id`).toMatchObject({ status: 'fail', message: `Unknown '${k.path}' with 'id' ${id}.` });
@@ -57,7 +59,7 @@ for (const k of KINDS) {
     // Call meetings have no by-id route in the spec: whatever the path answers, it never serves their call meeting (REST-CALL-03);
     // the reference's route and its unknown-id text are its decision (REST-CALL-04, REF).
     const served = res.json?.meta?.status === 'success' || res.json?.data?.id === id;
-    expect(served, `their call meeting ${id} is not served by id (answered ${res.status} ${res.text.slice(0, 200)})`).toBe(false);
+    under(k.isolation, () => expect(served, `their call meeting ${id} is not served by id (answered ${res.status} ${res.text.slice(0, 200)})`).toBe(false));
     under('REST-CALL-04', unknown);
   });
 

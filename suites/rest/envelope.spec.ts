@@ -5,7 +5,7 @@ import { expectPayload, notJudgedIf, under } from '../verdicts.js';
 import { LIMITS } from '../../lib/limits.js';
 import { ABSENT_ID, PEOPLE, createOperator, expectFail, firstItem, withoutOperatorList } from './people-helpers.js';
 
-test('a successful answer is the JSON envelope, by id and in lists', clauses('REST-ENV-01', 'REST-ENV-03', 'REST-ENV-05'), async ({ api }) => {
+test('a successful answer is the JSON envelope, by id and in lists', clauses('REST-ENV-01', 'REST-ENV-03', 'REST-ENV-05'), async ({ api }) => under('REST-ENV-01', async () => {
   const list = await api.rest({ path: '/visitor?limit=3' });
   under('REST-ENV-05', () => expect(list.status, 'G10: a success answers 200').toBe(200));
   expect(list.headers['content-type'] ?? '(no Content-Type header)', 'JSON only').toMatch(/^application\/json/);
@@ -24,7 +24,7 @@ test('a successful answer is the JSON envelope, by id and in lists', clauses('RE
   expect(typeof one.json.data, 'a resource answer holds an object in data').toBe('object');
   expect(Array.isArray(one.json.data)).toBe(false);
   under('REST-ENV-03', () => expect(one.json.pagination, 'a single resource has no pagination').toBeUndefined());
-});
+}));
 
 for (const res of PEOPLE) {
   test(`every ${res} has id and _link, the path of the resource, in lists and by id`, clauses('REST-ENV-02'), async ({ api }) => {
@@ -316,7 +316,7 @@ test('HTTPS only: the http:// form of the REST bases serves no REST answer', cla
   }
 });
 
-test('every route needs the key, and nothing changes without it', clauses('REST-AUTH-06', 'REST-OAS-01'), async ({ api }) => {
+test('every route needs the key, and nothing changes without it', clauses('REST-AUTH-06', 'REST-OAS-01'), async ({ api }) => under('REST-AUTH-06', async () => {
   const op = await createOperator(api);
   const forbidden = { status: 'error', message: 'Forbidden' };
   // The routes of the spec's REST table, reads and writes.
@@ -340,11 +340,11 @@ test('every route needs the key, and nothing changes without it', clauses('REST-
   expect(after.json.data, 'the operator is unchanged').toEqual(op);
   const live = await api.rest({ path: `/operator/${op.id}/live` });
   expect(live.json.data.chat.available).toBe(false);
-});
+}));
 
-test('two different keys given two ways are refused', clauses('REST-AUTH-07', 'REST-AUTH-05'), async ({ api }) => {
+test('two different keys given two ways are refused', clauses('REST-AUTH-07', 'REST-AUTH-05'), async ({ api }) => under('REST-AUTH-07', async () => {
   const res = await api.rest({ path: '/operator?key=not-the-same-key-0000', auth: 'header' });
   expect(res.json?.meta).toMatchObject({ status: 'error', message: 'Forbidden' });
   // The refusal's HTTP status is G10's decision for every failed authentication, judged under its own clause.
   under('REST-AUTH-05', () => expect(res.status, 'G10: an authentication failure answers 403').toBe(403));
-});
+}));

@@ -1,7 +1,7 @@
 // Operator live availability: the default and connected=0 views, filters, GET/PUT of one operator, the messages and the connected=0 rule.
 import { test, expect, type Api } from '../fixtures/target.js';
 import { clauses } from '../fixtures/evidence.js';
-import { expectPayload, under } from '../verdicts.js';
+import { expectPayload, step, under } from '../verdicts.js';
 import { allItems, createOperator, expectFail, unique } from './people-helpers.js';
 
 const ALL_CHANNELS = { chat_enabled: true, call_enabled: true, video_enabled: true };
@@ -11,10 +11,15 @@ async function pair(api: Api) {
   const tag = `ces-live-${unique()}`;
   const never = await createOperator(api, { ...ALL_CHANNELS, external_id: `${tag}-never` });
   const offline = await createOperator(api, { ...ALL_CHANNELS, external_id: `${tag}-offline` });
-  const on = await api.rest({ method: 'PUT', path: `/operator/${offline.id}/live`, form: { 'chat[available]': '1' } });
-  expect(on.json?.meta?.status, on.text).toBe('success');
-  const off = await api.rest({ method: 'PUT', path: `/operator/${offline.id}/live`, form: { connected: '0' } });
-  expect(off.json?.meta?.status, off.text).toBe('success');
+  // Set-up steps judged under the clause of the call they make (PUT /operator/{id}/live; G10: meta.status is the contract).
+  await step('REST-LIVE-05', 'PUT /operator/{id}/live chat[available]=1', async () => {
+    const on = await api.rest({ method: 'PUT', path: `/operator/${offline.id}/live`, form: { 'chat[available]': '1' } });
+    expect(on.json?.meta?.status, on.text).toBe('success');
+  });
+  await step('REST-LIVE-06', 'PUT /operator/{id}/live connected=0', async () => {
+    const off = await api.rest({ method: 'PUT', path: `/operator/${offline.id}/live`, form: { connected: '0' } });
+    expect(off.json?.meta?.status, off.text).toBe('success');
+  });
   return { tag, never, offline };
 }
 const liveIds = async (api: Api, query: string) => (await allItems(api, `/operator/live?${query}`)).map((x) => x.id);
@@ -46,7 +51,7 @@ test('connected=0 also lists offline operators that logged in once, never the ot
   expect(item.connected).toBe(false);
 });
 
-test('GET /operator/live accepts the operator filters', clauses('REST-LIVE-03', 'REST-LIST-04'), async ({ api }) => {
+test('GET /operator/live accepts the operator filters', clauses('REST-LIVE-03', 'REST-LIST-04'), async ({ api }) => under('REST-LIVE-03', async () => {
   const { tag, offline } = await pair(api);
   // An operator without skills or groups, so no filter is owed for it (G31: "those must be given in the request" instructs the caller).
   const plain = await createOperator(api, { ...ALL_CHANNELS, external_id: `${tag}-plain` });
@@ -65,7 +70,7 @@ test('GET /operator/live accepts the operator filters', clauses('REST-LIVE-03', 
   // G10: an unknown filter is refused with a 400 naming it, a decision (REST-LIST-04) and no requirement of the spec.
   const bad = await api.rest({ path: '/operator/live?filters[colour]=red' });
   under('REST-LIST-04', () => { expectFail(bad, 400); expect(bad.json.meta.message).toContain('colour'); });
-});
+}));
 
 test('GET /operator/{id}/live answers one operator', clauses('REST-LIVE-04'), async ({ api }) => {
   const op = await createOperator(api, { chat_enabled: true, call_enabled: true, video_enabled: false });
@@ -103,7 +108,7 @@ for (const channel of ['chat', 'call', 'video'] as const) {
   }
 }
 
-test('connected=0 alone disconnects; with another field it is refused', clauses('REST-LIVE-06', 'REST-ENV-05'), async ({ api }) => {
+test('connected=0 alone disconnects; with another field it is refused', clauses('REST-LIVE-06', 'REST-ENV-05'), async ({ api }) => under('REST-LIVE-06', async () => {
   const op = await createOperator(api, ALL_CHANNELS);
   await api.rest({ method: 'PUT', path: `/operator/${op.id}/live`, json: { 'chat[available]': 1, 'call[available]': 1 } });
   const mixed = await api.rest({ method: 'PUT', path: `/operator/${op.id}/live`, form: { connected: '0', 'video[available]': '1' } });
@@ -115,7 +120,7 @@ test('connected=0 alone disconnects; with another field it is refused', clauses(
   expect(alone.json?.meta?.status).toBe('success');
   const after = (await api.rest({ path: `/operator/${op.id}/live` })).json.data;
   expect(after).toMatchObject({ connected: false, chat: { available: false }, call: { available: false }, video: { available: false } });
-});
+}));
 
 test('the first PUT of an operator who never logged in creates its live row; connected=1 is refused', clauses('REST-LIVE-07'), async ({ api }) => {
   const tag = `ces-first-${unique()}`;

@@ -49,3 +49,12 @@ test('the OpenAPI document marks deprecated resources, fields and filters', clau
     expect(websiteId?.deprecated, 'the statistic filter website_id is deprecated').toBe(true);
   }
 });
+
+// Every check's REST answers are judged under REST-OAS-03 as they come (suites/fixtures/target.ts Api.request); this check names
+// the clause, so that a run judging no other REST check still says whether the reference's answers agree with its document.
+test('the reference implementation\'s REST answers match its own OpenAPI document', clauses('REST-OAS-03'), async ({ api }) => {
+  // Not this target's clause (SKIP, not NOT JUDGED): the document is the reference implementation's own.
+  test.skip(!api.judgesAnswers, 'REST-OAS-03 judges the reference implementation\'s answers against its own document (fixtures/openapi.json): another implementation\'s answers are judged by the spec, and an alternative decides otherwise where the spec is silent');
+  for (const p of ['/operator?limit=3', '/operator/0', '/operator/x', '/group', '/skill', '/visitor?limit=2', '/operator/live', '/client', '/operator?bogus=1']) await api.rest({ path: p });
+  expect(api.judged, 'REST answers judged against the document').toBeGreaterThan(0);
+});

@@ -1,7 +1,7 @@
 // Helpers of the REST people checks: own probe operators (tests never share mutable rows), page walking, ids that exist nowhere.
 import { randomUUID } from 'node:crypto';
 import { expect, type Api } from '../fixtures/target.js';
-import { notJudgedIf, under } from '../verdicts.js';
+import { notJudgedIf, step, under } from '../verdicts.js';
 
 /** An id no target is expected to have (the spec's ids are integers). */
 export const ABSENT_ID = 2_000_000_001;
@@ -15,12 +15,17 @@ export function probeFields(extra: Record<string, unknown> = {}): Record<string,
   return { name: `Probe${u}`, first_name: 'Ces', email: `ces-${u}@probe.example`, external_id: `ces-probe-${u}`, ...extra };
 }
 
-/** Creates an operator with the default key (or `key`) and returns the created resource. */
-export async function createOperator(api: Api, extra: Record<string, unknown> = {}, key?: string): Promise<Record<string, any>> {
-  const res = await api.rest({ method: 'POST', path: '/operator', json: probeFields(extra), key });
-  expect(res.json?.meta?.status, `creating a probe operator failed: ${res.text}`).toBe('success');
-  expect(typeof res.json?.data?.id).toBe('number');
-  return res.json.data;
+/**
+ * Creates an operator with the default key (or `key`) and returns the created resource: a set-up step judged under the clause of
+ * the call it makes (REST-OP-05, meta.status being the contract of G10), whatever check uses it.
+ */
+export function createOperator(api: Api, extra: Record<string, unknown> = {}, key?: string): Promise<Record<string, any>> {
+  return step('REST-OP-05', 'POST /operator (an operator of the check)', async () => {
+    const res = await api.rest({ method: 'POST', path: '/operator', json: probeFields(extra), key });
+    expect(res.json?.meta?.status, `creating a probe operator failed: ${res.text}`).toBe('success');
+    expect(typeof res.json?.data?.id).toBe('number');
+    return res.json.data;
+  });
 }
 
 /** Every item of a list, walking pages of 100 (the maximum). */

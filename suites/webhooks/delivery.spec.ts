@@ -1,6 +1,6 @@
 // Webhook delivery (spec Events/Delivery, Payload shapes, G1): headers, signature, old-event payload shape, clientId per account, independent subscribers.
 import { test, expect, clauses, needs, PROMPT_MS, expectSignedJson, isUuid, clientIdOf, timeline } from './helpers.js';
-import { expectPayload } from '../verdicts.js';
+import { expectPayload, under } from '../verdicts.js';
 
 const OFFSET_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?[+-]\d{2}:\d{2}$/;
 
@@ -15,22 +15,29 @@ test.describe('webhook delivery', needs('platform', 'sim', 'sink_url'), () => {
           const visitorId = await hooks.visitor(6, key);
           await hooks.updateVisitor(visitorId, key);
           const { deliveries } = await hooks.wait(sub, { 'body.visitorId': visitorId }, 1, PROMPT_MS);
-          expect(deliveries.length, 'visitor.updated arrives after the visitor is edited').toBe(1);
+          under('WH-EVT-07', () => expect(deliveries.length, 'visitor.updated arrives after the visitor is edited').toBe(1));
           const d = deliveries[0]!;
           await timeline('visitor.updated', deliveries);
           expectSignedJson(d, sub.secret);
-          expect(isUuid(d.headers['x-service-delivery']), `X-Service-Delivery is a UUID (got ${d.headers['x-service-delivery']})`).toBe(true);
-          expect(isUuid(d.headers['x-service-correlationid']), `X-Service-CorrelationId is a UUID (got ${d.headers['x-service-correlationid']})`).toBe(true);
-          expectPayload('webhooks/visitor.updated.json', d.json);
+          under('WH-HDR-02', () => expect(isUuid(d.headers['x-service-delivery']), `X-Service-Delivery is a UUID (got ${d.headers['x-service-delivery']})`).toBe(true));
+          under('WH-HDR-03', () => expect(isUuid(d.headers['x-service-correlationid']), `X-Service-CorrelationId is a UUID (got ${d.headers['x-service-correlationid']})`).toBe(true));
+          // The clauses of single fields first, then the whole shape (WH-FMT-04), which the same field would fail too.
           const p = d.json;
-          expect(p.eventType, 'eventType names the kind').toBe('visitor.updated');
-          expect(isUuid(p.eventId), 'eventId is a UUID').toBe(true);
-          expect(typeof p.platform, 'platform is a String').toBe('string');
-          expect(p.clientId, 'clientId is the integer id of the account that owns the subscription').toBe(clientIdOf(target, key));
-          expect(p.visitorId, 'visitorId is the visitor unique id').toBe(visitorId);
-          expect(Number.isInteger(p.operatorId), 'operatorId is an Integer').toBe(true);
-          expect(p.createdAt, 'old events use an offset timestamp').toMatch(OFFSET_TIME);
-          expect(p.sentAt, 'old events use an offset timestamp').toMatch(OFFSET_TIME);
+          under('WH-FMT-03', () => {
+            expect(p.eventType, 'eventType names the kind').toBe('visitor.updated');
+            expect(isUuid(p.eventId), 'eventId is a UUID').toBe(true);
+            expect(typeof p.platform, 'platform is a String').toBe('string');
+            expect(p.clientId, 'clientId is the integer id of the account that owns the subscription').toBe(clientIdOf(target, key));
+          });
+          under('WH-EVT-07', () => {
+            expect(p.visitorId, 'visitorId is the visitor unique id').toBe(visitorId);
+            expect(Number.isInteger(p.operatorId), 'operatorId is an Integer').toBe(true);
+          });
+          under('WH-FMT-02', () => {
+            expect(p.createdAt, 'old events use an offset timestamp').toMatch(OFFSET_TIME);
+            expect(p.sentAt, 'old events use an offset timestamp').toMatch(OFFSET_TIME);
+          });
+          under('WH-FMT-04', () => expectPayload('webhooks/visitor.updated.json', d.json));
         });
       }
     });

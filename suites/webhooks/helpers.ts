@@ -8,6 +8,7 @@ import { withClockLock } from '../fixtures/clock.js';
 import type { Target } from '../../lib/target.js';
 import { verify } from '../../lib/signature.js';
 import { addSecret } from '../../lib/mask.js';
+import { notJudged, notJudgedIf, step, under } from '../verdicts.js';
 
 export { needs, clauses, expectSchema, otherKey, withClockLock, type Api, type SinkDelivery };
 
@@ -47,8 +48,15 @@ export class Hooks {
     const url = opts.url ?? this.sinkUrl + path;
     if (!opts.url) await this.sink.shareSecret(path, secret);
     const res = await this.api.postJson(`${this.platformUrl}/webhooks`, { url, secret, events: opts.events, ...(opts.includeDeprecated ? { includeDeprecated: true } : {}) }, { 'x-api-key': key });
-    expect(res.status, `subscription refused: ${res.text}`).toBe(201);
-    const sub = { id: res.json.id as string, path, url, secret, key, events: opts.events };
+    // A set-up step judged under the platform API's clause (G17, REF): its exact status is the reference's decision; what the
+    // check needs is a subscription (a 2xx with its id), else the check's own clauses are NOT JUDGED naming this step.
+    under('WH-SUB-01', () => expect(res.status, `G17: a subscription is created with 201 (${res.text.slice(0, 200)})`).toBe(201));
+    const id = await step('WH-SUB-01', 'POST {platform_url}/webhooks (a subscription)', async () => {
+      expect(res.status >= 200 && res.status < 300, `subscription refused: ${res.status} ${res.text.slice(0, 200)}`).toBe(true);
+      expect(typeof res.json?.id, 'the subscription has an id').toBe('string');
+      return res.json.id as string;
+    });
+    const sub = { id, path, url, secret, key, events: opts.events };
     this.subs.push(sub);
     return sub;
   }
@@ -71,23 +79,26 @@ export class Hooks {
   /** The delivery log of a subscription (platform API). */
   async log(sub: Subscription, query: Record<string, string> = {}): Promise<LogEntry[]> {
     const res = await this.api.request({ url: `${this.platformUrl}/webhooks/${sub.id}/deliveries?${new URLSearchParams(query)}`, headers: { 'x-api-key': sub.key } });
-    expect(res.status, res.text).toBe(200);
-    return res.json.data;
+    return step('WH-LOG-01', 'GET {platform_url}/webhooks/{id}/deliveries (the delivery log)', async () => {
+      expect(res.status, res.text).toBe(200);
+      expect(Array.isArray(res.json?.data), 'the delivery log lists entries in data').toBe(true);
+      return res.json.data as LogEntry[];
+    });
   }
 
   /** A visitor of the key's client, distinct per test (index), whose details the sim desk action edits. */
   async visitor(index: number, key = this.target.api_key): Promise<string> {
     const res = await this.sim.visitors(key);
-    expect(res.status, res.text).toBe(200);
-    const v = res.json.visitors[index % res.json.visitors.length];
-    expect(v, 'the client has visitors').toBeTruthy();
+    if (res.status !== 200) notJudged(`the set-up step GET {sim_url}/visitors failed: HTTP ${res.status} ${res.text.slice(0, 200)}`);
+    const v = res.json?.visitors?.[index % (res.json.visitors.length || 1)];
+    notJudgedIf(!v?.uniqueId, 'the set-up step GET {sim_url}/visitors listed no visitor of the client');
     return v.uniqueId as string;
   }
 
   /** Real domain action: a visitor's details are edited from the desk, which raises visitor.updated. */
   async updateVisitor(uniqueId: string, key = this.target.api_key): Promise<void> {
     const res = await this.sim.updateVisitor(uniqueId, { city: 'City ' + randomUUID().slice(0, 8) }, key);
-    expect(res.status, res.text).toBe(200);
+    if (res.status !== 200) notJudged(`the set-up step POST {sim_url}/visitors/{id} (a desk update) failed: HTTP ${res.status} ${res.text.slice(0, 200)}`);
   }
 }
 
@@ -100,10 +111,12 @@ export function clientIdOf(target: Target, key: string): number {
 
 /** Asserts the spec's delivery headers and the G1 signature of one delivery (checked independently of the sink's own verdicts). */
 export function expectSignedJson(d: SinkDelivery, secret: string): void {
-  expect(d.method, 'deliveries are POST').toBe('POST');
-  expect(d.headers['content-type'] ?? '', 'Content-Type').toMatch(/^application\/json(\s*;.*)?$/i);
+  under('WH-HDR-01', () => {
+    expect(d.method, 'deliveries are POST').toBe('POST');
+    expect(d.headers['content-type'] ?? '', 'Content-Type').toMatch(/^application\/json(\s*;.*)?$/i);
+  });
   const sig = verify(secret, Buffer.from(d.bodyBase64, 'base64'), d.headers['x-service-signature']);
-  expect(sig, `X-Service-Signature must be sha256=<64 lowercase hex> HMAC-SHA256 of the raw body (got ${d.headers['x-service-signature']})`).toEqual({ ok: true });
+  under('WH-SIG-01', () => expect(sig, `X-Service-Signature must be sha256=<64 lowercase hex> HMAC-SHA256 of the raw body (got ${d.headers['x-service-signature']})`).toEqual({ ok: true }));
 }
 
 /** Attaches the attempt timeline of one event (sink arrivals, ms after the first). */

@@ -10,7 +10,7 @@ const tol = `tolerance -${TOLERANCE.earlyMs} ms / +${TOLERANCE.lateMs} ms`;
 test.describe('webhook retries', needs('platform', 'sim', 'sink_url'), () => {
 
   test('503 answers: exactly two retries, +10 s then +20 s, same correlation id and eventId, new delivery id, no fourth attempt; a dead letter in the log',
-    clauses('WH-RETRY-01', 'WH-RETRY-02', 'WH-RETRY-03', 'WH-HDR-02', 'WH-HDR-03', 'WH-HDR-04', 'WH-RETRY-07', 'WH-LOG-01'), async ({ hooks, target }) => {
+    clauses('WH-RETRY-01', 'WH-RETRY-02', 'WH-RETRY-03', 'WH-HDR-02', 'WH-HDR-03', 'WH-HDR-04', 'WH-RETRY-07', 'WH-LOG-01'), async ({ hooks, target }) => under('WH-RETRY-01', async () => {
       await withClockLock(target, 'shared', async () => {
         const sub = await hooks.subscribe({ events: ['visitor.updated'] });
         const visitorId = await hooks.visitor(1);
@@ -75,9 +75,9 @@ test.describe('webhook retries', needs('platform', 'sim', 'sink_url'), () => {
           for (const x of entry!.attempts) expect(typeof x.durationMs === 'number' && x.startedAt && x.endedAt, 'each attempt has its timings').toBeTruthy();
         });
       });
-    });
+    }));
 
-  test('a 20x answer stops the delivery: no retry', clauses('WH-RETRY-04', 'WH-LOG-01'), async ({ hooks, target }) => {
+  test('a 20x answer stops the delivery: no retry', clauses('WH-RETRY-04', 'WH-LOG-01'), async ({ hooks, target }) => under('WH-RETRY-04', async () => {
     await withClockLock(target, 'shared', async () => {
       const sub = await hooks.subscribe({ events: ['visitor.updated'] });
       const visitorId = await hooks.visitor(2);
@@ -92,7 +92,7 @@ test.describe('webhook retries', needs('platform', 'sim', 'sink_url'), () => {
       await timeline('visitor.updated answered 200', again.deliveries);
       expect(again.deliveries.length, `no retry within ${FIRST_RETRY_MS + TOLERANCE.lateMs} ms of a 200 answer`).toBe(1);
     });
-  });
+  }));
 
   for (const [status, clause, why] of [[404, 'WH-RETRY-01', 'a 40x answer is retried'], [302, 'WH-RETRY-05', 'a 30x answer counts as a failure and is retried']] as const) {
     test(`${why} (${status}, then 200) 10 s later`, clauses(clause), async ({ hooks, target }) => {
@@ -111,7 +111,7 @@ test.describe('webhook retries', needs('platform', 'sim', 'sink_url'), () => {
     });
   }
 
-  test('a callback that does not complete the connection within 1 s has failed and is retried 10 s later', clauses('WH-RETRY-08', 'WH-LOG-01'), async ({ hooks, api, target }) => {
+  test('a callback that does not complete the connection within 1 s has failed and is retried 10 s later', clauses('WH-RETRY-08', 'WH-LOG-01'), async ({ hooks, api, target }) => under('WH-RETRY-08', async () => {
     await withClockLock(target, 'shared', async () => {
       // A callback address that accepts TCP and never answers the TLS handshake: the wire evidence is its connections.
       const stall = await hooks.sink.stall();
@@ -138,7 +138,7 @@ test.describe('webhook retries', needs('platform', 'sim', 'sink_url'), () => {
         expect(waited >= connectMs - TOLERANCE.earlyMs && waited <= connectMs + TOLERANCE.lateMs, `the service waited ${waited} ms for the connection; expected ${connectMs} ms (${tol})`).toBe(true);
       });
     });
-  });
+  }));
 
   test('a connection refused is retried like a 50x, 10 s later', clauses('WH-RETRY-09'), async ({ hooks, target }) => {
     await withClockLock(target, 'shared', async () => {
@@ -159,7 +159,7 @@ test.describe('webhook retries', needs('platform', 'sim', 'sink_url'), () => {
     });
   });
 
-  test('a callback that does not answer within 30 s has failed and is retried 10 s later', clauses('WH-RETRY-06', 'WH-LOG-01'), async ({ hooks, target }) => {
+  test('a callback that does not answer within 30 s has failed and is retried 10 s later', clauses('WH-RETRY-06', 'WH-LOG-01'), async ({ hooks, target }) => under('WH-RETRY-06', async () => {
     await withClockLock(target, 'shared', async () => {
       const sub = await hooks.subscribe({ events: ['visitor.updated'] });
       const visitorId = await hooks.visitor(5);
@@ -181,5 +181,5 @@ test.describe('webhook retries', needs('platform', 'sim', 'sink_url'), () => {
         expect(Math.abs((first?.durationMs ?? 0) - answerMs), `the service waited ${first?.durationMs} ms for the answer; expected ${answerMs} ms (tolerance ${TOLERANCE.lateMs} ms)`).toBeLessThanOrEqual(TOLERANCE.lateMs);
       });
     });
-  });
+  }));
 });
