@@ -2,10 +2,11 @@
 import https from 'node:https';
 import type { IncomingMessage, ServerResponse, IncomingHttpHeaders } from 'node:http';
 import type { TlsMaterial } from '../lib/tls.js';
+import { readBody, relay as relayAnswer, send as sendVia, type Answer } from './proxy-support.js';
 import { LIMITS } from '../lib/limits.js';
 
 /**
- * The decisions it takes otherwise, each with the REF clause that reports it (GAPS G34: a WARN, never a MUST or SHOULD failure):
+ * The decisions it takes otherwise, each with the REF clause that reports it (G34: a WARN, never a MUST or SHOULD failure):
  * - a failed REST authentication is answered 401 (the body still says Forbidden), not 403 (REST-AUTH-05, G10);
  * - `limit` above the maximum is refused, 400 naming `limit`, not clamped (REST-PAGE-03, G11);
  * - a period over 3 months is answered 422 with the spec's message, not 400 (REST-PERIOD-05, G13);
@@ -26,22 +27,8 @@ export const DECISIONS: Record<string, string> = {
   'WH-SUB-01': 'a subscription created answered 200',
 };
 
-interface Answer { status: number; headers: IncomingHttpHeaders; body: Buffer }
-
 const REST = /^\/(ha\/)?api\/2(\/|$|\?)/;
 const RELAY = '/_relay/';
-/** Headers that belong to one hop. */
-const HOP = new Set(['host', 'connection', 'keep-alive', 'transfer-encoding', 'content-length']);
-
-function readBody(req: IncomingMessage): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const parts: Buffer[] = [];
-    req.on('data', (c: Buffer) => parts.push(c));
-    req.on('end', () => resolve(Buffer.concat(parts)));
-    req.on('error', reject);
-  });
-}
-
 const json = (b: Buffer): any => { try { return JSON.parse(b.toString('utf8')); } catch { return undefined; } };
 
 export interface Proxy { url: string; close(): Promise<void> }
@@ -52,27 +39,8 @@ export async function startProxy(upstream: string, tls: TlsMaterial): Promise<Pr
   let self = '';
 
   /** One request to `url` (upstream or a subscriber); rejects on a network error. */
-  const send = (url: string, method: string, headers: IncomingHttpHeaders, body: Buffer, onAbort?: (abort: () => void) => void): Promise<Answer> => new Promise((resolve, reject) => {
-    const out: Record<string, string | string[]> = {};
-    for (const [k, v] of Object.entries(headers)) if (v !== undefined && !HOP.has(k)) out[k] = v;
-    if (body.length) out['content-length'] = String(body.length);
-    const r = https.request(url, { method, headers: out, agent }, (res) => {
-      const parts: Buffer[] = [];
-      res.on('data', (c: Buffer) => parts.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 502, headers: res.headers, body: Buffer.concat(parts) }));
-      res.on('error', reject);
-    });
-    r.on('error', reject);
-    onAbort?.(() => r.destroy());
-    r.end(body);
-  });
-
-  const reply = (res: ServerResponse, a: Answer, status = a.status, body = a.body) => {
-    const headers: Record<string, string | string[]> = {};
-    for (const [k, v] of Object.entries(a.headers)) if (v !== undefined && !HOP.has(k)) headers[k] = v;
-    headers['content-length'] = String(body.length);
-    res.writeHead(status, headers).end(body);
-  };
+  const send = (url: string, method: string, headers: IncomingHttpHeaders, body: Buffer, onAbort?: (abort: () => void) => void): Promise<Answer> => sendVia(agent, url, method, headers, body, onAbort);
+  const reply = relayAnswer;
   const restFail = (res: ServerResponse, status: number, message: string) => {
     const body = Buffer.from(JSON.stringify({ meta: { status: 'fail', message } }));
     res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': String(body.length) }).end(body);

@@ -1,45 +1,22 @@
 // A proxy in front of the reference implementation that removes or degrades one feature at a time, as an unfinished service does (issue 38): a whole surface answered 404 with an HTML page, one route absent, one route a 500 with an HTML body, every answer late.
 import https from 'node:https';
-import type { IncomingMessage, ServerResponse, IncomingHttpHeaders } from 'node:http';
+import type { ServerResponse } from 'node:http';
 import type { TlsMaterial } from '../lib/tls.js';
+import { readBody, relay, send } from './proxy-support.js';
 
 /** The degradations, one on at a time (`none`: the reference as it is). */
 export type Degradation = 'none' | 'graphql-404-html' | 'live-absent' | 'skill-500-html' | 'late-250ms';
 
-/** Headers that belong to one hop. */
-const HOP = new Set(['host', 'connection', 'keep-alive', 'transfer-encoding', 'content-length']);
 const HTML = (title: string) => Buffer.from(`<!doctype html><html><head><title>${title}</title></head><body><h1>${title}</h1><p>nginx</p></body></html>`);
 /** The REST routes of live availability (GET /operator/live, GET and PUT /operator/{id}/live), on both bases. */
 const LIVE = /^\/(ha\/)?api\/2\/operator(\/\d+)?\/live(\?|$)/;
 const SKILL = /^\/(ha\/)?api\/2\/skill(\/|\?|$)/;
-
-function readBody(req: IncomingMessage): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const parts: Buffer[] = [];
-    req.on('data', (c: Buffer) => parts.push(c));
-    req.on('end', () => resolve(Buffer.concat(parts)));
-    req.on('error', reject);
-  });
-}
 
 export interface DegradedProxy { url: string; degradation: Degradation; close(): Promise<void> }
 
 /** Starts the proxy on 127.0.0.1 (HTTPS with the stack's certificate) in front of `upstream`; set `degradation` between runs. */
 export async function startDegradedProxy(upstream: string, tls: TlsMaterial): Promise<DegradedProxy> {
   const agent = new https.Agent({ keepAlive: true, ca: tls.ca.cert });
-  const send = (url: string, method: string, headers: IncomingHttpHeaders, body: Buffer): Promise<{ status: number; headers: IncomingHttpHeaders; body: Buffer }> => new Promise((resolve, reject) => {
-    const out: Record<string, string | string[]> = {};
-    for (const [k, v] of Object.entries(headers)) if (v !== undefined && !HOP.has(k)) out[k] = v;
-    if (body.length) out['content-length'] = String(body.length);
-    const r = https.request(url, { method, headers: out, agent }, (res) => {
-      const parts: Buffer[] = [];
-      res.on('data', (c: Buffer) => parts.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 502, headers: res.headers, body: Buffer.concat(parts) }));
-      res.on('error', reject);
-    });
-    r.on('error', reject);
-    r.end(body);
-  });
   const html = (res: ServerResponse, status: number, title: string) => {
     const body = HTML(title);
     res.writeHead(status, { 'content-type': 'text/html; charset=utf-8', 'content-length': String(body.length) }).end(body);
@@ -53,12 +30,9 @@ export async function startDegradedProxy(upstream: string, tls: TlsMaterial): Pr
       if (d === 'graphql-404-html' && /^\/graphql(\/|\?|$)/.test(p)) return html(res, 404, '404 Not Found');
       if (d === 'live-absent' && LIVE.test(p)) return html(res, 404, '404 Not Found');
       if (d === 'skill-500-html' && SKILL.test(p)) return html(res, 500, '500 Internal Server Error');
-      const a = await send(`${upstream}${p}`, req.method!, req.headers, body);
+      const a = await send(agent, `${upstream}${p}`, req.method!, req.headers, body);
       if (d === 'late-250ms') await new Promise((r) => setTimeout(r, 250));
-      const headers: Record<string, string | string[]> = {};
-      for (const [k, v] of Object.entries(a.headers)) if (v !== undefined && !HOP.has(k)) headers[k] = v;
-      headers['content-length'] = String(a.body.length);
-      res.writeHead(a.status, headers).end(a.body);
+      relay(res, a);
     })().catch(() => { if (!res.headersSent) res.writeHead(502).end(); else res.destroy(); });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
