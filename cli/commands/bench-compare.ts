@@ -29,7 +29,9 @@ function better(a: number, b: number, lower: boolean): number {
   return lower ? a / b - 1 : b / a - 1;
 }
 
-const pct = (x: number) => (Number.isFinite(x) ? `${x >= 0 ? '+' : ''}${(x * 100).toFixed(1)} %` : 'n/a');
+/** A relative change as shown to readers (+5.0 %, -24.1 %); `none` where it could not be computed. */
+export const changeText = (x: number, none = 'n/a') => (Number.isFinite(x) ? `${x >= 0 ? '+' : ''}${(x * 100).toFixed(1)} %` : none);
+const pct = (x: number) => changeText(x);
 
 /** Compares one figure measured in two runs (pure: the test feeds it recorded figures). */
 export function compareFigure(then: BenchFigure, now: BenchFigure): FigureComparison {

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { REPORTS, ROOT } from '../../lib/paths.js';
 import { UsageError } from '../usage.js';
 import type { BenchFigure } from '../../load/bench/measure.js';
-import type { BenchComparison } from './bench-compare.js';
+import { changeText, type BenchComparison } from './bench-compare.js';
 
 /** The targets of issue 16, judged in bench.json and shown beside each figure. */
 export const TARGETS = {
@@ -67,12 +67,11 @@ function costRow(f: BenchFigure): string {
 export function comparisonBlock(c: BenchComparison | undefined, shown: (id: string) => boolean): string[] {
   const rows = (c?.figures ?? []).filter((f) => shown(f.id));
   if (!c || !rows.length) return [];
-  const pct = (x: number) => (Number.isFinite(x) ? `${x >= 0 ? '+' : ''}${(x * 100).toFixed(1)} %` : '—');
   const side = (s: BenchComparison['figures'][number]['then'], unit: string) => (s.ratio !== null ? `ratio ${n(s.ratio, 3)} (${n(s.value, 1)} ${unit})` : `${n(s.value, 1)} ${unit}`);
   return [
     '', `Compared with the run before (\`${c.against.run}\`, ${c.against.date.slice(0, 16).replace('T', ' ')} UTC; \`ces bench --compare\`: a ratio worse by more than 10 %, or a value worse while its baseline held, is a regression):`, '',
     '| benchmark | then | now | change | |', '|---|---|---|---|---|',
-    ...rows.map((f) => `| ${f.title} | ${side(f.then, f.unit)} | ${side(f.now, f.unit)} | ${pct(f.change)} | ${f.regressed ? '**regressed**' : 'held'} |`),
+    ...rows.map((f) => `| ${f.title} | ${side(f.then, f.unit)} | ${side(f.now, f.unit)} | ${changeText(f.change, '—')} | ${f.regressed ? '**regressed**' : 'held'} |`),
   ];
 }
 

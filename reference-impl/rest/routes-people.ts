@@ -90,8 +90,8 @@ export default function peopleRoutes(app: FastifyInstance): void {
   app.get('/website/:id', doc({ summary: 'Get a website', response: 'rest/website.json', deprecated: true }), async (req) => success(R.website(clientRow(req, 'website'))));
 
   // --- operator ---
-  app.get('/operator', doc({ summary: 'List operators', list: true, filters: kindsOf(OPERATOR_FILTERS), response: 'rest/operator.json' }), async (req) => {
-    const q = parseList(req, kindsOf(OPERATOR_FILTERS));
+  app.get('/operator', doc({ summary: 'List operators', list: true, filters: OPERATOR_FILTER_KINDS, response: 'rest/operator.json' }), async (req) => {
+    const q = parseList(req, OPERATOR_FILTER_KINDS);
     return listAnswer(clientRows(req, 'operator'), q, OPERATOR_FILTERS, (r, full) => R.operator(ces, r, full));
   });
   app.post('/operator', doc({ summary: 'Create an operator', body: 'rest/operator-write.json', bodyRequired: CREATE_REQUIRED, response: 'rest/operator.json', rules: OPERATOR_WRITE_RULES }), async (req, reply) => {
@@ -107,7 +107,7 @@ export default function peopleRoutes(app: FastifyInstance): void {
     event('user.created', req, id);
     return reply.code(ces.policy.rest.createdStatus).send(success(R.operator(ces, clientRow(req, 'operator', id))));
   });
-  app.get('/operator/live', doc({ summary: 'Live availability of the operators (default: available ones only; connected=0: every operator that logged in at least once)', list: true, filters: kindsOf(OPERATOR_FILTERS), params: ['connected'], values: { connected: ['0'] }, response: 'rest/operator-live.json' }), async (req, reply) => {
+  app.get('/operator/live', doc({ summary: 'Live availability of the operators (default: available ones only; connected=0: every operator that logged in at least once)', list: true, filters: OPERATOR_FILTER_KINDS, params: ['connected'], values: { connected: ['0'] }, response: 'rest/operator-live.json' }), async (req, reply) => {
     const view = liveView(req);
     let text = view.answers.get(req.url);
     if (text === undefined) {
