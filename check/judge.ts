@@ -80,6 +80,11 @@ function parts(p: Located<Record<string, any>>): Located<Record<string, any>>[] 
 }
 
 /** Text values of bot messages (`text` payload values, card texts and titles), the values the 450/250 limits apply to. */
+/** Texts longer than `max` characters, each as `where: N characters` (CONN-TEXT-01 at the spec's 450; CONN-TEXT-02 at the advised 250). */
+export function longTexts(texts: Located<string>[], max: number = LIMITS.botTextMax): string[] {
+  return texts.filter((t) => t.value.length > max).map((t) => `${t.where}: ${t.value.length} characters`);
+}
+
 export function textsOf(replies: Reply[], origin: string): Located<string>[] {
   const out: Located<string>[] = [];
   for (const p of payloadsOf(replies, origin)) {

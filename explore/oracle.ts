@@ -2,7 +2,7 @@
 import type { Exchange } from '../check/connector-client.js';
 import { describe } from '../check/connector-client.js';
 import { is2xx, refusedAuth } from '../check/evidence.js';
-import { dateProblems, foreignTokens, isConditionalError, isDateError, messageAnswerProblems, operatorReplies, replyProblems, schemaErrors, textsOf, transfersOf, unknownTransferRules } from '../check/judge.js';
+import { dateProblems, foreignTokens, longTexts, isConditionalError, isDateError, messageAnswerProblems, operatorReplies, replyProblems, schemaErrors, textsOf, transfersOf, unknownTransferRules } from '../check/judge.js';
 import { LIMITS } from '../lib/limits.js';
 import { LIMIT_OF, timingText, withinLimit } from '../check/timing.js';
 
@@ -108,7 +108,7 @@ export function judgeCall(ex: Exchange, c: CallContext): Judgement {
       const replies = repliesOf(ex);
       const texts = textsOf(replies, what);
       if (texts.length) {
-        const over = texts.filter((t) => t.value.length > LIMITS.botTextMax).map((t) => `${t.where}: ${t.value.length} characters`);
+        const over = longTexts(texts);
         if (over.length) fail('CONN-TEXT-01', 'long', `texts over ${LIMITS.botTextMax} characters are not sent to the visitor: ${over.join('; ')}`); else pass('CONN-TEXT-01');
       }
       const transfers = transfersOf(replies, what);

@@ -9,7 +9,7 @@ import { excerpt, refusedAuth } from '../../check/evidence.js';
 import { allReplies, exchangesOf, originOf, type ConversationRun } from '../../check/conversation.js';
 import { conversationIdWarning, dateWarningsOf, unlistedFields } from '../../check/judge.js';
 import { note, warn } from '../verdicts.js';
-import { bundleProblems, bundlesOf, dateProblems, imagesOf, isDateError, messageAnswerProblems, operatorReplies, quickReplyCounts, schemaErrors, textsOf, transfersOf, unknownTransferRules } from '../../check/judge.js';
+import { bundleProblems, bundlesOf, dateProblems, imagesOf, isDateError, longTexts, messageAnswerProblems, operatorReplies, quickReplyCounts, schemaErrors, textsOf, transfersOf, unknownTransferRules } from '../../check/judge.js';
 import { abortAfter, LIMIT_OF, timingText, withinLimit } from '../../check/timing.js';
 import { imageProblem, probeImage } from '../../check/image.js';
 
@@ -180,7 +180,7 @@ test('every bot text is at most 450 characters', clauses('CONN-TEXT-01'), async 
   await attachAnswers(run);
   const list = texts(run);
   notJudgedIf(list.length === 0, 'no text in the replies of the conversation.');
-  const over = list.filter((t) => t.value.length > LIMITS.botTextMax).map((t) => `${t.where}: ${t.value.length} characters`);
+  const over = longTexts(list);
   expect(over, `texts over ${LIMITS.botTextMax} characters are not sent to the visitor: ${over.join('; ')}`).toEqual([]);
 });
 
@@ -190,7 +190,7 @@ test('every bot text is at most 250 characters (advised)', clauses('CONN-TEXT-02
   await attachAnswers(run);
   const list = texts(run);
   notJudgedIf(list.length === 0, 'no text in the replies of the conversation.');
-  const over = list.filter((t) => t.value.length > LIMITS.botTextAdvised).map((t) => `${t.where}: ${t.value.length} characters`);
+  const over = longTexts(list, LIMITS.botTextAdvised);
   expect(over, `texts are advised to be at most ${LIMITS.botTextAdvised} characters: ${over.join('; ')}`).toEqual([]);
 });
 
