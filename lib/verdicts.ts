@@ -44,6 +44,14 @@ export const ANNOTATION = {
    */
   noAnswer: 'ces.no-answer',
 } as const;
+/**
+ * The description of the `fail` annotation a check that failed gets as it ends (suites/fixtures/target.ts checkEnd): Playwright
+ * then counts the failure as expected and keeps the worker for the next check instead of starting a new process (1.5 to 2.5
+ * CPU-s each: a partner failing 30 checks cost a minute of CPU in restarts). The runner's first reporter
+ * (suites/worker-kept-reporter.ts) takes the annotation off and makes the failure unexpected again before any other reporter
+ * sees it, so every report shows the check as it failed.
+ */
+export const WORKER_KEPT = 'ces: failed; worker kept for the next check';
 /** Prefix of a skip reason that means "not judged" (the skip annotation carries it). */
 export const NOT_JUDGED_PREFIX = 'not judged: ';
 

@@ -68,6 +68,8 @@ export default defineConfig({
   // One check's time-out (`ces test --timeout`); the harness's own waits end before it (suites/verdicts.ts checkDeadline).
   timeout: Number(process.env.CES_CHECK_TIMEOUT_MS ?? 120_000),
   reporter: [
+    // First: what the others read of a failed check that kept its worker (lib/verdicts.ts WORKER_KEPT).
+    [path.join(here, spec('worker-kept-reporter.ts'))],
     selftestPlan ? [path.join(here, spec('selftest-reporter.ts'))] : [quiet ? 'dot' : 'list'],
     // What only the structured report tells (a failure in Playwright's hooks is the harness's own): lib/run-facts.ts.
     [path.join(here, spec('facts-reporter.ts')), { runDir }],
