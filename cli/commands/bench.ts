@@ -47,12 +47,13 @@ const FULL: Plan = {
   webhook: { probeRates: [500, 1000, 1500, 2000, 2500, 3000], probeSeconds: 10, sustainSeconds: 60, directVus: 16, directSeconds: 10 },
   polling: { steps: [100, 200, 400, 800, 1600, 3200, 5000, 6400], warmS: 3, windowS: 5, windows: 3 },
 };
+/** A smoke of the benchmark code (npm test runs it): every path once, as short as still measures something on each side. */
 const QUICK: Plan = {
   quick: true, rounds: 1,
-  rest: { vus: 8, seconds: 3 },
-  message: { conversations: 10, seconds: 4 },
-  webhook: { probeRates: [50], probeSeconds: 3, sustainSeconds: 0, directVus: 8, directSeconds: 3 },
-  polling: { steps: [5, 10], warmS: 2, windowS: 2, windows: 1 },
+  rest: { vus: 4, seconds: 2 },
+  message: { conversations: 10, seconds: 3 },
+  webhook: { probeRates: [50], probeSeconds: 2, sustainSeconds: 0, directVus: 4, directSeconds: 2 },
+  polling: { steps: [5], warmS: 1, windowS: 2, windows: 1 },
 };
 
 const metric = (s: K6Summary | null, key: string, stat: string): number => s?.metrics[key]?.values[stat] ?? NaN;
