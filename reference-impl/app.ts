@@ -42,7 +42,7 @@ export async function buildApp(opts: BuildOptions = {}): Promise<FastifyInstance
   const db = typeof opts.db === 'object' ? opts.db : openDb(opts.db ?? ':memory:');
   const seedValue = opts.seed ?? 42;
   if (!getMeta(db, 'seeded')) {
-    seed(db, seedValue);
+    await seed(db, seedValue);
     setMeta(db, 'seeded', String(seedValue));
   }
   // The clock offset is stored so a restarted service keeps the time it had been advanced to.

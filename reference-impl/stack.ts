@@ -7,7 +7,7 @@ import { generateTls, type TlsMaterial } from '../lib/tls.js';
 import type { Target } from '../lib/target.js';
 import { buildApp, type BuildOptions } from './app.js';
 import { routePlainHttp } from './plain-http.js';
-import { randomizeCredentials, seededPassword } from './store/seed.js';
+import { randomizeCredentials, seededPassword } from './store/credentials.js';
 import { newControlToken } from '../lib/control-auth.js';
 import { startInThread } from '../lib/thread-server.js';
 import type { PartnersOptions, PartnersReady } from './partners.js';

@@ -3,7 +3,7 @@ import { test, beforeEach, afterEach } from 'node:test';
 import assert from 'node:assert/strict';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../reference-impl/app.js';
-import { seededPassword } from '../reference-impl/store/seed.js';
+import { seededPassword } from '../reference-impl/store/credentials.js';
 import { LIMITS } from '../lib/limits.js';
 
 let app: FastifyInstance;

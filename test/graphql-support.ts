@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../reference-impl/app.js';
-import { seededPassword } from '../reference-impl/store/seed.js';
+import { seededPassword } from '../reference-impl/store/credentials.js';
 
 export interface GraphqlServer { app: FastifyInstance; url: string; token: string }
 

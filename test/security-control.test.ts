@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { buildApp } from '../reference-impl/app.js';
 import { getMeta } from '../reference-impl/store/db.js';
 import { isLoopback } from '../reference-impl/stack.js';
-import { randomizeCredentials, seededPassword } from '../reference-impl/store/seed.js';
+import { randomizeCredentials, seededPassword } from '../reference-impl/store/credentials.js';
 import { startFakeConnector } from '../fake-connector/server.js';
 import { startWebhookSink } from '../webhook-sink/server.js';
 import { generateTls } from '../lib/tls.js';

@@ -1,7 +1,7 @@
 // Bearer tokens of the token route: issued for 24 h of service-clock time, stored as SHA-256 digests only, checked in constant time.
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { ServiceContext } from '../context.js';
-import { hashPassword } from '../store/seed.js';
+import { hashPassword } from '../store/credentials.js';
 import { LIMITS } from '../../lib/limits.js';
 import { row } from '../store/read.js';
 

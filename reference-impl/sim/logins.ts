@@ -2,7 +2,7 @@
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { resetThrottle } from '../auth/throttle.js';
-import { hashPassword } from '../store/seed.js';
+import { hashPassword } from '../store/credentials.js';
 
 export function registerSimLogins(app: FastifyInstance): void {
   const ces = app.ces;

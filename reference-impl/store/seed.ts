@@ -1,49 +1,14 @@
 // Deterministic seed data built with faker (`--seed`, default 42): two clients with their keys, projects, people and six months of history.
 import type { Faker } from '@faker-js/faker';
-import { faker as english } from '@faker-js/faker/locale/en';
-import { scryptSync, createHash, randomBytes } from 'node:crypto';
+import { hashPassword, seededPassword } from './credentials.js';
+import { ROLES, LANGUAGE_ADMIN_OPERATOR, LANGUAGE_ADMIN_WEBSITE } from './people-values.js';
 import type { Db } from './db.js';
 import { CHANNELS } from '../channels.js';
 import { CALL_MEETING_STATES } from '../rest/activity/callmeeting-states.js';
 
 /** Channels of the seeded history: every channel but mobile_app, which only conversations started through the simulation API use. */
 const SEEDED_CHANNELS = CHANNELS.filter((c) => c !== 'mobile_app');
-export const ROLES = ['expert', 'operator', 'manager', 'admin'] as const;
-export const LANGUAGE_ADMIN_WEBSITE = ['en', 'de', 'es', 'it', 'pt', 'nl', 'se', 'tw', 'ja', 'ko', 'fr'] as const;
-export const LANGUAGE_ADMIN_OPERATOR = ['de', 'en', 'es', 'fr'] as const;
 const DAY = 86_400_000;
-
-/** The seeded login of a client: the ready file's `user` is the first client's. */
-export function seededPassword(seedValue: number, clientId: number): string {
-  return 'pw-' + createHash('sha256').update(`ces-seed-${seedValue}-${clientId}`).digest('hex').slice(0, 16);
-}
-
-export function hashPassword(password: string, salt = 'ces'): string {
-  return `scrypt$${salt}$` + scryptSync(password, salt, 32, { N: 1024 }).toString('hex');
-}
-
-/**
- * Replaces every API key and login password with random ones (a service reachable beyond loopback: seeded credentials are
- * guessable). Returns each client's new key and the password of its admin login; other logins get unpublished random passwords.
- */
-export function randomizeCredentials(db: Db): Map<number, { apiKey: string; adminPassword: string }> {
-  const out = new Map<number, { apiKey: string; adminPassword: string }>();
-  db.transaction(() => {
-    for (const c of db.prepare('SELECT id FROM clients ORDER BY id').all() as Array<{ id: number }>) {
-      const apiKey = randomBytes(16).toString('hex');
-      db.prepare('UPDATE clients SET api_key = ? WHERE id = ?').run(apiKey, c.id);
-      out.set(c.id, { apiKey, adminPassword: '' });
-    }
-    for (const u of db.prepare('SELECT id, client_id, email FROM users').all() as Array<{ id: number; client_id: number; email: string }>) {
-      const password = randomBytes(18).toString('base64url');
-      const salt = randomBytes(8).toString('hex');
-      db.prepare('UPDATE users SET password_hash = ? WHERE id = ?').run(hashPassword(password, salt), u.id);
-      const mine = out.get(u.client_id);
-      if (mine && u.email.startsWith('admin@')) mine.adminPassword = password;
-    }
-  })();
-  return out;
-}
 
 export interface SeedPlan { clients: Array<{ name: string; websites: number; operators: number; bots: number; conversations: number }> }
 export const DEFAULT_PLAN: SeedPlan = {
@@ -57,11 +22,14 @@ export const DEFAULT_PLAN: SeedPlan = {
  * A faker of its own for each seeding (English, as `new Faker({ locale: [en, base] })`, same rows for a seed), built from the
  * English-only entry: the package's main entry loads every locale, about 0.3 s of CPU at each start of the service.
  */
-const newFaker = (): Faker => new (english.constructor as new (options: { locale: Faker['rawDefinitions'] }) => Faker)({ locale: english.rawDefinitions });
+const newFaker = (english: Faker): Faker => new (english.constructor as new (options: { locale: Faker['rawDefinitions'] }) => Faker)({ locale: english.rawDefinitions });
 
 /** Fills an empty store. Same seed and same day (UTC) give the same rows. */
-export function seed(db: Db, seedValue = 42, plan: SeedPlan = DEFAULT_PLAN, now = Date.now()): void {
-  const f = newFaker();
+export async function seed(db: Db, seedValue = 42, plan: SeedPlan = DEFAULT_PLAN, now = Date.now()): Promise<void> {
+  // Imported when seeding, not with this module: faker's English data is ~0.2 s of CPU to load, and a service restarted on its
+  // own database (already seeded) never needs it (a dynamic import stays one in the bundles too).
+  const { faker: english } = await import('@faker-js/faker/locale/en');
+  const f = newFaker(english);
   f.seed(seedValue);
   const today = Math.floor(now / DAY) * DAY;
   const ins = (table: string, row: Record<string, unknown>) => {

@@ -2,7 +2,7 @@
 import type { FastifyRequest } from 'fastify';
 import { randomBytes } from 'node:crypto';
 import { badRequest, RestFail } from '../envelope.js';
-import { ROLES, LANGUAGE_ADMIN_OPERATOR } from '../../store/seed.js';
+import { ROLES, LANGUAGE_ADMIN_OPERATOR } from '../../store/people-values.js';
 import { ISO_639_1 } from './iso639.js';
 import { clientIds } from './tenant.js';
 import type { Row } from '../list.js';
