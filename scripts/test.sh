@@ -9,12 +9,12 @@ passed=0; failed=0; failures=()
 # a $(...) it would count a subshell's children) and writes to a file.
 cpu_file=$(mktemp); beside_dir=$(mktemp -d); trap 'rm -rf "$cpu_file" "$beside_dir"' EXIT
 cpu_now() { times > "$cpu_file"; CPU=$(awk 'END { for (i = 1; i <= 2; i++) { split($i, t, /[ms]/); s += t[1] * 60 + t[2] } printf "%d", s }' "$cpu_file"); }
-# `beside NAME cmd...` starts a command in the background, its output kept; `beside_result NAME` (a step's command) waits for it,
-# prints its output and answers its exit code. Its time and CPU are counted in the step it ran beside.
-beside() { local name=$1; shift; ( "$@" > "$beside_dir/$name.log" 2>&1; echo $? > "$beside_dir/$name.rc" ) & echo $! > "$beside_dir/$name.pid"; }
+# `beside NAME STEP cmd...` starts a command in the background beside the step named STEP, its output kept; `beside_result NAME`
+# (a step's command) waits for it, prints its output and answers its exit code. Its time and CPU are counted in STEP.
+beside() { local name=$1 where=$2; shift 2; echo "$where" > "$beside_dir/$name.where"; ( "$@" > "$beside_dir/$name.log" 2>&1; echo $? > "$beside_dir/$name.rc" ) & echo $! > "$beside_dir/$name.pid"; }
 beside_result() {
   wait "$(cat "$beside_dir/$1.pid")"; cat "$beside_dir/$1.log"
-  echo "($1 ran beside the self-test, from its start: its time and CPU are counted in that step)"; return "$(cat "$beside_dir/$1.rc")"
+  echo "($1 ran beside the $(cat "$beside_dir/$1.where"), from its start: its time and CPU are counted in that step)"; return "$(cat "$beside_dir/$1.rc")"
 }
 step() {
   local title=$1; shift
@@ -33,29 +33,30 @@ step "type-check" npx tsc --noEmit -p .
 # fixtures/proofs.json only when its test passed in this same run.
 export CES_UNIT_PASSED="$beside_dir/unit-tests-passed.json"
 step "unit tests (compiled: dist/test)" node scripts/unit-tests.mjs --elsewhere
+# The OpenAPI document and the server agree as Schemathesis judges them: every check, every phase, a fixed seed, 5 fuzzed cases
+# per operation beside the coverage phase's ~4,000 (30-40 s; Schemathesis's own CPU, about 25 s, is most of it); only the
+# exceptions listed with their reason in scripts/schemathesis/hooks.py are accepted. Beside the conformance run (its own `ces
+# serve`; no real-time limit of its own to miss: about 40 s of CPU in 80 s), which alone keeps one core of two busy; its output
+# printed when it has ended.
+beside schemathesis "conformance run" bash scripts/schemathesis/run.sh --seed 20261123
 step "conformance run against the reference implementation" node bin/ces.js test
+step "schemathesis: the REST API against its OpenAPI document" beside_result schemathesis
 # The fuzzer runs beside the self-test: the self-test mostly waits for retries in real time (about 100 s of CPU in 120 s on 2
 # cores). Checked: with the fuzzer beside it, the self-test's matrix (`--matrix`: which checks catch which deviation) is the
 # same 318 (deviation, check) pairs as alone, so the load catches nothing by itself. The fuzzer's budget is wall time, so it ends
 # on time either way (its event-loop figures then include the self-test's load). Its output is printed when it has ended.
 # 25 s: the floor of 40 cases for each of the 48 operations takes about 18 s on an idle machine (the floor is reached whatever
 # the budget), and each further second is about 1 CPU-s of the step's budget; a longer run is `ces fuzz --budget 2m`.
-beside fuzz node bin/ces.js fuzz --budget 25s --seed 20261123
-# The package as a user gets it, beside the self-test too (no real-time limit of its own to miss; about 150 s of CPU in 110 s):
-# packed, installed into an empty folder, `ces` run from there (version, a connector check, the REST suite against its own
-# `ces serve`, a failing check's re-run command, every `ces` command of docs/ci.md). Its output is printed when it has ended.
-beside package node scripts/package-test.mjs
-# The OpenAPI document and the server agree as Schemathesis judges them: every check, every phase, a fixed seed, 5 fuzzed cases
-# per operation beside the coverage phase's ~4,000 (30-40 s; Schemathesis's own CPU, about 25 s, is most of it); only the
-# exceptions listed with their reason in scripts/schemathesis/hooks.py are accepted. Beside the self-test too (its own `ces
-# serve`; no real-time limit of its own to miss: about 45 s of CPU), its output printed when it has ended.
-beside schemathesis bash scripts/schemathesis/run.sh --seed 20261123
+beside fuzz self-test node bin/ces.js fuzz --budget 25s --seed 20261123
+# The package as a user gets it, beside the self-test too (no real-time limit of its own to miss; about 65 s of CPU in 60 s):
+# packed, installed into an empty folder, `ces` run from there (version, embedded runs, a connector check and its re-run
+# command, every `ces` command of docs/ci.md). Its output is printed when it has ended.
+beside package self-test node scripts/package-test.mjs
 # One Playwright run; 9 lanes = 9 workers, each with its own embedded stack whose deviation it switches between checks (most of
 # the run waits for retries in real time: 6 lanes took 149 s, 9 take about 122 s). --wire: the wire faults in the same run, on
 # the same stacks (each behind its wire proxy) and lanes, so their real-time waits overlap the deviations' (docs/wire.md).
 # --require-proofs: a MUST clause that no assertion of its own proved (deviation, wire fault, or fixtures/proofs.json) fails it.
 step "self-test: every deviation and every wire fault is caught" node bin/ces.js selftest --no-baseline --parallel 9 --wire --require-proofs
-step "schemathesis: the REST API against its OpenAPI document" beside_result schemathesis
 step "fuzz: generated REST and GraphQL requests against the reference implementation (a floor of 40 cases per operation, then up to 25 s in all)" beside_result fuzz
 # After the two above: run alongside the 9-lane self-test (which then used both cores) the polling smoke missed its 1 s ± 10 %
 # (LOAD-POLL-01). load/smoke.sh runs four scenarios at once, then the polling one alone.
