@@ -29,7 +29,7 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
  * first; the rest follow by name. The four longest start together, and no long file starts last (the step's tail).
  */
 const LONGEST_FIRST = [
-  'check-evidence', 'fuzz-deviations', 'check-receiver', 'check-connector', 'alternatives-proxy', 'sigkill-stream', 'harness-faults', 'load-bench', 'degraded-proxy', 'check-fake-connector',
+  'check-evidence', 'fuzz-deviations', 'check-receiver', 'check-connector', 'sigkill-stream', 'harness-faults', 'load-bench', 'degraded-proxy', 'check-fake-connector',
   'check-variants', 'check-proofs', 'bare-target', 'load', 'webhooks-durable', 'wire', 'transcripts-trust', 'transcripts-replay', 'target-lost', 'report-run', 'load-segments', 'sink',
 ];
 /**

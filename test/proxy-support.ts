@@ -1,4 +1,4 @@
-// The plumbing of the test proxies in front of the reference implementation (test/alternatives-proxy.ts, test/degraded-proxy.ts): read a request's body, send it on, relay an answer, without the headers of one hop.
+// The plumbing of a test proxy in front of the reference implementation (test/degraded-proxy.ts): read a request's body, send it on, relay an answer, without the headers of one hop.
 import https from 'node:https';
 import type { IncomingMessage, ServerResponse, IncomingHttpHeaders } from 'node:http';
 
@@ -24,8 +24,8 @@ export function readBody(req: IncomingMessage): Promise<Buffer> {
   });
 }
 
-/** One request to `url` through `agent`; rejects on a network error. `onAbort` receives a function that cancels it. */
-export function send(agent: https.Agent, url: string, method: string, headers: IncomingHttpHeaders, body: Buffer, onAbort?: (abort: () => void) => void): Promise<Answer> {
+/** One request to `url` through `agent`; rejects on a network error. */
+export function send(agent: https.Agent, url: string, method: string, headers: IncomingHttpHeaders, body: Buffer): Promise<Answer> {
   return new Promise((resolve, reject) => {
     const out = endToEnd(headers);
     if (body.length) out['content-length'] = String(body.length);
@@ -36,14 +36,13 @@ export function send(agent: https.Agent, url: string, method: string, headers: I
       res.on('error', reject);
     });
     r.on('error', reject);
-    onAbort?.(() => r.destroy());
     r.end(body);
   });
 }
 
-/** Relays `a` (with another status or body where given) to the client. */
-export function relay(res: ServerResponse, a: Answer, status = a.status, body = a.body): void {
+/** Relays `a` to the client. */
+export function relay(res: ServerResponse, a: Answer): void {
   const headers = endToEnd(a.headers);
-  headers['content-length'] = String(body.length);
-  res.writeHead(status, headers).end(body);
+  headers['content-length'] = String(a.body.length);
+  res.writeHead(a.status, headers).end(a.body);
 }

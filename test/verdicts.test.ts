@@ -104,6 +104,10 @@ test('each assertion is judged under its own clause (G34): a REF decision taken 
   const cv = new Map(clauseVerdicts([mixed], { reference: false }, CATALOGUE).map((x) => [x.clause.id, x.verdict]));
   assert.equal(cv.get('V-MUST'), 'pass');
   assert.equal(cv.get('V-REF'), 'warn');
+  // The run's exit code (as cli/run.ts finishRun: each check's verdict, then the run's): another target's run with a REF decision
+  // taken otherwise and nothing else passes, exit 0; the same answers from the reference implementation fail it.
+  assert.equal(exitCodeOf([mixed, k('passed', ['V-MUST'])], { reference: false }, CATALOGUE), 0, 'another implementation: WARN, exit 0');
+  assert.equal(exitCodeOf([mixed, k('passed', ['V-MUST'])], { reference: true }, CATALOGUE), 1, 'the reference implementation: FAIL, exit 1');
   // Assertions outside any `under` belong to the primary clauses (those with no record): an unattributed failure fails them only.
   const primary = k('failed', ['V-MUST', 'V-REF'], { clauseResults: { 'V-REF': { passed: 1, failed: [] } }, failure: { unattributed: 1, stopped: false } });
   assert.equal(verdictFor(primary, 'MUST', false, 'V-MUST'), 'fail');

@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { buildApp } from '../reference-impl/app.js';
 import { payloadsFor } from '../reference-impl/webhooks/payloads.js';
 import { check } from '../lib/schemas.js';
+import { subscriptionProblem } from '../suites/webhooks/subscription-step.js';
 
 const keyOf = (app: Awaited<ReturnType<typeof buildApp>>, i = 0) =>
   (app.ces.db.prepare('SELECT api_key FROM clients ORDER BY id').all() as Array<{ api_key: string }>)[i]!.api_key;
@@ -23,6 +24,22 @@ test('subscriptions: HTTPS only, a secret, known kinds, deprecated kinds only wi
     assert.equal((await post({ ...base, events: ['conversation.closed'] })).statusCode, 400);
     assert.equal((await post({ ...base, events: ['conversation.closed'], includeDeprecated: true })).statusCode, 201);
     assert.equal((await app.inject({ method: 'POST', url: '/platform/webhooks', payload: base })).statusCode, 403);
+  } finally { await app.close(); }
+});
+
+test('a platform API that answers a created subscription 200 (webhooks-subscription-created-200, G17 decided otherwise): the checks\' set-up step still takes it, so only WH-SUB-01 reports', async () => {
+  const app = await buildApp({ deviate: ['webhooks-subscription-created-200'] });
+  try {
+    const payload = { url: 'https://hooks.example/x', secret: 'long-enough-secret', events: ['user.created'] };
+    const res = await app.inject({ method: 'POST', url: '/platform/webhooks', headers: { 'x-api-key': keyOf(app) }, payload });
+    assert.equal(res.statusCode, 200);
+    assert.equal(typeof res.json().id, 'string', 'still the subscription');
+    // The step (suites/webhooks/helpers.ts subscribe) needs a 2xx with an id: this answer is one, and so is the reference's 201.
+    assert.equal(subscriptionProblem({ status: res.statusCode, json: res.json(), text: res.body }), undefined);
+    assert.equal(subscriptionProblem({ status: 201, json: res.json(), text: res.body }), undefined);
+    // What it is not: a refusal, or a 2xx without the subscription's id (the check's own clauses are then NOT JUDGED naming the step).
+    assert.match(String(subscriptionProblem({ status: 400, json: { message: 'no' }, text: '{"message":"no"}' })), /^subscription refused: 400 /);
+    assert.match(String(subscriptionProblem({ status: 204, json: undefined, text: '' })), /no id/);
   } finally { await app.close(); }
 });
 

@@ -29,7 +29,7 @@ export default function registerWebhooks(app: FastifyInstance): void {
     const id = randomUUID();
     db.prepare('INSERT INTO webhook_subscriptions (id, client_id, url, secret, events, include_deprecated, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)')
       .run(id, client.id, body.url, body.secret, JSON.stringify(expandKinds(body.events as string[], includeDeprecated)), includeDeprecated ? 1 : 0, clock.now());
-    return reply.code(201).send(subscriptionView(own(client, id)!));
+    return reply.code(app.ces.policy.platform.subscriptionCreatedStatus).send(subscriptionView(own(client, id)!));
   });
 
   app.get('/webhooks', async (req, reply) => {

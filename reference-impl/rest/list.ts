@@ -68,9 +68,9 @@ export function routeNames(req: FastifyRequest): string[] {
   return [resource, `${req.method} ${resource}`, `${req.method} ${route}`, req.platform];
 }
 
-function positiveInt(name: string, raw: unknown, min: number): number {
+function positiveInt(name: string, raw: unknown, min: number, max = Number.MAX_SAFE_INTEGER): number {
   const n = integerOf(raw);
-  if (n === null || n < min) throw badRequest(`'${name}' must be an integer from ${min} to ${Number.MAX_SAFE_INTEGER} (got ${shown(raw)}).`);
+  if (n === null || n < min || n > max) throw badRequest(`'${name}' must be an integer from ${min} to ${max} (got ${shown(raw)}).`);
   return n;
 }
 
@@ -100,8 +100,8 @@ export function parseList(req: FastifyRequest, kinds: FilterKinds, extraParams: 
   }
   const policy = req.server.ces.policy.rest;
   const page = q.page === undefined ? 1 : positiveInt('page', q.page, 1);
-  const asked = q.limit === undefined ? policy.pageDefault : positiveInt('limit', q.limit, 1);
-  // Above the maximum the limit is clamped, not refused (G11).
+  const asked = q.limit === undefined ? policy.pageDefault : positiveInt('limit', q.limit, 1, policy.limitAcceptedMax);
+  // Above the maximum the limit is clamped, not refused (G11): every limit is accepted unless a deviation bounds it.
   const limit = Math.min(asked, policy.pageMax);
   if (q.full !== undefined && q.full !== '0' && q.full !== '1') throw badRequest(`'full' must be 0 or 1 (got ${JSON.stringify(q.full)}).`);
   return { page, limit, full: q.full === '1' || policy.listItemsAlwaysFull, filters, policy };

@@ -24,6 +24,8 @@ export const REST_POLICY = {
   /** REST-PAGE-01/02: items per page without `limit`, and the most a `limit` gives (clamped above, G11). */
   pageDefault: LIMITS.restPageDefault,
   pageMax: LIMITS.restPageMax,
+  /** G11: the largest `limit` accepted, above it refused (400 naming limit); up to it clamped to pageMax (every integer: REST-PAGE-03). */
+  limitAcceptedMax: Number.MAX_SAFE_INTEGER,
   /** The high-availability base answers (it serves every route of the standard one). */
   haBaseServed: true as boolean,
   /** Media types other than JSON an answer is labelled with when a request's Accept names them (none: "JSON only; XML is not supported"). */

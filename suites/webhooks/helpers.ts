@@ -9,6 +9,7 @@ import type { Target } from '../../lib/target.js';
 import { verify } from '../../lib/signature.js';
 import { addSecret } from '../../lib/mask.js';
 import { notJudged, notJudgedIf, step, under } from '../verdicts.js';
+import { subscriptionProblem } from './subscription-step.js';
 
 export { needs, clauses, expectSchema, otherKey, withClockLock, type Api, type SinkDelivery };
 
@@ -52,8 +53,7 @@ export class Hooks {
     // check needs is a subscription (a 2xx with its id), else the check's own clauses are NOT JUDGED naming this step.
     under('WH-SUB-01', () => expect(res.status, `G17: a subscription is created with 201 (${res.text.slice(0, 200)})`).toBe(201));
     const id = await step('WH-SUB-01', 'POST {platform_url}/webhooks (a subscription)', async () => {
-      expect(res.status >= 200 && res.status < 300, `subscription refused: ${res.status} ${res.text.slice(0, 200)}`).toBe(true);
-      expect(typeof res.json?.id, 'the subscription has an id').toBe('string');
+      expect(subscriptionProblem(res), 'a subscription the check can use').toBeUndefined();
       return res.json.id as string;
     });
     const sub = { id, path, url, secret, key, events: opts.events };
