@@ -15,16 +15,13 @@ interface Mode { mistakes: Mistake[]; fail?: string[]; warn?: string[]; note?: s
  * Mistakes that touch different clauses share one `ces check` run (each run is a Playwright launch, and each FAIL costs a new
  * Playwright worker), and so do modes: in a run, no mode fails, warns or leaves NOT JUDGED a clause asserted for another, each
  * measured alone. The slow answer goes first: its run is the longest (12 s answers), and with one worker the others fit beside it;
- * what it shares the run with is judged without visitor answers (endpoints 1-4 and 6). A connector without PUT /bots leaves every
- * check that needs a bot NOT JUDGED: only a clause of endpoint 1 shares its run.
+ * what it shares the run with is judged without visitor answers (endpoints 1-4 and 6). A connector without PUT /bots (CONN-EP2-01)
+ * is the fake connector's partner variant noPutBots (test/check-evidence.test.ts, with the verdict of every other clause).
  */
 const CONNECTOR_RUNS: Array<{ modes: Mode[] }> = [
   { modes: [
     { mistakes: ['slow-answer'], fail: ['CONN-EP7-01'] },
     { mistakes: ['replies-on-start', 'availability-500', 'empty-createdAt'], fail: ['CONN-EP6-02', 'CONN-EP4-01', 'CONN-BOT-DATES-01', 'CONN-CONV-DATES-01'] },
-  ] },
-  { modes: [
-    { mistakes: ['no-put-bots'], fail: ['CONN-EP2-01'] },
     { mistakes: ['extra-scenario-field'], fail: ['CONN-EP1-02'] },
   ] },
   { modes: [
@@ -79,14 +76,8 @@ describe('ces check connector against an independent integrator connector', { co
     } finally { await c.close(); }
   });
 
-  test('a plain-http URL is a CONN-HTTPS-01 failure and the other checks are skipped with the reason', async () => {
-    const r = await runCheck(folder.work, ['connector', 'http://127.0.0.1:9', '--secret', CONNECTOR_SECRET]);
-    assert.equal(r.code, 1, tail(r));
-    assert.equal(r.verdicts.get('CONN-HTTPS-01'), 'fail');
-    const others = areaIds('connector').filter((id) => id !== 'CONN-HTTPS-01').filter((id) => r.verdicts.get(id) !== 'skipped');
-    assert.deepEqual(others, [], 'every other clause is skipped');
-    assert.match(r.out, /the URL is not HTTPS/);
-  });
+  // A plain-http URL (CONN-HTTPS-01 FAIL, every other check skipped with the reason): test/check-proofs.test.ts, against a
+  // plain-http partner that also counts the calls (none).
 
   test('--allow-http runs the pre-flight on the plain-http URL: nothing listens there, so one message and exit 2', async () => {
     const r = await runCheck(folder.work, ['connector', 'http://127.0.0.1:9', '--allow-http', '--secret', CONNECTOR_SECRET]);
