@@ -26,6 +26,8 @@ describe('partners in every variant (table): a correct one passes, each wrong on
     faults?: Array<{ name: string; faults: object[]; fail: string[] }>;
     /** No clause but these may pass (nothing passes without evidence). */
     onlyPass?: string[];
+    /** No clause but these may fail (each FAIL with its terminal line, no harness error: assertMode). */
+    onlyFail?: string[];
     /**
      * Each FAIL's reproduction, pasted into a shell, shows this; or (`rerun`) it is the command that re-runs the clause, checked as
      * printed: running a printed re-run command of CONN-CONC-01 against its partner is proven by test/check-evidence.test.ts (a
@@ -44,16 +46,18 @@ describe('partners in every variant (table): a correct one passes, each wrong on
       ],
     },
     {
+      // What a run with a wrong --secret meets too (every call refused 401): a failure of CONN-AUTH-02 only.
       name: 'a connector that refuses every call', mode: { refuseAll: true }, code: 1,
       expect: [
         ['CONN-AUTH-02', 'fail', /refused the call: is --secret the connector's signing secret/],
         ['CONN-AUTH-01', 'not-judged', /no correctly signed call was accepted .*the connector refuses every call/],
-        // A refusal of the call's credentials is evidence for CONN-AUTH-02 only, and no bot was created.
-        ['CONN-EP1-01', 'not-judged', /→ 401: the call was refused for its credentials/], ['CONN-CONC-01', 'not-judged', /No bot was created/],
+        // A refusal of the call's credentials is evidence for CONN-AUTH-02 only (never the endpoints' failure), and no bot was created.
+        ['CONN-EP1-01', 'not-judged', /→ 401: the call was refused for its credentials \(see CONN-AUTH-02\)/],
+        ['CONN-EP2-01', 'not-judged', /→ 401: the call was refused for its credentials \(see CONN-AUTH-02\)/], ['CONN-CONC-01', 'not-judged', /No bot was created/],
         ['CONN-TIME-01', 'not-judged', /answered no configuration call with 2xx/], ['CONN-EP7-01', 'not-judged', /No bot was created/],
       ],
       // Its refusals are JSON: CONN-JSON-01 is judged on what it answered.
-      onlyPass: ['CONN-HTTPS-01', 'CONN-JSON-01'],
+      onlyPass: ['CONN-HTTPS-01', 'CONN-JSON-01'], onlyFail: ['CONN-AUTH-02'],
       repro: [['CONN-AUTH-02', /status 401/]],
     },
     {
@@ -96,6 +100,10 @@ describe('partners in every variant (table): a correct one passes, each wrong on
           assert.deepEqual(passed, [], `${row.name}: nothing passes without evidence`);
         }
         for (const f of row.faults ?? []) await t.test(`fault "${f.name}" is reported under ${f.fail.join(', ')}`, () => assertMode(r, f.name, f.fail, [], [], row.code));
+        if (row.onlyFail) {
+          assertMode(r, row.name, row.onlyFail, [], [], row.code);
+          assert.deepEqual([...r.verdicts].filter(([, v]) => v === 'fail').map(([id]) => id), row.onlyFail, `${row.name}: no other clause fails`);
+        }
         if (row.code === 0) assert.deepEqual([...r.verdicts.entries()].filter(([, v]) => v === 'fail' || v === 'harness-error'), [], 'no FAIL, no HARNESS ERROR');
         assert.match(r.out, /idConnectorVersion [0-9a-f-]{36}/, 'one idConnectorVersion, printed');
         const versions = new Set(fake.state.log.map((x) => x.query.idConnectorVersion).filter(Boolean));
