@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { findLeaks } from '../lib/results.js';
 import { startIntegratorConnector, type Mistake } from './fixtures/integrator-connector.js';
-import { CONNECTOR_SECRET, PARALLEL_RUNS, checkFolder, runCheck, tail, areaIds, assertMode, clausesOf, saidAbout } from './check-support.js';
+import { CONNECTOR_SECRET, PARALLEL_RUNS, checkFolder, runCheck, tail, areaIds, assertMode, clausesOf } from './check-support.js';
 
 const folder = checkFolder();
 
@@ -15,16 +15,13 @@ interface Mode { mistakes: Mistake[]; fail?: string[]; warn?: string[]; note?: s
  * Mistakes that touch different clauses share one `ces check` run (each run is a Playwright launch, and each FAIL costs a new
  * Playwright worker), and so do modes: in a run, no mode fails, warns or leaves NOT JUDGED a clause asserted for another, each
  * measured alone. The slow answer goes first: its run is the longest (12 s answers), and with one worker the others fit beside it;
- * what it shares the run with is judged without visitor answers (endpoints 1-4 and 6). A connector without PUT /bots leaves every
- * check that needs a bot NOT JUDGED: only a clause of endpoint 1 shares its run.
+ * what it shares the run with is judged without visitor answers (endpoints 1-4 and 6). A connector without PUT /bots (CONN-EP2-01)
+ * is the fake connector's partner variant noPutBots (test/check-evidence.test.ts, with the verdict of every other clause).
  */
 const CONNECTOR_RUNS: Array<{ modes: Mode[] }> = [
   { modes: [
     { mistakes: ['slow-answer'], fail: ['CONN-EP7-01'] },
     { mistakes: ['replies-on-start', 'availability-500', 'empty-createdAt'], fail: ['CONN-EP6-02', 'CONN-EP4-01', 'CONN-BOT-DATES-01', 'CONN-CONV-DATES-01'] },
-  ] },
-  { modes: [
-    { mistakes: ['no-put-bots'], fail: ['CONN-EP2-01'] },
     { mistakes: ['extra-scenario-field'], fail: ['CONN-EP1-02'] },
   ] },
   { modes: [
@@ -65,28 +62,12 @@ describe('ces check connector against an independent integrator connector', { co
     } finally { await c.close(); }
   });
 
-  test('the calls carry idConnectorVersion, idWebsite and a G2 signature: a wrong secret is refused everywhere, a failure of CONN-AUTH-02 only', async () => {
-    const c = await startIntegratorConnector({ cert: folder.tls.server.cert, key: folder.tls.server.key, secret: CONNECTOR_SECRET });
-    try {
-      const r = await runCheck(folder.work, ['connector', c.url, '--secret', 'not-the-connector-secret', '--ca-file', folder.caFile]);
-      assertMode(r, 'wrong secret', ['CONN-AUTH-02']);
-      // A refusal of the call's credentials says nothing about the endpoints' answers: never their failure.
-      for (const id of ['CONN-EP1-01', 'CONN-EP2-01']) {
-        assert.equal(r.verdicts.get(id), 'not-judged', `${id}\n${saidAbout(r, id)}`);
-        assert.match(saidAbout(r, id), /refused for its credentials \(see CONN-AUTH-02\)/);
-      }
-      assert.deepEqual([...r.verdicts].filter(([, v]) => v === 'fail').map(([id]) => id), ['CONN-AUTH-02'], 'only the signature clause fails');
-    } finally { await c.close(); }
-  });
+  // A wrong --secret (every call refused 401, CONN-AUTH-02 FAIL only, the endpoints NOT JUDGED for the refusal): the fake
+  // connector refusing every call (test/check-variants.test.ts) meets the checker with the same answers. The checker's signatures
+  // are verified by the correct connector above, which refuses wrong ones (CONN-AUTH-01 PASS) and accepts its calls (CONN-AUTH-02 PASS).
 
-  test('a plain-http URL is a CONN-HTTPS-01 failure and the other checks are skipped with the reason', async () => {
-    const r = await runCheck(folder.work, ['connector', 'http://127.0.0.1:9', '--secret', CONNECTOR_SECRET]);
-    assert.equal(r.code, 1, tail(r));
-    assert.equal(r.verdicts.get('CONN-HTTPS-01'), 'fail');
-    const others = areaIds('connector').filter((id) => id !== 'CONN-HTTPS-01').filter((id) => r.verdicts.get(id) !== 'skipped');
-    assert.deepEqual(others, [], 'every other clause is skipped');
-    assert.match(r.out, /the URL is not HTTPS/);
-  });
+  // A plain-http URL (CONN-HTTPS-01 FAIL, every other check skipped with the reason): test/check-proofs.test.ts, against a
+  // plain-http partner that also counts the calls (none).
 
   test('--allow-http runs the pre-flight on the plain-http URL: nothing listens there, so one message and exit 2', async () => {
     const r = await runCheck(folder.work, ['connector', 'http://127.0.0.1:9', '--allow-http', '--secret', CONNECTOR_SECRET]);
@@ -113,11 +94,11 @@ describe('ces check connector against an independent integrator connector', { co
   });
 });
 
+// One refusal of each kind through the command line (the arguments' validation, yargs' choices); every other refusal of the
+// validation (a non-http scheme, a connector version that is not a UUID...) by test/check-unit.test.ts, with no process each.
 describe('ces check usage errors exit 2', () => {
   for (const [name, args] of [
     ['a URL that is not a URL', ['connector', 'not a url']],
-    ['a non-http scheme', ['webhook-receiver', 'ftp://example.com/hook']],
-    ['a connector version that is not a UUID', ['connector', 'https://127.0.0.1:9', '--connector-version', 'v1']],
     ['an unknown kind', ['bot', 'https://127.0.0.1:9']],
   ] as const) {
     test(name, async () => {

@@ -66,6 +66,7 @@ function assertOnlyHttpsFails(r: CheckRun, area: 'connector' | 'receiver', claus
   const others = areaIds(area).filter((id) => id !== clause && r.verdicts.get(id) !== 'skipped').map((id) => `${id}=${r.verdicts.get(id)}`);
   assert.deepEqual(others, [], 'every other clause is skipped (the service would not call the URL)');
   assert.match(saidAbout(r, areaIds(area).find((id) => id !== clause)!), /the URL is not HTTPS/);
+  assert.match(r.out, /the URL is not HTTPS/, 'the terminal says why the other checks were skipped');
 }
 
 describe('proofs of the clauses no other partner variant broke: each mistake fails its own clause, naming it, and nothing else', { concurrency: PARALLEL_RUNS }, () => {

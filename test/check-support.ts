@@ -72,6 +72,24 @@ export function checksOf(r: CheckRun): Array<{ title: string; clauses: string[];
 export const saidAbout = (r: CheckRun, id: string) => checksOf(r).filter((c) => c.clauses.includes(id)).flatMap((c) => [c.reason ?? '', ...(c.warnings ?? []), ...(c.notes ?? [])]).join(' | ');
 
 /**
+ * A reproduction parted into its re-run command (the line that starts ces by its absolute path, under "# re-run just this
+ * clause:" beside curls, alone in a concurrency check's) and the rest (the curls and their comments): a test replays the curls
+ * and runs the re-run command only where the re-run is the proof it makes (each re-run is a whole `ces check --only` run).
+ */
+export function partReproduction(text: string): { rerun?: string; rest: string } {
+  const lines = text.split('\n');
+  const rerun = lines.find((l) => l.startsWith(`'${path.join(ROOT, 'bin', 'ces.js')}' `));
+  return { rerun, rest: lines.filter((l) => l !== rerun && l !== '# re-run just this clause:').join('\n').trim() };
+}
+
+/** The re-run command of a clause as `ces check` prints it: the absolute path of the ces that ran, the partner, the secret as $CES_SECRET, `--only` the clause. */
+export function assertRerunCommand(command: string | undefined, kind: 'connector' | 'webhook-receiver', url: string, caFile: string, clause: string): void {
+  assert.ok(command, `a re-run command of ${clause}`);
+  assert.ok(command!.startsWith(`'${path.join(ROOT, 'bin', 'ces.js')}' check ${kind} '${url}' --secret "$CES_SECRET" --ca-file '${caFile}'`), `the re-run command names ces, the partner and its trust: ${command}`);
+  assert.match(command!, new RegExp(` --only ${clause}$`), `the re-run command judges ${clause} alone`);
+}
+
+/**
  * Runs a reproduction as a user would paste it, as printed (CES_SECRET set), from an empty folder of its own (or `cwd`): its
  * paths and its re-run command (the absolute path of ces) must work from anywhere. Answers what it printed. Asynchronous: the
  * fakes answer from this process.
