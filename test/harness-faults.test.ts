@@ -66,6 +66,9 @@ test('a fixture that throws is HARNESS ERROR in ces selftest: exit 2, the deviat
   assert.equal(m?.caught, false, 'a harness error never catches a deviation');
   assert.ok(m?.harnessErrors?.length, 'the harness errors are named');
   assert.match(r.out, /HARNESS ERROR/);
+  // One second pass (the fallback to every check of its clauses), not settled either; no third run of the same checks.
+  assert.equal(r.out.match(/second pass for /g)?.length, 1, r.out.slice(-2000));
+  assert.match(r.out, /rest-forbidden-text: first pass .*harness error.*; second pass not settled either/);
 });
 
 test('ces selftest gives what the first pass did not settle one second pass, and says so: a harness error once is a flake, not exit 2', { timeout: 240_000 }, async () => {
