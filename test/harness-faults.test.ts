@@ -39,24 +39,51 @@ function allHarness(r: { code: number | null; out: string; summary: RunSummary }
   assert.match(r.out, /HARNESS ERROR/);
 }
 
-for (const fault of ['fixture-throws', 'teardown-throws']) {
+/**
+ * One `ces test` run meets five faults, each in checks of its own (CES_HARNESS_FAULT=FAULT@CLAUSE,...: a check meets the fault of a
+ * clause it names), against a target whose sink is gone (its address refuses connections; pre-flight skipped, as if it died after
+ * it): only the webhook checks reach the sink. Each test below judges its fault by its own checks' reasons, and the run as a whole
+ * by allHarness: every check a harness error, no clause FAIL, exit 2.
+ */
+const FAULTS = 'fixture-throws@REST-AUTH-01,teardown-throws@REST-AUTH-03,unclaimed-assertion@AUTH-TOKEN-04,soft-inside-under@REST-AUTH-04';
+const GREP = '@REST-AUTH-0[13]\\b|grant_type=PASSWORD issues no token|a request without any key is Forbidden|@WH-SUB-01\\b';
+let faultsRun: Promise<Awaited<ReturnType<typeof ces>>> | undefined;
+const faulty = () => faultsRun ??= (async () => {
+  const dead = path.join(work, 'dead-sink.json');
+  fs.writeFileSync(dead, JSON.stringify({ ...ready, sink_url: 'https://127.0.0.1:9' }), { mode: 0o600 });
+  return ces(['test', '--target', dead, '--no-preflight', '--suite', 'rest,auth,webhooks', '--grep', GREP, '--no-allure', '--workers', '1'], { CES_HARNESS_FAULT: FAULTS });
+})();
+/** The checks of the run naming `clause`: at least one, each a harness error whose reason matches `reason`. */
+function judgedBy(r: Awaited<ReturnType<typeof ces>>, clause: string, reason: RegExp): void {
+  const mine = r.summary.checks.filter((c) => c.clauses.includes(clause));
+  assert.ok(mine.length > 0, `a check naming ${clause} ran\n${r.out.slice(-2000)}`);
+  for (const c of mine) {
+    assert.equal(c.outcome, 'harness-error', `${c.title}: HARNESS ERROR`);
+    assert.match((c.reason ?? '').replace(/\s+/g, ' '), reason, c.title);
+  }
+}
+
+for (const [fault, clause] of [['fixture-throws', 'REST-AUTH-01'], ['teardown-throws', 'REST-AUTH-03']] as const) {
   test(`a fixture that throws (${fault}) is HARNESS ERROR in ces test, exit 2`, { timeout: 120_000 }, async () => {
-    const r = await ces(['test', '--target', target, '--no-preflight', '--suite', 'rest', '--grep', '@REST-AUTH-0[13]\\b', '--no-allure'], { CES_HARNESS_FAULT: fault });
+    const r = await faulty();
     allHarness(r, fault);
+    judgedBy(r, clause, fault === 'fixture-throws' ? /a fixture of the harness threw \(CES_HARNESS_FAULT=fixture-throws\)/ : /a fixture of the harness threw while tearing down/);
   });
 }
 
 test('an assertion no clause claims, in a check naming several clauses, is HARNESS ERROR check-bug naming the check and its place (never PASS, never another clause\'s FAIL)', { timeout: 120_000 }, async () => {
-  const r = await ces(['test', '--target', target, '--no-preflight', '--suite', 'auth', '--grep', 'grant_type=PASSWORD issues no token', '--no-allure'], { CES_HARNESS_FAULT: 'unclaimed-assertion' });
+  const r = await faulty();
   allHarness(r, 'unclaimed-assertion');
+  judgedBy(r, 'AUTH-TOKEN-04', /^check-bug: .*names 2 clauses \(AUTH-TOKEN-04, AUTH-TOKEN-05\) and asserts outside any under\(\) at suites\/fixtures\/target\.ts:\d+/);
   assert.match(r.out, /check-bug/);
   assert.match(r.out.replace(/\s+/g, ' '), /names 2 clauses \(AUTH-TOKEN-04, AUTH-TOKEN-05\) and asserts outside any under\(\) at suites\/fixtures\/target\.ts:\d+/);
 });
 
 test('expect.soft inside under() is refused (it would let the clause pass whatever it saw): HARNESS ERROR check-bug', { timeout: 120_000 }, async () => {
-  const r = await ces(['test', '--target', target, '--no-preflight', '--suite', 'auth', '--grep', 'grant_type=PASSWORD issues no token', '--no-allure'], { CES_HARNESS_FAULT: 'soft-inside-under' });
+  const r = await faulty();
   allHarness(r, 'soft-inside-under');
-  assert.match(r.out.replace(/\s+/g, ' '), /check-bug: .*expect\.soft inside under\('AUTH-TOKEN-04'\)/);
+  judgedBy(r, 'REST-AUTH-04', /^check-bug: .*expect\.soft inside under\('REST-AUTH-04'\)/);
+  assert.match(r.out.replace(/\s+/g, ' '), /check-bug: .*expect\.soft inside under\('REST-AUTH-04'\)/);
 });
 
 test('a fixture that throws is HARNESS ERROR in ces selftest: exit 2, the deviation never counted as caught', { timeout: 180_000 }, async () => {
@@ -93,7 +120,7 @@ test('a clock-lock wait that would outlive its check gives up before the check\'
   fs.writeFileSync(marker, '');
   try {
     const started = Date.now();
-    const r = await ces(['test', '--target', target, '--no-preflight', '--suite', 'webhooks', '--grep', '@WH-RETRY-04\\b', '--timeout', '15', '--no-allure']);
+    const r = await ces(['test', '--target', target, '--no-preflight', '--suite', 'webhooks', '--grep', '@WH-RETRY-04\\b', '--timeout', '15', '--no-allure', '--workers', '1']);
     allHarness(r, 'clock lock held');
     assert.match(r.summary.checks[0]!.reason ?? '', /^clock: /, 'the reason is the harness\'s wait for the clock lock');
     assert.ok(Date.now() - started < 90_000);
@@ -101,9 +128,7 @@ test('a clock-lock wait that would outlive its check gives up before the check\'
 });
 
 test('a fake partner gone mid-run (its control API unreachable) is HARNESS ERROR, not FAIL', { timeout: 120_000 }, async () => {
-  // The sink of the target stopped: its address refuses connections (pre-flight skipped, as if it died after it).
-  const dead = path.join(work, 'dead-sink.json');
-  fs.writeFileSync(dead, JSON.stringify({ ...ready, sink_url: 'https://127.0.0.1:9' }), { mode: 0o600 });
-  const r = await ces(['test', '--target', dead, '--no-preflight', '--suite', 'webhooks', '--grep', '@WH-SUB-01\\b', '--no-allure']);
+  const r = await faulty();
   allHarness(r, 'sink gone');
+  judgedBy(r, 'WH-SUB-01', /^partner-control: .*127\.0\.0\.1:9\b/);
 });
