@@ -13,7 +13,6 @@ import { runCesReported } from './ces-process.js';
 const CES = path.join(ROOT, 'bin', 'ces.js');
 const work = fs.mkdtempSync(path.join(os.tmpdir(), 'ces-harness-faults-'));
 let serve: ChildProcess | undefined;
-let target = '';
 let ready: Record<string, any> = {};
 
 before(async () => {
@@ -22,7 +21,6 @@ before(async () => {
   const deadline = Date.now() + 60_000;
   while (!fs.existsSync(file) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
   ready = JSON.parse(fs.readFileSync(file, 'utf8'));
-  target = file;
 });
 after(() => { serve?.kill('SIGKILL'); fs.rmSync(work, { recursive: true, force: true }); });
 
@@ -40,18 +38,27 @@ function allHarness(r: { code: number | null; out: string; summary: RunSummary }
 }
 
 /**
- * One `ces test` run meets five faults, each in checks of its own (CES_HARNESS_FAULT=FAULT@CLAUSE,...: a check meets the fault of a
- * clause it names), against a target whose sink is gone (its address refuses connections; pre-flight skipped, as if it died after
- * it): only the webhook checks reach the sink. Each test below judges its fault by its own checks' reasons, and the run as a whole
- * by allHarness: every check a harness error, no clause FAIL, exit 2.
+ * One `ces test` run meets six faults, each in checks of its own: four injected (CES_HARNESS_FAULT=FAULT@CLAUSE,...: a check meets
+ * the fault of a clause it names); the sink gone (the run's target names an address that refuses connections; pre-flight skipped,
+ * as if it died after it), which only the webhook checks reach; and the clock lock held alone by this process (as a check moving
+ * the service clock would) for longer than a check may last (--timeout 15), which only WH-RETRY-04's check takes. Each test below
+ * judges its fault by its own checks' reasons, and the run as a whole by allHarness: every check a harness error, no clause FAIL,
+ * exit 2.
  */
 const FAULTS = 'fixture-throws@REST-AUTH-01,teardown-throws@REST-AUTH-03,unclaimed-assertion@AUTH-TOKEN-04,soft-inside-under@REST-AUTH-04';
-const GREP = '@REST-AUTH-0[13]\\b|grant_type=PASSWORD issues no token|a request without any key is Forbidden|@WH-SUB-01\\b';
-let faultsRun: Promise<Awaited<ReturnType<typeof ces>>> | undefined;
+const GREP = '@REST-AUTH-0[13]\\b|grant_type=PASSWORD issues no token|a request without any key is Forbidden|@WH-SUB-01\\b|@WH-RETRY-04\\b';
+let faultsRun: ReturnType<typeof ces> | undefined;
 const faulty = () => faultsRun ??= (async () => {
   const dead = path.join(work, 'dead-sink.json');
   fs.writeFileSync(dead, JSON.stringify({ ...ready, sink_url: 'https://127.0.0.1:9' }), { mode: 0o600 });
-  return ces(['test', '--target', dead, '--no-preflight', '--suite', 'rest,auth,webhooks', '--grep', GREP, '--no-allure', '--workers', '1'], { CES_HARNESS_FAULT: FAULTS });
+  // The suites' clock lock of this target (suites/clock-lock.ts: a folder keyed by its base_url), held alone by this process.
+  const dir = path.join(os.tmpdir(), 'ces-clock-lock-' + crypto.createHash('sha256').update(ready.base_url).digest('hex').slice(0, 12));
+  fs.mkdirSync(dir, { recursive: true });
+  const marker = path.join(dir, `exclusive-${String(Date.now()).padStart(15, '0')}-${process.pid}-${crypto.randomUUID()}`);
+  fs.writeFileSync(marker, '');
+  try {
+    return await ces(['test', '--target', dead, '--no-preflight', '--suite', 'rest,auth,webhooks', '--grep', GREP, '--timeout', '15', '--no-allure', '--workers', '1'], { CES_HARNESS_FAULT: FAULTS });
+  } finally { fs.rmSync(marker, { force: true }); }
 })();
 /** The checks of the run naming `clause`: at least one, each a harness error whose reason matches `reason`. */
 function judgedBy(r: Awaited<ReturnType<typeof ces>>, clause: string, reason: RegExp): void {
@@ -113,18 +120,10 @@ test('ces selftest gives what the first pass did not settle one second pass, and
 });
 
 test('a clock-lock wait that would outlive its check gives up before the check\'s time-out: HARNESS ERROR, not FAIL', { timeout: 120_000 }, async () => {
-  // Another process holds the suites' clock lock alone (as a check moving the service clock would) for longer than the check may last.
-  const dir = path.join(os.tmpdir(), 'ces-clock-lock-' + crypto.createHash('sha256').update(ready.base_url).digest('hex').slice(0, 12));
-  fs.mkdirSync(dir, { recursive: true });
-  const marker = path.join(dir, `exclusive-${String(Date.now()).padStart(15, '0')}-${process.pid}-${crypto.randomUUID()}`);
-  fs.writeFileSync(marker, '');
-  try {
-    const started = Date.now();
-    const r = await ces(['test', '--target', target, '--no-preflight', '--suite', 'webhooks', '--grep', '@WH-RETRY-04\\b', '--timeout', '15', '--no-allure', '--workers', '1']);
-    allHarness(r, 'clock lock held');
-    assert.match(r.summary.checks[0]!.reason ?? '', /^clock: /, 'the reason is the harness\'s wait for the clock lock');
-    assert.ok(Date.now() - started < 90_000);
-  } finally { fs.rmSync(marker, { force: true }); }
+  const r = await faulty();
+  allHarness(r, 'clock lock held');
+  judgedBy(r, 'WH-RETRY-04', /^clock: /);
+  assert.ok(r.ms < 90_000);
 });
 
 test('a fake partner gone mid-run (its control API unreachable) is HARNESS ERROR, not FAIL', { timeout: 120_000 }, async () => {
