@@ -131,6 +131,8 @@ export const selftestCommand: CommandModule<{}, Args> = {
       // A narrowed fault that its chosen checks missed, or whose proofs they lost, runs against every check of its clauses, and that
       // outcome is its outcome: a miss of the narrowed plan is no miss of the self-test.
       const fallback = mutationsPlanned.filter((m) => narrowed.includes(m.id) && needsFallback(m, out.byDeviation.get(m.id), stored?.[m.id]));
+      /** Faults whose second pass was the fallback run (their first run broke in the harness): no other pass follows. */
+      const secondPassDone = new Set<string>();
       if (fallback.length) {
         console.log(`selftest: ${fallback.length} not caught (or not proven) by the checks that caught them before: every check of their clauses: ${fallback.map((m) => m.id).join(', ')}`);
         const dir = path.join(run.dir, 'fallback');
@@ -143,6 +145,7 @@ export const selftestCommand: CommandModule<{}, Args> = {
         if (broken.length) console.log(`selftest: second pass for ${broken.length} not settled by the first (missed or a harness error): ${broken.map((m) => m.id).join(', ')}, against every check of their clauses`);
         const back = await runPass(dir, file, fallback);
         for (const m of broken) {
+          secondPassDone.add(m.id);
           const first = out.byDeviation.get(m.id)!;
           const settled = settledBy(back.byDeviation.get(m.id));
           console.log(`  ${m.id}: first pass ${first.harnessErrors.length} harness error(s) (${first.harnessErrors.map((c) => c.reason.split('\n')[0]).join('; ')}); second pass ${settled ? 'caught: flaky under load' : 'not settled either'}`);
@@ -150,7 +153,7 @@ export const selftestCommand: CommandModule<{}, Args> = {
         }
         for (const m of fallback) { const o = back.byDeviation.get(m.id); if (o) out.byDeviation.set(m.id, o); else out.byDeviation.delete(m.id); }
       }
-      const unsettled = mutationsPlanned.filter((m) => !settledBy(outcomeOf(out, m.id)));
+      const unsettled = mutationsPlanned.filter((m) => !settledBy(outcomeOf(out, m.id)) && !secondPassDone.has(m.id));
       // Alternatives run together: one unsettled alternative re-runs its whole run (the others are on in it too).
       const again = mutationsPlanned.filter((m) => unsettled.some((u) => u.id === m.id) || (isAlternative(m as Deviation) && plan.some((p) => p.together && p.deviations.some((d) => d.id === m.id) && p.deviations.some((d) => unsettled.some((u) => u.id === d.id)))));
       if (again.length && missedRuns(unsettled.map((m) => m.id), plan) <= SECOND_PASS_MAX && !a.baseline) {
