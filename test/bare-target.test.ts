@@ -24,7 +24,7 @@ test('bare target: zero FAIL, exit 0, at least 167 clauses judged, every unjudge
     const file = path.join(dir, 'bare.json');
     fs.writeFileSync(file, JSON.stringify(bare), { mode: 0o600 });
     const reports = path.join(dir, 'reports');
-    const run = await ces(['test', '--target', file, '--no-allure'], { CES_REPORTS_DIR: reports, CES_QUIET: '1' });
+    const run = await ces(['test', '--target', file, '--no-allure', '--workers', '1'], { CES_REPORTS_DIR: reports, CES_QUIET: '1' });
     const runDir = fs.readdirSync(reports).find((d) => d.includes('-test-'));
     assert.ok(runDir, `a run folder was written:\n${run.out.slice(-3000)}`);
     const summary = JSON.parse(fs.readFileSync(path.join(reports, runDir, 'summary.json'), 'utf8')) as RunSummary;

@@ -31,7 +31,7 @@ test(`ces test --suite ${SUITE} with ${DEVIATION} on: red clause, its failing re
   let output = '';
   try {
     code = await new Promise<number | null>((resolve) => {
-      const child = spawn(process.execPath, [path.join(ROOT, 'bin', 'ces.js'), 'test', '--suite', SUITE, '--grep', grep, '--target', targetFile], { env: { ...process.env, CES_REPORTS_DIR: reports }, stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn(process.execPath, [path.join(ROOT, 'bin', 'ces.js'), 'test', '--suite', SUITE, '--grep', grep, '--target', targetFile, '--workers', '1'], { env: { ...process.env, CES_REPORTS_DIR: reports }, stdio: ['ignore', 'pipe', 'pipe'] });
       child.stdout.on('data', (d) => (output += d));
       child.stderr.on('data', (d) => (output += d));
       child.on('exit', resolve);

@@ -21,7 +21,10 @@ test('the target stops answering mid-run: exit 2, the remaining checks NOT JUDGE
     const target = path.join(dir, 'target.json');
     fs.writeFileSync(target, JSON.stringify({ base_url: r.base_url, rest_base_url: r.rest_base_url, graphql_url: r.graphql_url, api_key: r.api_key, api_keys: r.api_keys, user: r.user, users: r.users, ca_file: r.ca_file }));
     const reports = path.join(dir, 'reports');
-    const run = spawn(process.execPath, [CES, 'test', '--target', target, '--suite', 'rest', '--no-allure'], { cwd: ROOT, env: { ...process.env, CES_REPORTS_DIR: reports } });
+    // The checks of the activity-* files only (Playwright's --grep also matches the file name): one worker runs them in file order, so
+    // the service goes with most of them still to come; the checks after the first to find it gone are skipped alike, so the other
+    // REST files would add only skips.
+    const run = spawn(process.execPath, [CES, 'test', '--target', target, '--suite', 'rest', '--grep', 'activity-', '--no-allure', '--workers', '1'], { cwd: ROOT, env: { ...process.env, CES_REPORTS_DIR: reports } });
     let out = '';
     let passed = 0;
     run.stdout.on('data', (d: Buffer) => {
