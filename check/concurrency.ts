@@ -4,7 +4,7 @@ import { visitorMessage, type ConnectorClient, type Exchange } from './connector
 import { QUICK_REPLY_STEP } from './settings.js';
 import { abortAfter, LIMIT_OF } from './timing.js';
 import { quickReplyValues } from './judge.js';
-import { is2xx } from './evidence.js';
+import { is2xx, repliesOf } from './evidence.js';
 import { transportCause } from './preflight.js';
 
 export interface Held {
@@ -18,7 +18,6 @@ export interface Held {
   stopped?: boolean;
 }
 
-const repliesOf = (ex: Exchange): any[] => (Array.isArray((ex.json as any)?.replies) ? (ex.json as any).replies : []);
 
 /** One conversation, advanced a step at a time (so several can be interleaved). */
 class Conversation {

@@ -7,7 +7,7 @@ import { QUICK_REPLY_STEP } from './settings.js';
 import { abortAfter, LIMIT_OF } from './timing.js';
 import { quickReplyValues } from './judge.js';
 import { HarnessError } from '../lib/verdicts.js';
-import { NOT_FOUND_PROBE_PATH, is2xx } from './evidence.js';
+import { NOT_FOUND_PROBE_PATH, is2xx, repliesOf } from './evidence.js';
 
 /**
  * The bot of a run: the scenarios listed, the PUT that created it (or not: judge with `botCreated`), and the answer to a path
@@ -48,7 +48,6 @@ export interface ConversationRun {
 /** What the operator of the desk writes into the scripted conversation. */
 export const OPERATOR_TEXT = 'Hello, an operator of the desk writing here.';
 
-const repliesOf = (ex: Exchange): any[] => (Array.isArray((ex.json as any)?.replies) ? (ex.json as any).replies : []);
 
 /** Runs the visitor script as the service would; never throws for the connector's faults (they are judged later). */
 export async function runConversation(client: ConnectorClient, script: string[]): Promise<ConversationRun> {

@@ -5,6 +5,8 @@ import type { Exchange } from './exchange.js';
 export const NOT_FOUND_PROBE_PATH = '/ces-check-no-such-endpoint';
 
 export const is2xx = (ex: Exchange): boolean => ex.status !== undefined && ex.status >= 200 && ex.status <= 299;
+/** The replies of an answer (`[]` when it has no replies array). */
+export const repliesOf = (ex: Exchange): any[] => (Array.isArray((ex.json as any)?.replies) ? (ex.json as any).replies : []);
 /** Refused for its credentials: 401 or 403 (another 4xx says something else about the call). */
 export const refusedAuth = (ex: Exchange): boolean => ex.status === 401 || ex.status === 403;
 

@@ -1,7 +1,7 @@
 // The spec as the explorer's oracle: each call of a session judged under the clauses that speak of it, with the checker's own pure judgements (check/judge.ts, check/timing.ts).
 import type { Exchange } from '../check/connector-client.js';
 import { describe } from '../check/connector-client.js';
-import { is2xx, refusedAuth } from '../check/evidence.js';
+import { is2xx, refusedAuth, repliesOf } from '../check/evidence.js';
 import { dateProblems, foreignTokens, longTexts, isConditionalError, isDateError, messageAnswerProblems, operatorReplies, replyProblems, schemaErrors, textsOf, transfersOf, unknownTransferRules } from '../check/judge.js';
 import { LIMITS } from '../lib/limits.js';
 import { LIMIT_OF, timingText, withinLimit } from '../check/timing.js';
@@ -35,7 +35,6 @@ export interface CallContext {
 export interface Judgement { judged: ExploreClause[]; findings: Finding[] }
 
 const KIND_LABEL: Partial<Record<CallContext['kind'], string>> = { visitor: 'visitor message', click: 'quick-reply click', echo: "echo of the bot's message", operator: 'operator message' };
-const repliesOf = (ex: Exchange): any[] => (Array.isArray((ex.json as any)?.replies) ? (ex.json as any).replies : []);
 
 /** Judges one call; a call cancelled by the explorer itself (a shrinking step past its budget) is never judged. */
 export function judgeCall(ex: Exchange, c: CallContext): Judgement {

@@ -2,7 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import { operatorMessage, visitorMessage, type ConnectorClient, type Exchange } from '../check/connector-client.js';
 import { abortAfter, LIMIT_OF } from '../check/timing.js';
-import { is2xx } from '../check/evidence.js';
+import { is2xx, repliesOf } from '../check/evidence.js';
 import { quickReplyValues } from '../check/judge.js';
 import { judgeCall, type CallContext, type ExploreClause, type Finding } from './oracle.js';
 
@@ -38,7 +38,6 @@ export interface Known {
 }
 
 const PHRASES_MAX = 60;
-const repliesOf = (ex: Exchange): any[] => (Array.isArray((ex.json as any)?.replies) ? (ex.json as any).replies : []);
 
 /** Phrases of the bot's text messages (split at punctuation), 3 to 60 characters. */
 export function phrasesOf(replies: any[]): string[] {

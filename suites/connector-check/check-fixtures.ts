@@ -261,4 +261,4 @@ export function answeredWithoutBot(bot: BotSetup, ex: Exchange, ownEndpoint = fa
 
 /** The answers a check may judge (G36): every one when the run created its bot, else only the 2xx ones. */
 export const evidenceOf = (bot: BotSetup, calls: Exchange[]): Exchange[] => (botCreated(bot.put) ? calls : calls.filter(is2xx));
-export const repliesOf = (ex: Exchange): any[] => (Array.isArray((ex.json as any)?.replies) ? (ex.json as any).replies : []);
+export { repliesOf } from '../../check/evidence.js';
