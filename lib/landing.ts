@@ -68,7 +68,6 @@ export function readRuns(reportsDir: string = REPORTS): RunSummary[] {
 export const esc = (s: unknown) => String(s ?? '').replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 /** A relative URL made of path segments, each percent-encoded (run ids and folder names are safe, anchors too). */
 const hrefOf = (...parts: string[]) => parts.map((p) => p.split('/').map(encodeURIComponent).join('/')).join('/');
-const href = hrefOf;
 export const toolVersion = (): string => JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')).version;
 const template = (name: string): string => {
   const f = path.join(REPORT_TEMPLATE, name);
@@ -115,7 +114,7 @@ export function proofsOf(runs: RunSummary[], deviations: Deviation[], catalogue:
 /** Links to a run's detailed reports that exist on disk (never a dead link). */
 export function runLinks(run: RunSummary, reportsDir: string = REPORTS, prefix = ''): Array<{ label: string; href: string }> {
   const dir = path.join(reportsDir, run.id);
-  const at = (rel: string) => (fs.existsSync(path.join(dir, rel)) ? [href(...(prefix ? [prefix] : []), run.id, rel)] : []);
+  const at = (rel: string) => (fs.existsSync(path.join(dir, rel)) ? [hrefOf(...(prefix ? [prefix] : []), run.id, rel)] : []);
   const out: Array<{ label: string; href: string }> = [];
   for (const h of at('index.html')) out.push({ label: 'Run page', href: h });
   for (const h of at('evidence.html')) out.push({ label: 'Evidence', href: h });
@@ -209,7 +208,8 @@ export function buildLanding(opts: BuildOptions = {}): string {
   // A vendor check's page: the clauses of what it judged (its area's), the rest of the catalogue in one line.
   const scoped = own?.kind === 'check';
   const ran = new Set((own?.verdicts ?? []).filter((v) => v.verdict !== 'not-run').map((v) => v.id));
-  const all = (opts.clauses ?? loadClauses()).filter((c) => !c.retired);
+  const clauses = opts.clauses ?? loadClauses();
+  const all = clauses.filter((c) => !c.retired);
   const catalogue = scoped ? all.filter((c) => ran.has(c.id)) : all;
   // Links of a run's page start from its folder, one level below the overview's.
   const up = own ? '../' : '';
@@ -224,7 +224,7 @@ export function buildLanding(opts: BuildOptions = {}): string {
     return runOf.get(id);
   };
   const verdict = (id: string) => verdictIn(sourceRun(id), id);
-  const severityOf = new Map((opts.clauses ?? loadClauses()).map((c) => [c.id, c.severity]));
+  const severityOf = new Map(clauses.map((c) => [c.id, c.severity]));
   const verdictOf = (k: CheckResult & { verdict?: Verdict }, r: RunSummary) => verdictOfCheck(k, (id) => severityOf.get(id), r.reference === true);
   const checksOf = (id: string) => (sourceRun(id)?.checks ?? []).filter((k) => k.clauses.includes(id)).map((k) => ({ ...k, run: sourceRun(id)! }));
   const evidenceHref = (k: CheckResult & { run: RunSummary }) => fs.existsSync(path.join(reportsDir, k.run.id, 'evidence.html')) ? `${href(k.run.id, 'evidence.html')}#${encodeURIComponent(k.anchor ?? checkAnchor(k))}`
@@ -390,7 +390,7 @@ function attachmentHtml(a: EvidenceAttachment, runDir: string, open: boolean, li
   if (a.path && fs.existsSync(a.path)) {
     const rel = path.relative(runDir, a.path);
     if (!rel.startsWith('..')) {
-      const h = href(rel.split(path.sep).join('/'));
+      const h = hrefOf(rel.split(path.sep).join('/'));
       if (a.contentType.startsWith('image/')) return `<figure class="picture"><a href="${h}"><img alt="${esc(a.name)}" src="${h}" style="max-width:100%"></a><figcaption class="meta">${esc(a.name)}</figcaption></figure>`;
       return `<p><a href="${h}">${esc(a.name)}</a> <span class="meta">(${esc(a.contentType)})</span></p>`;
     }
@@ -479,7 +479,7 @@ export function buildEvidence(runDir: string, opts: BuildOptions = {}): string {
     const failed = checks.filter((k) => verdictOf(k) === 'fail');
     const broken = checks.filter((k) => verdictOf(k) === 'harness-error');
     const qualified = (['warn', 'note'] as const).map((v) => ({ v, list: checks.filter((k) => verdictOf(k) === v) })).filter((x) => x.list.length);
-    const subReport = sub && fs.existsSync(path.join(runDir, sub, 'playwright', 'index.html')) ? ` <a class="meta" href="${href(sub, 'playwright', 'index.html')}">Playwright HTML of ${esc(sub)}</a>` : '';
+    const subReport = sub && fs.existsSync(path.join(runDir, sub, 'playwright', 'index.html')) ? ` <a class="meta" href="${hrefOf(sub, 'playwright', 'index.html')}">Playwright HTML of ${esc(sub)}</a>` : '';
     const heading = sub ? `Sub-run <code>${esc(sub)}</code>${subReport}` : 'Checks';
     const id = sub ? `sub-${sub}` : 'checks';
     const links = (list: CheckEvidence[]) => list.map((k) => `<a href="#${esc(evidenceAnchor(sub, k.anchor))}">${esc(k.title)}</a>`).join(' · ');
