@@ -99,14 +99,16 @@ function reproduceCheck(info: TestInfo, run: ConversationRun | undefined): void 
   if ((!failed && !warned) || info.annotations.some((x) => x.type === ANNOTATION.reproduction)) return;
   const s = connectorSettings(currentTarget());
   const failing = attachedExchanges(info, s.secret, FAILING_CALLS);
-  const exchanges = withDependencies((failing.length ? failing : attachedExchanges(info, s.secret)).slice(0, 10), run).slice(0, MAX_REPRODUCED_CALLS);
+  // The calls that failed, else every call the check judged (at most 10), each with what it depends on.
+  const shown = (failing.length ? failing : attachedExchanges(info, s.secret)).slice(0, 10);
+  const exchanges = withDependencies(shown, run).slice(0, MAX_REPRODUCED_CALLS);
   const clauseIds = info.tags.map((t) => t.replace(/^@/, ''));
   const timing = clauseIds.some((c) => RERUN_CLAUSES.includes(c));
   const parts: string[] = [];
   // Where no call shows it (timing, concurrency, a check without calls such as the URL's scheme): the command that re-runs the clause.
   if (timing || !exchanges.length) parts.push(`# re-run just this clause:\n${rerunCommand(clauseIds.find((c) => RERUN_CLAUSES.includes(c)) ?? clauseIds[0]!)}`);
   if (exchanges.length) {
-    const base = Math.min(exchanges.length, (failing.length ? failing : attachedExchanges(info, s.secret)).slice(0, 10).length);
+    const base = Math.min(exchanges.length, shown.length);
     const what = failing.length ? (failing.length === 1 ? 'the call that failed' : `the ${failing.length} calls that failed`) : base === 1 ? 'the call the check judged' : `the ${base} calls the check judged`;
     const deps = exchanges.length - base;
     parts.push(`# ${what}${deps > 0 ? `, after the ${deps === 1 ? 'call' : `${deps} calls`} ${base === 1 ? 'it depends' : 'they depend'} on` : ''}${exchanges.length > 1 ? ', each once, in order' : ''}, as sent (set CES_SECRET to the connector's secret):`);

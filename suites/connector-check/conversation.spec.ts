@@ -28,14 +28,12 @@ const startOf = (run: ConversationRun): Exchange => run.steps.find((s) => s.kind
 const endpoint7 = (run: ConversationRun): Exchange[] => endpoint7Steps(run).map((x) => x.step.exchange);
 const answers = (run: ConversationRun) => [startOf(run), ...endpoint7(run)].filter((ex) => is2xx(ex) && ex.json && typeof ex.json === 'object');
 
-/**
- * The scripted conversation. When the run created no bot, the checker held it with an idOperator of its own (G36): its 2xx
- * answers are judged as any other, and a check with nothing else to judge is NOT JUDGED naming the missing bot (orNoBot).
- */
-const held = (conversation: () => Promise<ConversationRun>): Promise<ConversationRun> => conversation();
+// The scripted conversation (the `conversation` fixture). When the run created no bot, the checker held it with an idOperator of
+// its own (G36): its 2xx answers are judged as any other, and a check with nothing else to judge is NOT JUDGED naming the missing
+// bot (orNoBot).
 
 test('a scripted conversation is held (greeting, quick reply, free text)', clauses('CONN-SCEN-01'), async ({ connector, conversation }) => {
-  const run = await held(conversation);
+  const run = await conversation();
   await attachConversation(run);
   const start = startOf(run);
   answeredWithoutBot(run.setup, start);
@@ -56,7 +54,7 @@ test('a scripted conversation is held (greeting, quick reply, free text)', claus
 
 test('POST /conversations answers a Connector conversation', clauses('CONN-EP6-01'), async ({ connector, conversation }) => {
   void connector;
-  const run = await held(conversation);
+  const run = await conversation();
   const start = startOf(run);
   await attachExchanges('POST /conversations', [start]);
   answeredWithoutBot(run.setup, start, true);
@@ -72,7 +70,7 @@ test('POST /conversations answers a Connector conversation', clauses('CONN-EP6-0
 
 test('POST /conversations answers empty replies', clauses('CONN-EP6-02'), async ({ connector, conversation }) => {
   void connector;
-  const run = await held(conversation);
+  const run = await conversation();
   const start = startOf(run);
   await attachExchanges('POST /conversations', [start]);
   answeredWithoutBot(run.setup, start);
@@ -82,7 +80,7 @@ test('POST /conversations answers empty replies', clauses('CONN-EP6-02'), async 
 
 test('Connector conversation createdAt and updatedAt are ISO 8601 date-times', clauses('CONN-CONV-DATES-01'), async ({ connector, conversation }) => {
   void connector;
-  const run = await held(conversation);
+  const run = await conversation();
   const list = answers(run);
   await attachExchanges('answers judged', list);
   notJudgedIf(list.length === 0, orNoBot(run.setup, 'no endpoint 6/7 answer was a JSON object (see CONN-EP6-01, CONN-EP7-02).'));
@@ -94,7 +92,7 @@ test('Connector conversation createdAt and updatedAt are ISO 8601 date-times', c
 
 test('Connector conversation spells updatedAt as the sample (updateAt reported)', clauses('CONN-CONV-DATES-02'), async ({ connector, conversation }) => {
   void connector;
-  const run = await held(conversation);
+  const run = await conversation();
   const list = answers(run);
   notJudgedIf(list.length === 0, orNoBot(run.setup, 'no endpoint 6/7 answer was a JSON object (see CONN-EP6-01, CONN-EP7-02).'));
   const updateAt = [...new Set(list.filter((ex) => (ex.json as any).updatedAt === undefined && (ex.json as any).updateAt !== undefined).map((ex) => `${ex.method} ${ex.path}`))];
@@ -103,7 +101,7 @@ test('Connector conversation spells updatedAt as the sample (updateAt reported)'
 
 test('messages are answered within 10 s', clauses('CONN-EP7-01'), async ({ connector, conversation }) => {
   void connector;
-  const run = await held(conversation);
+  const run = await conversation();
   const calls = endpoint7(run);
   await attachExchanges('endpoint 7 calls', calls);
   notJudgedIf(calls.length === 0, orNoBot(run.setup, 'no endpoint 7 call was made.'));
@@ -120,7 +118,7 @@ test('messages are answered with a schema-valid Connector conversation', clauses
   // Every answer of endpoint 7 is judged: to visitor messages, to the operator's message and to the echoes of the bot's own
   // messages (an answer to an operator-role message is still a Connector conversation, with empty replies).
   // An answer that never came is judged by CONN-EP7-01 (the service drops it); a refusal of the call's credentials by CONN-AUTH-02.
-  const run = await held(conversation);
+  const run = await conversation();
   const first = visitorSteps(run)[0]?.exchange;
   if (first) answeredWithoutBot(run.setup, first, true);
   const kept = evidenceOf(run.setup, endpoint7(run));
@@ -142,7 +140,7 @@ test('messages are answered with a schema-valid Connector conversation', clauses
 
 test('a message with role operator gets empty replies', clauses('CONN-LOOP-01'), async ({ connector, conversation }) => {
   void connector;
-  const run = await held(conversation);
+  const run = await conversation();
   const op = operatorStep(run);
   notJudgedIf(!op, 'the conversation was not opened, so no operator message was sent (see CONN-EP6-01).');
   const ex = op!.exchange;
@@ -156,7 +154,7 @@ test('a message with role operator gets empty replies', clauses('CONN-LOOP-01'),
 
 test("the connector's own replies echoed back as operator messages get empty replies", clauses('CONN-LOOP-02'), async ({ connector, conversation }) => {
   void connector;
-  const run = await held(conversation);
+  const run = await conversation();
   const echoes = echoSteps(run);
   await attachExchanges('echoes of the bot messages (role operator)', echoes.map((s) => s.exchange));
   notJudgedIf(echoes.length === 0, 'the connector sent no message reply to echo.');
@@ -176,7 +174,7 @@ const texts = (run: ConversationRun) => allReplies(run).flatMap((r) => textsOf(r
 
 test('every bot text is at most 450 characters', clauses('CONN-TEXT-01'), async ({ connector, conversation }) => {
   void connector;
-  const run = await held(conversation);
+  const run = await conversation();
   await attachAnswers(run);
   const list = texts(run);
   notJudgedIf(list.length === 0, 'no text in the replies of the conversation.');
@@ -186,7 +184,7 @@ test('every bot text is at most 450 characters', clauses('CONN-TEXT-01'), async 
 
 test('every bot text is at most 250 characters (advised)', clauses('CONN-TEXT-02'), async ({ connector, conversation }) => {
   void connector;
-  const run = await held(conversation);
+  const run = await conversation();
   await attachAnswers(run);
   const list = texts(run);
   notJudgedIf(list.length === 0, 'no text in the replies of the conversation.');
@@ -196,7 +194,7 @@ test('every bot text is at most 250 characters (advised)', clauses('CONN-TEXT-02
 
 test('a message has at most 3 quick replies (advised)', clauses('CONN-QR-01'), async ({ connector, conversation }) => {
   void connector;
-  const run = await held(conversation);
+  const run = await conversation();
   await attachAnswers(run);
   const counts = allReplies(run).flatMap((r) => quickReplyCounts(r.replies, r.origin));
   notJudgedIf(counts.length === 0, 'no quick replies in the conversation.');
@@ -208,7 +206,7 @@ const transfers = (run: ConversationRun) => allReplies(run).flatMap((r) => trans
 
 test('transfer timeouts are between 5 and 60 s', clauses('CONN-TRANSFER-01'), async ({ connector, conversation }) => {
   void connector;
-  const run = await held(conversation);
+  const run = await conversation();
   await attachAnswers(run);
   const list = transfers(run);
   notJudgedIf(list.length === 0, 'no transfer reply in the conversation.');
@@ -218,7 +216,7 @@ test('transfer timeouts are between 5 and 60 s', clauses('CONN-TRANSFER-01'), as
 
 test('transfer timeouts are at least 15 s (advised)', clauses('CONN-TRANSFER-02'), async ({ connector, conversation }) => {
   void connector;
-  const run = await held(conversation);
+  const run = await conversation();
   await attachAnswers(run);
   const list = transfers(run).filter((t) => t.timeoutMs !== undefined);
   notJudgedIf(list.length === 0, 'no transfer reply with a readable timeout in the conversation.');
@@ -228,7 +226,7 @@ test('transfer timeouts are at least 15 s (advised)', clauses('CONN-TRANSFER-02'
 
 test('transfers name a distribution rule given in the bot write body', clauses('CONN-TRANSFER-03'), async ({ connector, conversation }) => {
   void connector;
-  const run = await held(conversation);
+  const run = await conversation();
   await attachAnswers(run);
   const list = transfers(run);
   notJudgedIf(list.length === 0, 'no transfer reply in the conversation.');
@@ -241,7 +239,7 @@ test('transfers name a distribution rule given in the bot write body', clauses('
 
 test('linked images are reachable 240x120 pictures', clauses('CONN-IMAGE-01'), async ({ connector, conversation, target }) => {
   void connector;
-  const run = await held(conversation);
+  const run = await conversation();
   await attachAnswers(run);
   const images = allReplies(run).flatMap((r) => imagesOf(r.replies, r.origin));
   notJudgedIf(images.length === 0, 'no image in the conversation.');
@@ -254,7 +252,7 @@ test('linked images are reachable 240x120 pictures', clauses('CONN-IMAGE-01'), a
 
 test('bundle items are valid cards and offers', clauses('CONN-BUNDLE-01'), async ({ connector, conversation }) => {
   void connector;
-  const run = await held(conversation);
+  const run = await conversation();
   await attachAnswers(run);
   const all = allReplies(run);
   notJudgedIf(all.every((r) => bundlesOf(r.replies, r.origin).length === 0), 'no bundle/* payload in the conversation.');
