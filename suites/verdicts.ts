@@ -63,12 +63,54 @@ function claimAssertion(soft: boolean): void {
   if (named.length > 1) throw new HarnessError('check-bug', `check "${info.title}" names ${named.length} clauses (${named.join(', ')}) and asserts outside any under() at ${where()}: the failure would belong to no clause`);
 }
 
+type Matchers = Record<string | symbol, unknown>;
+
+/**
+ * The matchers whose pass this module can see at a glance, each the exact condition under which Playwright's matcher of that name
+ * passes (its arguments as given; anything else, `.not` included, goes to Playwright's). Only passes are decided here: a
+ * condition that does not hold calls Playwright's matcher, which fails with its own message, place and step.
+ */
+export const PLAIN_PASS: Record<string, (actual: unknown, args: unknown[]) => boolean> = {
+  toBe: (a, x) => x.length === 1 && Object.is(a, x[0]),
+  toEqual: (a, x) => x.length === 1 && Object.is(a, x[0]),
+  toBeTruthy: (a, x) => x.length === 0 && !!a,
+  toBeFalsy: (a, x) => x.length === 0 && !a,
+  toBeDefined: (a, x) => x.length === 0 && a !== undefined,
+  toBeUndefined: (a, x) => x.length === 0 && a === undefined,
+  toBeNull: (a, x) => x.length === 0 && a === null,
+  toBeGreaterThan: (a, x) => x.length === 1 && typeof a === 'number' && typeof x[0] === 'number' && a > x[0],
+  toBeGreaterThanOrEqual: (a, x) => x.length === 1 && typeof a === 'number' && typeof x[0] === 'number' && a >= x[0],
+  toBeLessThan: (a, x) => x.length === 1 && typeof a === 'number' && typeof x[0] === 'number' && a < x[0],
+  toBeLessThanOrEqual: (a, x) => x.length === 1 && typeof a === 'number' && typeof x[0] === 'number' && a <= x[0],
+  toContain: (a, x) => x.length === 1 && ((typeof a === 'string' && typeof x[0] === 'string' && a.includes(x[0])) || (Array.isArray(a) && a.indexOf(x[0]) !== -1)),
+  toMatch: (a, x) => x.length === 1 && typeof a === 'string' && (typeof x[0] === 'string' ? a.includes(x[0]) : x[0] instanceof RegExp && new RegExp(x[0]).test(a)),
+};
+
+/**
+ * `expect(actual)`'s matchers, Playwright's made only when needed: a plain matcher that passes (PLAIN_PASS) returns at once.
+ * Why: Playwright makes every expect() a step of the report (about 300 matcher closures, a 50-frame stack formatted, two messages
+ * to the runner): in the REST suite's loops over every entry of every history that was a third of a worker's CPU, for steps
+ * that said "passed" thousands of times. A failing assertion is Playwright's, step and all.
+ */
+function settledFirst(real: () => Matchers, actual: unknown): Matchers {
+  let made: Matchers | undefined;
+  const matchers = () => (made ??= real());
+  return new Proxy({} as Matchers, {
+    get(_, prop) {
+      const plain = typeof prop === 'string' ? PLAIN_PASS[prop] : undefined;
+      if (!plain) return matchers()[prop];
+      // Named UNSEEN (suites/lean-stacks.ts): Playwright's step and failure name the check's line, not this one.
+      return function unseenInStacks(...args: unknown[]) { return plain(actual, args) ? undefined : (matchers()[prop] as (...a: unknown[]) => unknown)(...args); };
+    },
+  });
+}
+
 /**
  * The suites' `expect`: Playwright's, refusing an assertion no clause claims (claimAssertion). Asymmetric matchers and the rest
  * of Playwright's expect pass through.
  */
 export const expect: typeof playwrightExpect = new Proxy(playwrightExpect, {
-  apply(target, self, args) { claimAssertion(false); return Reflect.apply(target, self, args); },
+  apply(target, self, args) { claimAssertion(false); return settledFirst(() => Reflect.apply(target, self, args) as Matchers, args[0]); },
   get(target, prop, receiver) {
     const v = Reflect.get(target, prop, receiver);
     if (prop === 'soft' || prop === 'poll') return (...args: unknown[]) => { claimAssertion(prop === 'soft'); return (v as (...a: unknown[]) => unknown)(...args); };
