@@ -193,7 +193,8 @@ describe('the ces explore command', () => {
       assert.equal(r.code, 1, r.out);
       assert.match(r.out, /explored \d+ sessions: \d+ steps, \d+ conversations, \d+ calls/);
       assert.match(r.out, /CONN-EP7-01\s+MUST\s+FAIL\s+\S/);
-      assert.match(r.out, / 1\. open c1 \(token tk1-/);
+      // Which conversation of the session shows the crash first depends on timing (up to 4 at once): the shrunk session opens it.
+      assert.match(r.out, / 1\. open c(\d+) \(token tk\1-/);
       assert.ok(!r.out.includes(CONNECTOR_SECRET), 'the secret never reaches the terminal');
       assert.deepEqual(findLeaks(dir, [CONNECTOR_SECRET]), [], 'nor the reports and session files');
       const summary = JSON.parse(fs.readFileSync(path.join(dir, 'summary.json'), 'utf8'));
