@@ -73,7 +73,8 @@ export function narrowPlan(plan: PlannedProject[], mutations: Mutation[], checks
       narrowed.push(d.id);
       total += chosen.length;
       const titles = [...new Set(chosen.map((c) => c.matrixTitle.split(' › ').join(' ')))].map(escape).join('|');
-      parts.push(`(?=.*${clauseGrep(d.clauses)})(?=.*(?:^| )(?:${titles})(?: @|$))`);
+      // A copy's marker may follow the title (lib/selftest-copies.ts copiesGrep).
+      parts.push(`(?=.*${clauseGrep(d.clauses)})(?=.*(?:^| )(?:${titles})(?: ⟨[\\w-]+⟩)?(?: @|$))`);
       return { ...d, checks: chosen.length };
     });
     return { ...p, grep: `^(?:${parts.join('|')})`, workers: Math.max(1, Math.ceil(total / WORKER_CHECKS)), deviations };

@@ -4,6 +4,7 @@ import { clauseById, isAlternative } from '../lib/catalogue.js';
 import type { ListedCheck } from '../lib/list-checks.js';
 import { clauseReason, failedClauses, reportedClauses } from '../lib/verdicts.js';
 import { readPlaywrightResults } from '../lib/results.js';
+import { originalTitle } from '../lib/selftest-copies.js';
 
 /**
  * One deviation of a project: its clauses (a check runs under it when it names one) and how many checks that makes. `wire`: a
@@ -32,7 +33,8 @@ export interface PlannedProject {
   /**
    * At most this many Playwright workers for the project (its checks but its retry checks): a project of few checks spread over
    * every lane starts a worker process per check (about 1.7 s of CPU, 7 s of a lane under the self-test's load: 182 starts in a
-   * 9-lane run of 40 projects); kept to one worker per WORKER_CHECKS checks, it starts few.
+   * 9-lane run of 40 projects); kept to one worker per WORKER_CHECKS checks, it starts few. (The projects of faults run as copies
+   * in one Playwright project, lib/selftest-copies.ts, whose workers serve them all: there only the alternatives' use it.)
    */
   workers?: number;
 }
@@ -179,7 +181,8 @@ export function readSelftestResults(file: string, devs: Array<{ id: string; clau
   const byAlternative = new Map<string, AlternativeOutcome>();
   const baselineFailed: Array<{ title: string; reason: string }> = [];
   let baselineRan = 0;
-  const checks = readPlaywrightResults(file);
+  // A copy's title is its check's (lib/selftest-copies.ts): every record names the check.
+  const checks = readPlaywrightResults(file).map((k) => ({ ...k, title: originalTitle(k.title) }));
   // The checks the plain reference implementation judged in this same run (its baseline project): an alternative that leaves one
   // of them NOT JUDGED hides what its MUST and SHOULD clauses would say.
   const judgedByBaseline = new Set(checks.filter((k) => k.runProject?.startsWith('baseline') && (k.outcome === 'passed' || k.outcome === 'failed')).map((k) => `${k.file}\u0000${k.title}`));

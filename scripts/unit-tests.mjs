@@ -60,7 +60,7 @@ const PATH_SENSITIVE = ['build', 'thread-bundles', 'compile-cache', 'transcripts
 const QUICK = [
   'alternatives', 'alternatives-coverage', 'auth-tokens', 'catalogue', 'check-unit', 'ci-docs', 'coverage-baseline', 'decisions', 'deviation-seams', 'doc-counts',
   'graphql-limits', 'graphql-sdl', 'lean-stacks', 'lib', 'openapi', 'openapi-answers', 'openapi-drift', 'proofs', 'report', 'report-allure',
-  'plain-matchers', 'rest-activity', 'rest-agreement', 'rest-people', 'selftest-matrix', 'structure', 'transcripts', 'verdicts', 'webhooks', 'write-atomic',
+  'plain-matchers', 'rest-activity', 'rest-agreement', 'rest-people', 'selftest-copies', 'selftest-matrix', 'structure', 'transcripts', 'verdicts', 'webhooks', 'write-atomic',
 ];
 const elsewhere = process.argv.includes('--elsewhere');
 const quick = process.argv.includes('--quick');

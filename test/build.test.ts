@@ -108,16 +108,31 @@ test('the compiled suites (dist/suites) list the same checks as their TypeScript
       const r = spawnSync(process.execPath, [path.join(ROOT, 'node_modules', '@playwright', 'test', 'cli.js'), 'test', '--list', '--reporter=json', '-c', config], { cwd: ROOT, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024, env: { ...process.env, CES_TARGET: target, CES_RUN_DIR: dir, ...env } });
       assert.equal(r.status, 0, r.stderr.slice(-2000));
       const out: string[] = [];
-      const walk = (s: any) => { for (const sp of s.specs ?? []) for (const t of sp.tests ?? []) out.push(`${t.projectName} ${sp.title}`); for (const x of s.suites ?? []) walk(x); };
+      const walk = (s: any) => { for (const sp of s.specs ?? []) for (const t of sp.tests ?? []) { out.push(`${t.projectName} ${sp.title}`); at.set(`${t.projectName} ${sp.title}`, `${sp.file}:${sp.line}:${sp.column}`); } for (const x of s.suites ?? []) walk(x); };
       for (const s of JSON.parse(r.stdout).suites ?? []) walk(s);
       return out.sort();
     };
+    const at = new Map<string, string>();
     const runs: Array<Record<string, string>> = [{}, { CES_SELFTEST_PLAN: plan }];
     for (const env of runs) {
       const sources = list(path.join(ROOT, 'suites', 'playwright.config.ts'), env);
+      at.clear();
       const compiled = list(path.join(ROOT, 'dist', 'suites', 'playwright.config.js'), env);
       assert.ok(sources.length > (env.CES_SELFTEST_PLAN ? 3 : 400), `checks listed from the sources: ${sources.length}`);
       assert.deepEqual(compiled, sources, env.CES_SELFTEST_PLAN ? 'self-test plan' : 'plain run');
+      if (!env.CES_SELFTEST_PLAN) continue;
+      // The faults' checks run as copies (lib/selftest-copies.ts) in one project, and its retry checks in one of their own: each
+      // copy of p1's, declared where its check is (the spec's line, not the module that declares the copies); none elsewhere.
+      const copies = compiled.filter((c) => c.endsWith(' ⟨p1⟩'));
+      assert.ok(copies.length >= 2 && copies.every((c) => /^faults(-retries)? /.test(c)), copies.join('\n'));
+      assert.ok(copies.some((c) => c.startsWith('faults-retries ')) && copies.some((c) => c.startsWith('faults ')), 'the retry checks apart');
+      assert.ok(compiled.every((c) => !/^(faults|faults-retries) /.test(c) || c.endsWith(' ⟨p1⟩')), 'only copies in the project of copies');
+      for (const c of copies.filter((x) => x.startsWith('faults '))) {
+        const original = compiled.find((o) => o.startsWith('baseline ') && o.slice('baseline '.length) === c.slice('faults '.length, -' ⟨p1⟩'.length));
+        assert.ok(original, `the baseline lists the check of ${c}`);
+        assert.equal(at.get(c), at.get(original), `${c}: declared where its check is`);
+        assert.match(at.get(c)!, /suites[\\/]rest[\\/].*\.spec\.ts:\d+:\d+$/);
+      }
     }
   } finally { fs.rmSync(dir, { recursive: true, force: true }); }
 });

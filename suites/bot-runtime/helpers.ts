@@ -8,6 +8,7 @@ import { test as partnersTest, ConnectorControl, type ConnectorRequest, type Rep
 import { test as clockTest } from '../fixtures/clock.js';
 import { attachSequence, clauses, type SequenceCall } from '../fixtures/evidence.js';
 import { notJudged } from '../verdicts.js';
+import { withCopies } from '../fixtures/copies.js';
 
 export { expect, needs, clauses, expectSchema, type ConnectorRequest, type Reply };
 
@@ -175,7 +176,7 @@ export class BotDriver {
 }
 
 /** Every check of the suite holds the suites' clock lock (fixture clockLock): shared normally, exclusive when it moves the service clock. */
-export const test = mergeTests(targetTest, simTest, partnersTest, clockTest).extend<{ bot: BotDriver }>({
+export const test = withCopies(mergeTests(targetTest, simTest, partnersTest, clockTest).extend<{ bot: BotDriver }>({
   bot: async ({ sim, connector, clockLock }, use, info) => {
     void clockLock;
     const d = new BotDriver(sim, connector);
@@ -190,4 +191,4 @@ export const test = mergeTests(targetTest, simTest, partnersTest, clockTest).ext
       }
     }
   },
-});
+}));

@@ -9,6 +9,7 @@ import { HarnessError, notJudged } from '../verdicts.js';
 import { BotDriver, uniq, text, type Reply } from '../bot-runtime/helpers.js';
 import { Hooks } from '../webhooks/helpers.js';
 import { findChromium, chromiumMissing } from '../../lib/optional-parts.js';
+import { withCopies } from '../fixtures/copies.js';
 
 export { expect, needs, clauses, uniq, text, type Reply };
 const base = targetTest;
@@ -65,7 +66,7 @@ export async function shot(page: Page, name: string, fullPage = true): Promise<v
   await info.attach(name, { path: file, contentType: 'image/png' });
 }
 
-export const test = mergeTests(targetTest, simTest, partnersTest).extend<{ chromium: void; bot: BotDriver; chat: ChatWindow; hooks: Hooks; pageErrors: string[] }>({
+export const test = withCopies(mergeTests(targetTest, simTest, partnersTest).extend<{ chromium: void; bot: BotDriver; chat: ChatWindow; hooks: Hooks; pageErrors: string[] }>({
   // Before the page (the first auto fixture of this suite): without a browser the check is SKIP with the reason and the command
   // that fixes it, never a failure. `ces test` stops first in CI, where a missing browser must not pass unseen (cli/commands/test.ts).
   chromium: [async ({}, use) => {
@@ -100,4 +101,4 @@ export const test = mergeTests(targetTest, simTest, partnersTest).extend<{ chrom
     await use(h);
     await h.unsubscribeAll();
   },
-});
+}));

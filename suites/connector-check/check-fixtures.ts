@@ -19,6 +19,7 @@ import { SIGNATURE_HEADER, verify } from '../../lib/signature.js';
 import { confirmPartnerDown, partnerDown, recordBot } from '../../check/partner.js';
 import { transportCause } from '../../check/preflight.js';
 import type { ClientHooks } from '../../check/connector-client.js';
+import { withCopies } from '../fixtures/copies.js';
 
 export { expect, clauses };
 
@@ -121,7 +122,7 @@ function reproduceCheck(info: TestInfo, run: ConversationRun | undefined): void 
 /** The run's scripted conversation: played on first call; `played()` gives it once this check has read it (reproductions). */
 export interface SharedConversation { (): Promise<ConversationRun>; played(): ConversationRun | undefined }
 
-export const test = base.extend<{ connector: ConnectorCheckSettings; client: ConnectorClient; bot: BotSetup; reproduceExchanges: void; conversation: SharedConversation }>({
+export const test = withCopies(base.extend<{ connector: ConnectorCheckSettings; client: ConnectorClient; bot: BotSetup; reproduceExchanges: void; conversation: SharedConversation }>({
   reproduceExchanges: [async ({ conversation }, use, info) => { await use(); try { reproduceCheck(info, conversation.played()); } catch { /* a reproduction helps; it never becomes a failure of its own */ } }, { auto: true }],
   connector: async ({ target }, use) => {
     const s = checkedPartner(missingUrl(target, 'connector'), () => connectorSettings(target), 'CONN-HTTPS-01');
@@ -162,7 +163,7 @@ export const test = base.extend<{ connector: ConnectorCheckSettings; client: Con
     };
     await use(Object.assign(get, { played: () => settled }));
   },
-});
+}));
 
 /** Attaches exchanges the check judged (masked request and answer, measured time). */
 export async function attachExchanges(title: string, exchanges: Exchange[]): Promise<void> {

@@ -9,6 +9,7 @@ import type { HttpAnswer } from '../../lib/http.js';
 import { missingUrl, receiverSettings, type ReceiverCheckSettings } from '../../check/settings.js';
 import { deliveryHeaders, type SignatureMode } from '../../check/webhook-samples.js';
 import { abortAfter, LIMIT_OF } from '../../check/timing.js';
+import { withCopies } from '../fixtures/copies.js';
 
 export { expect, clauses };
 
@@ -38,7 +39,7 @@ function reproduceDeliveries(info: TestInfo): void {
   reproduction(parts.join('\n'));
 }
 
-export const test = base.extend<{ receiver: ReceiverCheckSettings; deliver: Deliver; reproduceDeliveriesOf: void }>({
+export const test = withCopies(base.extend<{ receiver: ReceiverCheckSettings; deliver: Deliver; reproduceDeliveriesOf: void }>({
   reproduceDeliveriesOf: [async ({}, use, info) => { await use(); try { reproduceDeliveries(info); } catch { /* a reproduction helps; it never becomes a failure of its own */ } }, { auto: true }],
   receiver: async ({ target }, use) => {
     await use(checkedPartner(missingUrl(target, 'receiver'), () => receiverSettings(target), 'RECV-HTTPS-01'));
@@ -57,7 +58,7 @@ export const test = base.extend<{ receiver: ReceiverCheckSettings; deliver: Deli
       }
     });
   },
-});
+}));
 
 export const is2xx = (d: Delivery): boolean => d.answer !== undefined && d.answer.status >= 200 && d.answer.status <= 299;
 export const is4xx = (d: Delivery): boolean => d.answer !== undefined && d.answer.status >= 400 && d.answer.status <= 499;

@@ -10,6 +10,7 @@ import { verify } from '../../lib/signature.js';
 import { addSecret } from '../../lib/mask.js';
 import { notJudged, notJudgedIf, step, under } from '../verdicts.js';
 import { subscriptionProblem } from './subscription-step.js';
+import { withCopies } from '../fixtures/copies.js';
 
 export { needs, clauses, expectSchema, otherKey, withClockLock, type Api, type SinkDelivery };
 
@@ -125,11 +126,11 @@ export async function timeline(title: string, ds: SinkDelivery[]): Promise<void>
   await attachTimeline(title, ds.map((d, i) => ({ attempt: i + 1, atMs: d.arrivedAt - t0, status: d.answer.status, deliveryId: d.deliveryId ?? undefined, correlationId: d.correlationId ?? undefined })));
 }
 
-export const test = base.extend<{ hooks: Hooks }>({
+export const test = withCopies(base.extend<{ hooks: Hooks }>({
   hooks: async ({ api, target }, use) => {
     const h = new Hooks(api, target);
     await use(h);
     await h.unsubscribeAll();
   },
-});
+}));
 export { expect };
