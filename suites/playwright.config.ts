@@ -34,33 +34,26 @@ interface SelftestProject { name: string; grep?: string; suites?: string[]; skip
 const selftestPlan: SelftestProject[] | undefined = process.env.CES_SELFTEST_PLAN ? JSON.parse(fs.readFileSync(process.env.CES_SELFTEST_PLAN, 'utf8')) : undefined;
 
 /**
- * The self-test's projects: the planned projects of faults as one Playwright project of copies (lib/selftest-copies.ts: each
- * check declared once per planned project that runs it, so that a worker process serves every fault of its lane instead of one
- * planned project), its retry checks (webhooks/retry.spec.ts, 14 checks of 20 to 50 s of real-time waiting, more than half of
- * the run's test time) in a project of their own dispatched first, so the long waits start at once on every lane; the baseline
- * and the alternatives keep a project each (an alternative's checks run once, all of its project's alternatives on), copies
- * left out of them.
+ * The self-test's projects: the planned projects (of faults, of alternatives) as one Playwright project of copies
+ * (lib/selftest-copies.ts: each check declared once per planned project that runs it, so that a worker process serves every
+ * planned project of its lane instead of one), its retry checks (webhooks/retry.spec.ts, 20 to 50 s of real-time waiting each,
+ * more than half of the run's test time) in a project of their own dispatched first, so the long waits start at once on every
+ * lane; the baseline keeps a project of its own, copies left out of it.
  */
 function selftestProjects(plan: SelftestProject[]) {
   const specsOf = (p: SelftestProject) => (p.suites ? present.filter((s) => p.suites!.includes(s)).map(specsIn) : allSpecs);
   const skipped = (p: SelftestProject) => present.filter((s) => p.skipSuites?.includes(s)).map(specsIn);
-  const project = (p: SelftestProject, name: string, files: { testMatch: string[]; testIgnore?: string[] }) => ({
-    name, testDir: here, ...files, ...(p.grep ? { grep: new RegExp(p.grep) } : {}), grepInvert: COPY_GREP,
-    metadata: { selftest: { baseline: p.baseline === true, together: p.together === true, deviations: p.deviations.map((d) => ({ id: d.id, clauses: d.clauses, ...(d.wire ? { wire: true } : {}) })) } },
-  });
-  const faults = plan.filter((p) => !p.baseline && !p.together);
+  const copied = plan.filter((p) => !p.baseline);
   const copies = (name: string, files: { testMatch: string[]; testIgnore?: string[] }) => ({
-    name, testDir: here, ...files, grep: copiesGrep(faults), metadata: { selftest: { baseline: false, together: false, deviations: [] } },
+    name, testDir: here, ...files, grep: copiesGrep(copied), metadata: { selftest: { baseline: false, together: false, deviations: [] } },
   });
-  const together = plan.filter((p) => p.together);
-  const hasRetries = (p: SelftestProject) => retryFiles.length > 0 && (!p.suites || p.suites.includes('webhooks')) && !p.skipSuites?.includes('webhooks');
   return [
-    ...plan.filter((p) => p.baseline).map((p) => project(p, p.name, { testMatch: specsOf(p), testIgnore: skipped(p) })),
-    ...(faults.length && retryFiles.length ? [copies('faults-retries', { testMatch: retryFiles })] : []),
-    ...together.filter(hasRetries).map((p) => project(p, `${p.name}-retries`, { testMatch: retryFiles })),
-    ...(faults.length ? [copies('faults', { testMatch: allSpecs, testIgnore: retryFiles })] : []),
-    // The retry checks keep every lane (each waits 20 to 50 s in real time); the rest of a small project keeps to its few workers.
-    ...together.map((p) => ({ ...project(p, p.name, { testMatch: specsOf(p), testIgnore: [...retryFiles, ...skipped(p)] }), ...(p.workers ? { workers: p.workers } : {}) })),
+    ...plan.filter((p) => p.baseline).map((p) => ({
+      name: p.name, testDir: here, testMatch: specsOf(p), testIgnore: skipped(p), ...(p.grep ? { grep: new RegExp(p.grep) } : {}), grepInvert: COPY_GREP,
+      metadata: { selftest: { baseline: true, together: false, deviations: [] } },
+    })),
+    ...(copied.length && retryFiles.length ? [copies('copies-retries', { testMatch: retryFiles })] : []),
+    ...(copied.length ? [copies('copies', { testMatch: allSpecs, testIgnore: retryFiles })] : []),
   ];
 }
 

@@ -121,14 +121,15 @@ test('the compiled suites (dist/suites) list the same checks as their TypeScript
       assert.ok(sources.length > (env.CES_SELFTEST_PLAN ? 3 : 400), `checks listed from the sources: ${sources.length}`);
       assert.deepEqual(compiled, sources, env.CES_SELFTEST_PLAN ? 'self-test plan' : 'plain run');
       if (!env.CES_SELFTEST_PLAN) continue;
-      // The faults' checks run as copies (lib/selftest-copies.ts) in one project, and its retry checks in one of their own: each
-      // copy of p1's, declared where its check is (the spec's line, not the module that declares the copies); none elsewhere.
+      // The planned projects' checks run as copies (lib/selftest-copies.ts) in one project, and its retry checks in one of their
+      // own: each copy declared where its check is (the spec's line, not the module that declares the copies); none elsewhere.
       const copies = compiled.filter((c) => c.endsWith(' ⟨p1⟩'));
-      assert.ok(copies.length >= 2 && copies.every((c) => /^faults(-retries)? /.test(c)), copies.join('\n'));
-      assert.ok(copies.some((c) => c.startsWith('faults-retries ')) && copies.some((c) => c.startsWith('faults ')), 'the retry checks apart');
-      assert.ok(compiled.every((c) => !/^(faults|faults-retries) /.test(c) || c.endsWith(' ⟨p1⟩')), 'only copies in the project of copies');
-      for (const c of copies.filter((x) => x.startsWith('faults '))) {
-        const original = compiled.find((o) => o.startsWith('baseline ') && o.slice('baseline '.length) === c.slice('faults '.length, -' ⟨p1⟩'.length));
+      assert.ok(copies.length >= 2 && copies.every((c) => /^copies(-retries)? /.test(c)), copies.join('\n'));
+      assert.ok(copies.some((c) => c.startsWith('copies-retries ')) && copies.some((c) => c.startsWith('copies ')), 'the retry checks apart');
+      assert.ok(compiled.every((c) => !/^copies(-retries)? /.test(c) || / ⟨(p1|alt)⟩$/.test(c)), 'only copies in the project of copies');
+      assert.ok(compiled.some((c) => c.startsWith('copies ') && c.endsWith(' ⟨alt⟩')), "the alternatives' copies");
+      for (const c of copies.filter((x) => x.startsWith('copies '))) {
+        const original = compiled.find((o) => o.startsWith('baseline ') && o.slice('baseline '.length) === c.slice('copies '.length, -' ⟨p1⟩'.length));
         assert.ok(original, `the baseline lists the check of ${c}`);
         assert.equal(at.get(c), at.get(original), `${c}: declared where its check is`);
         assert.match(at.get(c)!, /suites[\\/]rest[\\/].*\.spec\.ts:\d+:\d+$/);

@@ -1,14 +1,14 @@
 // The self-test's copies of a check (lib/selftest-copies.ts): titles, which planned projects copy a check, and the grep that picks each copy by its own project's grep.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { COPY_GREP, copiesFor, copiesGrep, copyProject, copyTitle, originalTitle, type FaultProject } from '../lib/selftest-copies.js';
+import { COPY_GREP, copiesFor, copiesGrep, copyProject, copyTitle, originalTitle, type CopiedProject } from '../lib/selftest-copies.js';
 import { clauseGrep } from '../cli/selftest-plan.js';
 import { narrowPlan } from '../cli/selftest-matrix.js';
 
-const PROJECTS: FaultProject[] = [
+const PROJECTS: CopiedProject[] = [
   { name: 'deviations-1', grep: clauseGrep(['REST-PAGE-01', 'WH-RETRY-01']), deviations: [{ id: 'a', clauses: ['REST-PAGE-01'] }, { id: 'b', clauses: ['WH-RETRY-01'] }] },
   { name: 'deviations-2', grep: clauseGrep(['REST-PAGE-01']), deviations: [{ id: 'c', clauses: ['REST-PAGE-01'] }] },
-  { name: 'alternatives-1', together: true, deviations: [{ id: 'd', clauses: ['REST-PAGE-01'] }] },
+  { name: 'alternatives-1', together: true, suites: ['rest'], deviations: [{ id: 'd', clauses: ['REST-PAGE-01'] }] },
   { name: 'baseline', baseline: true, deviations: [] },
 ];
 /** What Playwright greps of a check: file, describes, title, tags. */
@@ -23,10 +23,13 @@ test('a copy\'s title names its planned project; the check\'s own title comes ba
   assert.equal(originalTitle('a title with ⟨brackets⟩ inside it'), 'a title with ⟨brackets⟩ inside it');
 });
 
-test('a check is copied for each project of faults with a deviation of its clauses, never for the baseline or alternatives', () => {
-  assert.deepEqual(copiesFor(['REST-PAGE-01'], PROJECTS).map((p) => p.name), ['deviations-1', 'deviations-2']);
-  assert.deepEqual(copiesFor(['WH-RETRY-01', 'X'], PROJECTS).map((p) => p.name), ['deviations-1']);
-  assert.deepEqual(copiesFor(['REST-PAGE-02'], PROJECTS), []);
+test('a check is copied for each project of faults with a deviation of its clauses and each project of alternatives of its suite, never for the baseline', () => {
+  assert.deepEqual(copiesFor(['REST-PAGE-01'], 'rest', PROJECTS).map((p) => p.name), ['deviations-1', 'deviations-2', 'alternatives-1']);
+  assert.deepEqual(copiesFor(['WH-RETRY-01', 'X'], 'webhooks', PROJECTS).map((p) => p.name), ['deviations-1']);
+  assert.deepEqual(copiesFor(['REST-PAGE-02'], 'rest', PROJECTS).map((p) => p.name), ['alternatives-1'], 'alternatives run every check of their suites');
+  assert.deepEqual(copiesFor(['AUTH-TOKEN-01'], 'auth', PROJECTS), []);
+  assert.deepEqual(copiesFor(['AUTH-TOKEN-01'], 'auth', [{ name: 'a', together: true, skipSuites: ['auth'], deviations: [] }]), []);
+  assert.deepEqual(copiesFor(['AUTH-TOKEN-01'], 'auth', [{ name: 'a', together: true, deviations: [] }]).map((p) => p.name), ['a'], 'no suites: all of them');
 });
 
 test('the grep of the project of copies runs a copy only where its own project\'s grep would run the check; COPY_GREP tells copies apart', () => {

@@ -19,8 +19,10 @@ test.describe('bot conversations', needs('sim'), () => {
       // not as the missing replies of another clause).
       const opened = await bot.waitRequest({ idConversation: id, endpoint: 'conversation-create', since }, 3_000);
       under('BOT-EP6-01', () => expect(opened, 'the first visitor message triggers POST /conversations').not.toBeNull());
-      // Then endpoint 7 with the visitor's message as written (BOT-EP7-01): the replies it gets answer that text.
-      const told = await bot.waitRequest({ idConversation: id, role: 'visitor', since }, 3_000);
+      // Then endpoint 7 with the visitor's message as written (BOT-EP7-01): the replies it gets answer that text. Waited for
+      // patiently: a call that comes late is BOT-EP6-02's failure (its timing is judged below), not a missing message (a
+      // 3-second window here raced a call held 3 s, and the check ended on BOT-EP7-01 before judging BOT-EP6-02).
+      const told = await bot.waitRequest({ idConversation: id, role: 'visitor', since }, 10_000);
       under('BOT-EP7-01', () => expect(told?.text, 'endpoint 7 carries the visitor\'s message as written').toBe('example quick replies'));
       const v = await step('BOT-MSG-01', 'the last reply "Pick an answer above." is shown', () => bot.until(id, 'the last reply "Pick an answer above." is shown', (x) => bot.hasText(x, 'Pick an answer above.')));
       const visitorIdx = v.transcript.findIndex((e) => e.role === 'visitor');
