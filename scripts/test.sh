@@ -32,7 +32,7 @@ step "type-check" npx tsc --noEmit -p .
 # The unit tests that passed are recorded (CES_UNIT_PASSED): the self-test's --require-proofs credits an entry of
 # fixtures/proofs.json only when its test passed in this same run.
 export CES_UNIT_PASSED="$beside_dir/unit-tests-passed.json"
-step "unit tests (compiled: dist/test)" node scripts/unit-tests.mjs --elsewhere
+step "unit tests (compiled: dist/test; all but the few that run beside the self-test)" node scripts/unit-tests.mjs --elsewhere --main
 # The OpenAPI document and the server agree as Schemathesis judges them: every check, every phase, a fixed seed, 5 fuzzed cases
 # per operation beside the coverage phase's ~4,000 (30-40 s; Schemathesis's own CPU, about 25 s, is most of it); only the
 # exceptions listed with their reason in scripts/schemathesis/hooks.py are accepted. Beside the conformance run (its own `ces
@@ -45,23 +45,30 @@ step "schemathesis: the REST API against its OpenAPI document" beside_result sch
 # cores). Checked: with the fuzzer beside it, the self-test's matrix (`--matrix`: which checks catch which deviation) is the
 # same 318 (deviation, check) pairs as alone, so the load catches nothing by itself. The fuzzer's budget is wall time, so it ends
 # on time either way (its event-loop figures then include the self-test's load). Its output is printed when it has ended.
-# 25 s: the floor of 40 cases for each of the 48 operations takes about 18 s on an idle machine (the floor is reached whatever
+# 20 s: the floor of 40 cases for each of the 48 operations takes about 18 s on an idle machine (the floor is reached whatever
 # the budget), and each further second is about 1 CPU-s of the step's budget; a longer run is `ces fuzz --budget 2m`.
-beside fuzz self-test node bin/ces.js fuzz --budget 25s --seed 20261123
+beside fuzz self-test node bin/ces.js fuzz --budget 20s --seed 20261123
 # The package as a user gets it, beside the self-test too (no real-time limit of its own to miss; about 65 s of CPU in 60 s):
 # packed, installed into an empty folder, `ces` run from there (version, embedded runs, a connector check and its re-run
 # command, every `ces` command of docs/ci.md). Its output is printed when it has ended.
 beside package self-test node scripts/package-test.mjs
-# One Playwright run; 9 lanes = 9 workers, each with its own embedded stack whose deviation it switches between checks (most of
-# the run waits for retries in real time: 6 lanes took 149 s, 9 take about 122 s). --wire: the wire faults in the same run, on
+# The unit-test files of scripts/unit-tests.mjs BESIDE (heavy on CPU, no proof of fixtures/proofs.json, no time limit that load
+# could make them miss), beside the self-test too: the unit-test step keeps both cores busy, the self-test leaves one mostly idle
+# while its retry checks wait. Their passes are not recorded for --require-proofs (they prove none).
+beside unit-beside self-test env -u CES_UNIT_PASSED node scripts/unit-tests.mjs --beside
+# One Playwright run; 12 lanes = 12 workers, each with its own embedded stack whose deviation it switches between checks (most of
+# the run waits for retries in real time: 6 lanes took 149 s, 9 about 122 s; since the checks run as copies in one project,
+# lib/selftest-copies.ts, alone on the idle machine: 9 lanes 213 s and 164 CPU-s, 12 lanes 188 s and 149 CPU-s, 16 lanes 179 s
+# and 194 CPU-s). --wire: the wire faults in the same run, on
 # the same stacks (each behind its wire proxy) and lanes, so their real-time waits overlap the deviations' (docs/wire.md).
 # --require-proofs: a MUST clause that no assertion of its own proved (deviation, wire fault, or fixtures/proofs.json) fails it.
-step "self-test: every deviation and every wire fault is caught" node bin/ces.js selftest --no-baseline --parallel 9 --wire --require-proofs
-step "fuzz: generated REST and GraphQL requests against the reference implementation (a floor of 40 cases per operation, then up to 25 s in all)" beside_result fuzz
+step "self-test: every deviation and every wire fault is caught" node bin/ces.js selftest --no-baseline --parallel 12 --wire --require-proofs
+step "fuzz: generated REST and GraphQL requests against the reference implementation (a floor of 40 cases per operation, then up to 20 s in all)" beside_result fuzz
 # After the two above: run alongside the 9-lane self-test (which then used both cores) the polling smoke missed its 1 s ± 10 %
 # (LOAD-POLL-01). load/smoke.sh runs four scenarios at once, then the polling one alone.
 step "load smoke: every k6 scenario for a few seconds" bash load/smoke.sh
 step "package test: npm pack, install into an empty folder, ces from there" beside_result package
+step "unit tests beside the self-test (scripts/unit-tests.mjs BESIDE)" beside_result unit-beside
 printf '\n'
 for f in "${failures[@]}"; do echo "FAILED: $f"; done
 echo "steps: $passed passed, $failed failed"

@@ -2,6 +2,7 @@
 // Run it with `node scripts/unit-tests.mjs [--elsewhere | --quick] [test/x.test.ts ...]`: it brings dist/ up to date first (scripts/build.mjs).
 // --quick: only the QUICK files (`npm run test:quick`), each failing if it starts a server or a thread (scripts/no-server.mjs).
 // --elsewhere: the path-sensitive files (PATH_SENSITIVE) run from a copy of the checkout at another depth of the file system.
+// --main / --beside: all files but BESIDE / only BESIDE (scripts/test.sh runs the latter beside the self-test).
 // Why a script: `node --test` sorts its files by name, so a 3-minute file named late starts last and the step waits for it.
 import fs from 'node:fs';
 import os from 'node:os';
@@ -62,16 +63,29 @@ const QUICK = [
   'graphql-limits', 'graphql-sdl', 'lean-stacks', 'lib', 'openapi', 'openapi-answers', 'openapi-drift', 'proofs', 'report', 'report-allure',
   'plain-matchers', 'rest-activity', 'rest-agreement', 'rest-people', 'selftest-copies', 'selftest-matrix', 'structure', 'transcripts', 'verdicts', 'webhooks', 'write-atomic',
 ];
+/**
+ * Files scripts/test.sh runs beside the self-test instead of in the unit-test step (`--beside` runs them, `--main` the others):
+ * the self-test mostly waits for webhook retries in real time and leaves a core idle, while the unit-test step keeps both busy.
+ * Each is heavy on CPU, proves no entry of fixtures/proofs.json (the self-test credits those only from the unit-test step) and
+ * has no time limit that load could make it miss.
+ */
+const BESIDE = ['sigkill-stream'];
 const elsewhere = process.argv.includes('--elsewhere');
 const quick = process.argv.includes('--quick');
+const part = process.argv.includes('--beside') ? 'beside' : process.argv.includes('--main') ? 'main' : undefined;
 if (elsewhere && quick) { console.error('unit-tests: --elsewhere and --quick do not go together (the quick tier runs here)'); process.exit(2); }
-const named = process.argv.slice(2).filter((a) => a !== '--elsewhere' && a !== '--quick').map(compiled);
+if (part && quick) { console.error('unit-tests: --beside and --main split the whole suite, not the quick tier'); process.exit(2); }
+const proofs = fs.readFileSync(path.join(ROOT, 'fixtures', 'proofs.json'), 'utf8');
+const proving = BESIDE.filter((b) => proofs.includes(`test/${b}.test.ts`));
+if (proving.length) { console.error(`unit-tests: ${proving.join(', ')} prove entries of fixtures/proofs.json: they cannot run beside the self-test (BESIDE)`); process.exit(2); }
+const named = process.argv.slice(2).filter((a) => !['--elsewhere', '--quick', '--beside', '--main'].includes(a)).map(compiled);
 const missing = named.filter((f) => !fs.existsSync(f));
 if (missing.length) { console.error(`unit-tests: no such test file: ${missing.map((f) => path.relative(ROOT, f)).join(', ')} (name them as test/x.test.ts)`); process.exit(2); }
 const every = fs.readdirSync(path.join(ROOT, 'test')).filter((f) => f.endsWith('.test.ts')).sort().map((f) => compiled(path.join(ROOT, 'test', f)));
-const unknownQuick = QUICK.filter((q) => !every.some((f) => path.basename(f, '.test.js') === q));
-if (unknownQuick.length) { console.error(`unit-tests: QUICK names no test file ${unknownQuick.join(', ')}`); process.exit(2); }
-const all = named.length ? named : quick ? every.filter((f) => QUICK.includes(path.basename(f, '.test.js'))) : every;
+const unknownQuick = [...QUICK, ...BESIDE].filter((q) => !every.some((f) => path.basename(f, '.test.js') === q));
+if (unknownQuick.length) { console.error(`unit-tests: QUICK or BESIDE names no test file: ${unknownQuick.join(', ')}`); process.exit(2); }
+const isBeside = (f) => BESIDE.includes(path.basename(f, '.test.js'));
+const all = named.length ? named : quick ? every.filter((f) => QUICK.includes(path.basename(f, '.test.js'))) : part === 'beside' ? every.filter(isBeside) : part === 'main' ? every.filter((f) => !isBeside(f)) : every;
 const rank = (file) => { const i = LONGEST_FIRST.indexOf(path.basename(file, '.test.js')); return i < 0 ? LONGEST_FIRST.length : i; };
 const away = elsewhere ? all.filter((f) => PATH_SENSITIVE.includes(path.basename(f, '.test.js'))) : [];
 const files = all.filter((f) => !away.includes(f)).sort((a, b) => rank(a) - rank(b));
