@@ -24,7 +24,8 @@ step() {
   cpu_now
   printf '=== %s: %ss (CPU %ss) ===\n' "$title" $((SECONDS - t0)) $((CPU - c0))
 }
-step "type-check" npx tsc --noEmit -p .
+# The type-check (about 3 s) beside the unit tests, which it would otherwise precede; its result is reported after them.
+beside typecheck "unit tests" npx tsc --noEmit -p .
 # Unit-test files run compiled (the code the package ships), several at a time, the longest first (their servers listen on port 0, their reports go to their own
 # folders): most of their time is waiting on child processes and real-time limits, not CPU. scripts/unit-tests.mjs says how, and
 # prints each file's CPU time. --elsewhere: the path-sensitive files run from a copy of the checkout at another depth (its own
@@ -33,6 +34,7 @@ step "type-check" npx tsc --noEmit -p .
 # fixtures/proofs.json only when its test passed in this same run.
 export CES_UNIT_PASSED="$beside_dir/unit-tests-passed.json"
 step "unit tests (compiled: dist/test; all but the few that run beside the self-test)" node scripts/unit-tests.mjs --elsewhere --main
+step "type-check" beside_result typecheck
 # The OpenAPI document and the server agree as Schemathesis judges them: every check, every phase, a fixed seed, 5 fuzzed cases
 # per operation beside the coverage phase's ~4,000 (30-40 s; Schemathesis's own CPU, about 25 s, is most of it); only the
 # exceptions listed with their reason in scripts/schemathesis/hooks.py are accepted. Beside the conformance run (its own `ces

@@ -67,9 +67,10 @@ const QUICK = [
  * Files scripts/test.sh runs beside the self-test instead of in the unit-test step (`--beside` runs them, `--main` the others):
  * the self-test mostly waits for webhook retries in real time and leaves a core idle, while the unit-test step keeps both busy.
  * Each is heavy on CPU, proves no entry of fixtures/proofs.json (the self-test credits those only from the unit-test step) and
- * has no time limit that load could make it miss.
+ * has no time limit that load could make it miss (and meets less load there: the unit-test step runs 4 files at once on 2 cores).
+ * 2026-11-28: sigkill-stream 48 CPU-s, harness-faults 28-34 CPU-s.
  */
-const BESIDE = ['sigkill-stream'];
+const BESIDE = ['sigkill-stream', 'harness-faults'];
 const elsewhere = process.argv.includes('--elsewhere');
 const quick = process.argv.includes('--quick');
 const part = process.argv.includes('--beside') ? 'beside' : process.argv.includes('--main') ? 'main' : undefined;
