@@ -12,18 +12,20 @@ import { DEFAULT_LANGUAGE, DEFAULT_WEBSITE } from '../../check/settings.js';
 interface Args {
   what: 'connector'; url: string; secret?: string; 'ca-file'?: string; 'allow-http': boolean; unsigned: boolean; budget: string; 'shrink-budget': string; seed?: number;
   parallel: number; rate: number; 'max-text'?: number; 'connector-version'?: string; website?: string; language?: string; keep: boolean; 'report-dir'?: string;
+  'stop-after'?: number;
 }
 
 export const DEFAULTS = { budget: '60s', shrinkBudget: '30s', parallel: 4, rate: 50 } as const;
 
 /** Checks the explorer's own options (the URL, secret, CA file and language as `ces check` checks them). */
-export function validateExploreArgs(a: Pick<Args, 'url' | 'secret' | 'ca-file' | 'allow-http' | 'parallel' | 'rate' | 'seed' | 'connector-version' | 'language'> & Partial<Pick<Args, 'unsigned'>> & { 'max-text': number }, maxText: { min: number; max: number }): void {
+export function validateExploreArgs(a: Pick<Args, 'url' | 'secret' | 'ca-file' | 'allow-http' | 'parallel' | 'rate' | 'seed' | 'connector-version' | 'language'> & Partial<Pick<Args, 'unsigned' | 'stop-after'>> & { 'max-text': number }, maxText: { min: number; max: number }): void {
   validateCheckArgs({ what: 'connector', url: a.url, secret: a.secret, unsigned: a.unsigned, 'ca-file': a['ca-file'], 'connector-version': a['connector-version'], language: a.language, script: undefined });
   if (a.url.startsWith('http:') && !a['allow-http']) throw new UsageError(`URL ${a.url} is plain http: the service calls connectors over HTTPS only; add --allow-http to explore one during local development`);
   if (!(Number.isInteger(a.parallel) && a.parallel >= 1 && a.parallel <= 16)) throw new UsageError(`--parallel must be an integer from 1 to 16 (got ${a.parallel})`);
   if (!(Number.isFinite(a.rate) && a.rate >= 0 && a.rate <= 10_000)) throw new UsageError(`--rate must be a number of calls per second from 0 (no limit) to 10000 (got ${a.rate})`);
   if (!(Number.isInteger(a['max-text']) && a['max-text'] >= maxText.min && a['max-text'] <= maxText.max)) throw new UsageError(`--max-text must be an integer from ${maxText.min} to ${maxText.max} characters (got ${a['max-text']})`);
   if (a.seed !== undefined && !(Number.isInteger(a.seed) && Math.abs(a.seed) < 2 ** 31)) throw new UsageError(`--seed must be an integer between -2147483647 and 2147483647 (got ${a.seed})`);
+  if (a['stop-after'] !== undefined && !(Number.isInteger(a['stop-after']) && a['stop-after'] >= 1)) throw new UsageError(`--stop-after must be a whole number of failures, 1 or more (got ${a['stop-after']})`);
 }
 
 export const exploreCommand: CommandModule<{}, Args> = {
@@ -47,6 +49,7 @@ export const exploreCommand: CommandModule<{}, Args> = {
     .option('language', { type: 'string', describe: `Two-letter language of the bots created (default ${DEFAULT_LANGUAGE})` })
     .option('keep', { type: 'boolean', default: false, describe: 'Keep the bots the run created (default: DELETE /bots/{idOperator} each at the end, where the connector allows it)' })
     .option('report-dir', { type: 'string', describe: "Folder for this run's reports and session transcripts (default reports/<run-id>): new or empty, or a former run's, whose reports are removed first" })
+    .option('stop-after', { type: 'number', describe: 'Stop exploring after this many failures (each shrunk and replayed first); default: explore for the whole budget' })
     .epilogue([
       'Sessions are generated with fast-check\'s model-based testing: conversations opened as the service opens them (endpoint 5, endpoint 6 with',
       'the first messages as history, endpoint 7 with the first visitor text), visitor texts (words, any Unicode, emoji, whitespace only, long texts;',
@@ -83,7 +86,7 @@ export const exploreCommand: CommandModule<{}, Args> = {
     const client = explorerClient({ url: a.url, secret: a.secret, caFile: a['ca-file'], allowHttp: a['allow-http'], unsigned: a.unsigned, rate: a.rate, connectorVersion, website, language: a.language, parallel: a.parallel });
     console.log(`ces explore connector: ${mask(a.url)}; idConnectorVersion ${connectorVersion}; seed ${seed}; budget ${budgetMs / 1000} s (+${shrinkBudgetMs / 1000} s per failure to shrink it); at most ${a.parallel} conversations at once and ${a.rate || 'unlimited'} calls/s${a.unsigned ? '; UNSIGNED calls (--unsigned)' : ''}; reports in ${run.dir}`);
     const stillThere = async () => { const again = await preflight(a.url, a['ca-file']); return again.ok ? undefined : again.message; };
-    const result = await explore({ client, budgetMs, shrinkBudgetMs, seed, parallel: a.parallel, maxText, stillThere, log: (l) => console.log(l) });
+    const result = await explore({ client, budgetMs, shrinkBudgetMs, seed, parallel: a.parallel, maxText, stillThere, log: (l) => console.log(l), ...(a['stop-after'] ? { stopAfterFailures: a['stop-after'] } : {}) });
     const { toolVersion } = await import('../../lib/landing.js');
     const tool = `ces ${toolVersion()}`;
     const written = result.failures.map((failure, i) => {
