@@ -56,8 +56,10 @@ beside fuzz self-test node bin/ces.js fuzz --budget 20s --seed 20261123
 beside package self-test node scripts/package-test.mjs
 # The unit-test files of scripts/unit-tests.mjs BESIDE (heavy on CPU, no proof of fixtures/proofs.json, no time limit that load
 # could make them miss), beside the self-test too: the unit-test step keeps both cores busy, the self-test leaves one mostly idle
-# while its retry checks wait. Their passes are not recorded for --require-proofs (they prove none).
-beside unit-beside self-test env -u CES_UNIT_PASSED node scripts/unit-tests.mjs --beside
+# while its retry checks wait. Their passes are not recorded for --require-proofs (they prove none). They start 40 s after the
+# self-test: its webhook retry checks all begin in its first seconds and judge retry delays to the second (+1.5 s), and under
+# the start of everything at once one came 0.7 s late (a whole-suite run of alternatives then ran again, about 70 s).
+beside unit-beside self-test bash -c 'sleep 40; exec env -u CES_UNIT_PASSED node scripts/unit-tests.mjs --beside'
 # One Playwright run; 12 lanes = 12 workers, each with its own embedded stack whose deviation it switches between checks (most of
 # the run waits for retries in real time: 6 lanes took 149 s, 9 about 122 s; since the checks run as copies in one project,
 # lib/selftest-copies.ts, alone on the idle machine: 9 lanes 213 s and 164 CPU-s, 12 lanes 188 s and 149 CPU-s, 16 lanes 179 s
