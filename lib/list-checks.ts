@@ -13,9 +13,15 @@ export function listChecks(): ListedCheck[] {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ces-list-'));
   const target = path.join(dir, 'target.json');
   fs.writeFileSync(target, JSON.stringify({ base_url: 'https://127.0.0.1:1', rest_base_url: 'https://127.0.0.1:1/api/2', graphql_url: 'https://127.0.0.1:1/graphql', api_key: 'list-only', user: { username: 'u', password: 'p' }, capabilities: [] }));
-  const out = execFileSync(process.execPath, [playwrightCli(), 'test', '--list', '--reporter=json', '-c', PLAYWRIGHT_CONFIG], {
-    cwd: ROOT, env: { ...process.env, ...playwrightEnv(), CES_TARGET: target, CES_RUN_DIR: dir }, maxBuffer: 64 * 1024 * 1024, encoding: 'utf8',
-  });
+  let out: string;
+  try {
+    out = execFileSync(process.execPath, [playwrightCli(), 'test', '--list', '--reporter=json', '-c', PLAYWRIGHT_CONFIG], {
+      cwd: ROOT, env: { ...process.env, ...playwrightEnv(), CES_TARGET: target, CES_RUN_DIR: dir }, maxBuffer: 64 * 1024 * 1024, encoding: 'utf8',
+    });
+  } finally {
+    // The placeholder is this call's alone: every `ces selftest` and `ces target init` left a folder behind in the temporary folder.
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
   const report = JSON.parse(out);
   const checks: ListedCheck[] = [];
   const walk = (suite: any) => {
