@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { ROOT } from '../lib/paths.js';
 import type { ListedCheck } from '../lib/list-checks.js';
-import { clauseGrep, WORKER_CHECKS, type Mutation, type PlannedProject } from './selftest-plan.js';
+import { clauseGrep, type Mutation, type PlannedProject } from './selftest-plan.js';
 
 /**
  * The matrix the planner reads: a full run's (`ces selftest --parallel 9 --wire --matrix docs/selftest-matrix.json` refreshes it).
@@ -65,19 +65,17 @@ export function narrowPlan(plan: PlannedProject[], mutations: Mutation[], checks
   const narrowed: string[] = [];
   const out = plan.map((p) => {
     if (p.baseline || p.together) return p;
-    let total = 0;
     const parts: string[] = [];
     const deviations = p.deviations.map((d) => {
       const chosen = chosenChecks(byId.get(d.id) ?? d, matrix[d.id], checks);
-      if (!chosen || chosen.length >= d.checks) { total += d.checks; parts.push(`(?=.*${clauseGrep(d.clauses)})`); return d; }
+      if (!chosen || chosen.length >= d.checks) { parts.push(`(?=.*${clauseGrep(d.clauses)})`); return d; }
       narrowed.push(d.id);
-      total += chosen.length;
       const titles = [...new Set(chosen.map((c) => c.matrixTitle.split(' › ').join(' ')))].map(escape).join('|');
       // A copy's marker may follow the title (lib/selftest-copies.ts copiesGrep).
       parts.push(`(?=.*${clauseGrep(d.clauses)})(?=.*(?:^| )(?:${titles})(?: ⟨[\\w-]+⟩)?(?: @|$))`);
       return { ...d, checks: chosen.length };
     });
-    return { ...p, grep: `^(?:${parts.join('|')})`, workers: Math.max(1, Math.ceil(total / WORKER_CHECKS)), deviations };
+    return { ...p, grep: `^(?:${parts.join('|')})`, deviations };
   });
   return { plan: out, narrowed };
 }

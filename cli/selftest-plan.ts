@@ -30,17 +30,7 @@ export interface PlannedProject {
   deviations: PlannedDeviation[];
   baseline?: boolean;
   together?: boolean;
-  /**
-   * At most this many Playwright workers for the project (its checks but its retry checks): a project of few checks spread over
-   * every lane starts a worker process per check (about 1.7 s of CPU, 7 s of a lane under the self-test's load: 182 starts in a
-   * 9-lane run of 40 projects); kept to one worker per WORKER_CHECKS checks, it starts few. (The projects of faults run as copies
-   * in one Playwright project, lib/selftest-copies.ts, whose workers serve them all: there only the alternatives' use it.)
-   */
-  workers?: number;
 }
-
-/** Checks a worker of a project of deviations runs at least before the project gets another worker (PlannedProject.workers). */
-export const WORKER_CHECKS = 6;
 
 /** A grep matching the clause tags exactly (REST-PAGE-01 must not match REST-PAGE-010). */
 export const clauseGrep = (ids: string[]) => `(${ids.map((id) => '@' + id.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|')})(?![\\w-])`;
@@ -111,7 +101,7 @@ function planAlternatives(alts: Deviation[], checks: ListedCheck[]): PlannedProj
     ...shown.map((g, i) => {
       const clauses = [...new Set(g.devs.flatMap((d) => d.clauses))];
       const n = checks.filter((c) => c.clauses.some((id) => clauses.includes(id))).length;
-      return { name: `alternatives-shown-${i + 1}`, suites: suitesOf(clauses, checks), grep: clauseGrep(clauses), together: true, workers: Math.max(1, Math.ceil(n / WORKER_CHECKS)), deviations: g.devs.map((d) => ({ id: d.id, clauses: d.clauses, checks: n })) };
+      return { name: `alternatives-shown-${i + 1}`, suites: suitesOf(clauses, checks), grep: clauseGrep(clauses), together: true, deviations: g.devs.map((d) => ({ id: d.id, clauses: d.clauses, checks: n })) };
     }),
   ];
 }
@@ -134,7 +124,6 @@ export function planSelftest(devs: Array<Deviation | Mutation>, checks: ListedCh
   const projects: PlannedProject[] = groups.map((g, i) => ({
     name: `deviations-${i + 1}`,
     grep: clauseGrep([...new Set(g.devs.flatMap((d) => d.clauses))]),
-    workers: Math.max(1, Math.ceil(g.taken.size / WORKER_CHECKS)),
     deviations: g.devs.map((d) => ({ id: d.id, clauses: d.clauses, checks: checksOf.get(d.id)!.size, ...('wire' in d && d.wire ? { wire: true } : {}) })),
   }));
   const alternatives = planAlternatives(alts, checks);

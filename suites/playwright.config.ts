@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { defineConfig } from '@playwright/test';
 import { findChromium } from '../lib/optional-parts.js';
 import { SUITES } from './list.js';
-import { COPY_GREP, copiesGrep } from '../lib/selftest-copies.js';
+import { COPY_GREP, copiesGrep, type CopiedProject } from '../lib/selftest-copies.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 /** `.ts` from the sources, `.js` compiled (dist/suites, as the package ships them): spec files are named with it. */
@@ -30,7 +30,7 @@ const allSpecs = present.map(specsIn);
  * alternatives, every check of its suites with all of its deviations on); the fixture of suites/fixtures/target.ts switches each
  * check's deviations on in the worker's own stack. The baseline projects have none.
  */
-interface SelftestProject { name: string; grep?: string; suites?: string[]; skipSuites?: string[]; deviations: Array<{ id: string; clauses: string[]; wire?: boolean }>; baseline?: boolean; together?: boolean; workers?: number }
+type SelftestProject = CopiedProject;
 const selftestPlan: SelftestProject[] | undefined = process.env.CES_SELFTEST_PLAN ? JSON.parse(fs.readFileSync(process.env.CES_SELFTEST_PLAN, 'utf8')) : undefined;
 
 /**
