@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { ROOT } from '../lib/paths.js';
 import type { ListedCheck } from '../lib/list-checks.js';
-import { clauseGrep, type Mutation, type PlannedProject } from './selftest-plan.js';
+import { clauseGrep, titlesGrep, type Mutation, type PlannedProject } from './selftest-plan.js';
 
 /**
  * The matrix the planner reads: a full run's (`ces selftest --parallel 9 --wire --matrix docs/selftest-matrix.json` refreshes it).
@@ -51,8 +51,6 @@ export function chosenChecks(m: Mutation, row: MatrixRow | undefined, checks: Li
   return candidates.filter((c) => chosen.includes(c.matrixTitle));
 }
 
-const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-
 /**
  * The plan with each fault of its projects of faults narrowed to its chosenChecks: the project's grep keeps, per fault, the checks
  * of its clauses whose title is one chosen (Playwright matches a grep against the file, describe and check titles joined by spaces
@@ -70,9 +68,7 @@ export function narrowPlan(plan: PlannedProject[], mutations: Mutation[], checks
       const chosen = chosenChecks(byId.get(d.id) ?? d, matrix[d.id], checks);
       if (!chosen || chosen.length >= d.checks) { parts.push(`(?=.*${clauseGrep(d.clauses)})`); return d; }
       narrowed.push(d.id);
-      const titles = [...new Set(chosen.map((c) => c.matrixTitle.split(' › ').join(' ')))].map(escape).join('|');
-      // A copy's marker may follow the title (lib/selftest-copies.ts copiesGrep).
-      parts.push(`(?=.*${clauseGrep(d.clauses)})(?=.*(?:^| )(?:${titles})(?: ⟨[\\w-]+⟩)?(?: @|$))`);
+      parts.push(`(?=.*${clauseGrep(d.clauses)})${titlesGrep(chosen.map((c) => c.matrixTitle))}`);
       return { ...d, checks: chosen.length };
     });
     return { ...p, grep: `^(?:${parts.join('|')})`, deviations };

@@ -30,10 +30,22 @@ export interface PlannedProject {
   deviations: PlannedDeviation[];
   baseline?: boolean;
   together?: boolean;
+  /** A run of alternatives limited to the checks that unsettled its first pass (secondPassPlan): their other reports stand. */
+  again?: boolean;
 }
 
 /** A grep matching the clause tags exactly (REST-PAGE-01 must not match REST-PAGE-010). */
 export const clauseGrep = (ids: string[]) => `(${ids.map((id) => '@' + id.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|')})(?![\\w-])`;
+
+/**
+ * A lookahead matching the checks of these titles (the results' form: describe titles and the check's joined by ` › `): Playwright
+ * greps the file, describe and check titles joined by spaces, then the tags; a copy's marker may follow the title
+ * (lib/selftest-copies.ts copiesGrep).
+ */
+export function titlesGrep(titles: string[]): string {
+  const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  return `(?=.*(?:^| )(?:${[...new Set(titles.map((t) => escape(t.split(' › ').join(' '))))].join('|')})(?: ⟨[\\w-]+⟩)?(?: @|$))`;
+}
 
 const key = (c: ListedCheck) => `${c.project}\u0000${c.file}\u0000${c.title}`;
 
@@ -149,6 +161,56 @@ export function missedRuns(unsettled: string[], plan: PlannedProject[]): number 
   return unsettled.filter((id) => !inTogether.has(id)).length + together.filter((p) => p.deviations.some((d) => unsettled.includes(d.id))).length;
 }
 
+/** What a run of alternatives reported outside its clauses, or broke on: the checks a limited second pass runs again. */
+type Unsettling = { failed: unknown[]; outside?: Array<{ title: string }>; harnessErrors: Array<{ title: string }> };
+
+/**
+ * The second pass of the runs of alternatives some member of which is `unsettled` (and of every other run a member of those is in,
+ * so that each of their reports comes from one pass). When every member made its own clauses report in the first pass, only the
+ * checks that reported outside their clauses or broke (`rerun`, titles as the results give them) run again, with the same
+ * alternatives on: one late retry under load re-ran all 403 checks of the whole-suite run (about 70 s) while the 402 others had
+ * reported what they must. Otherwise the runs run whole again. The unsettled faults are planned as in the first pass.
+ */
+export function secondPassPlan(unsettled: Array<Deviation | Mutation>, plan: PlannedProject[], checks: ListedCheck[], outcomes: Map<string, Unsettling>): { plan: PlannedProject[]; rerun?: Set<string>; members: string[] } {
+  const together = plan.filter((p) => p.together);
+  const ids = new Set(unsettled.map((m) => m.id));
+  let runs: PlannedProject[] = [];
+  for (let grew = true; grew;) {
+    runs = together.filter((p) => p.deviations.some((d) => ids.has(d.id)));
+    const before = ids.size;
+    for (const p of runs) for (const d of p.deviations) ids.add(d.id);
+    grew = ids.size > before;
+  }
+  const members = [...new Set(runs.flatMap((p) => p.deviations.map((d) => d.id)))];
+  const faults = planSelftest(unsettled.filter((m) => !members.includes(m.id)), checks, false).filter((p) => !p.together);
+  const rerun = new Set(members.flatMap((id) => [...(outcomes.get(id)?.outside ?? []), ...(outcomes.get(id)?.harnessErrors ?? [])].map((x) => x.title)));
+  const limited = rerun.size > 0 && members.every((id) => (outcomes.get(id)?.failed.length ?? 0) > 0);
+  if (!limited) return { plan: [...faults, ...runs], members };
+  const isRerun = (c: ListedCheck) => [...rerun].some((t) => t === c.title || t.endsWith(` › ${c.title}`));
+  const limitedRuns = runs.map((p) => {
+    const grep = `${p.grep ? `(?=.*(?:${p.grep}))` : ''}${titlesGrep([...rerun])}`;
+    const clauses = p.grep ? [...new Set(p.deviations.flatMap((d) => d.clauses))] : undefined;
+    const n = checks.filter((c) => (!p.suites || p.suites.includes(c.project)) && (!clauses || c.clauses.some((id) => clauses.includes(id))) && isRerun(c)).length;
+    return { ...p, grep, again: true, deviations: p.deviations.map((d) => ({ ...d, checks: n })) };
+  });
+  return { plan: [...faults, ...limitedRuns], rerun, members };
+}
+
+/**
+ * An alternative's outcome after a limited second pass: the first pass's reports of the checks that did not run again, and the
+ * second pass's of those that did (`ranAgain`: the titles that ran with alternatives on in it; a check meant to run again that did
+ * not keeps its first report, which unsettled it).
+ */
+export function mergedOutcome(first: AlternativeOutcome, second: AlternativeOutcome | undefined, ranAgain: Set<string>): AlternativeOutcome {
+  const kept = <T extends { title: string }>(xs: T[]) => xs.filter((x) => !ranAgain.has(x.title));
+  return {
+    ...first,
+    failed: [...kept(first.failed), ...(second?.failed ?? [])],
+    harnessErrors: [...kept(first.harnessErrors), ...(second?.harnessErrors ?? [])],
+    outside: [...kept(first.outside), ...(second?.outside ?? [])],
+  };
+}
+
 /** `failed`: checks whose own assertions of the deviation's clauses failed (they catch it); `harnessErrors`: checks that broke in the harness (they never do, lib/verdicts.ts). */
 export interface DeviationOutcome { deviation: string; ran: number; failed: Array<{ title: string; reason: string; clauses: string[] }>; harnessErrors: Array<{ title: string; reason: string }> }
 /**
@@ -164,12 +226,14 @@ export interface AlternativeOutcome extends DeviationOutcome { outside: Array<{ 
  * Alternatives (the `alternatives` annotation: all of a project's, on together): per alternative, the checks that reported a
  * clause of its own (named by no other alternative of the run), and every clause reported outside the clauses of the run's alternatives.
  */
-export function readSelftestResults(file: string, devs: Array<{ id: string; clauses: string[] }> = []): { byDeviation: Map<string, DeviationOutcome>; byAlternative: Map<string, AlternativeOutcome>; baselineFailed: Array<{ title: string; reason: string }>; baselineRan: number } {
+export function readSelftestResults(file: string, devs: Array<{ id: string; clauses: string[] }> = []): { byDeviation: Map<string, DeviationOutcome>; byAlternative: Map<string, AlternativeOutcome>; baselineFailed: Array<{ title: string; reason: string }>; baselineRan: number; alternativeTitles: Set<string> } {
   const clausesOf = new Map(devs.map((d) => [d.id, d.clauses]));
   const byDeviation = new Map<string, DeviationOutcome>();
   const byAlternative = new Map<string, AlternativeOutcome>();
   const baselineFailed: Array<{ title: string; reason: string }> = [];
   let baselineRan = 0;
+  /** The titles of the checks that ran with alternatives on. */
+  const alternativeTitles = new Set<string>();
   // A copy's title is its check's (lib/selftest-copies.ts): every record names the check.
   const checks = readPlaywrightResults(file).map((k) => ({ ...k, title: originalTitle(k.title) }));
   // The checks the plain reference implementation judged in this same run (its baseline project): an alternative that leaves one
@@ -183,6 +247,7 @@ export function readSelftestResults(file: string, devs: Array<{ id: string; clau
     // A harness error in the baseline is as bad as a failure: the checks do not run cleanly without deviations.
     if (k.runProject?.startsWith('baseline')) { baselineRan++; if (broke) baselineFailed.push({ title: k.title, reason }); continue; }
     if (k.alternatives) {
+      alternativeTitles.add(k.title);
       const mine = new Set(k.alternatives.flatMap((a) => clausesOf.get(a) ?? []));
       const reported = reportedClauses(k);
       const outside = reported.filter((c) => !mine.has(c)).map((c) => ({ title: k.title, clause: c, reason: clauseReason(k, c) ?? reason }));
@@ -216,5 +281,5 @@ export function readSelftestResults(file: string, devs: Array<{ id: string; clau
     if (k.outcome === 'harness-error') o.harnessErrors.push({ title: k.title, reason });
     byDeviation.set(k.deviation, o);
   }
-  return { byDeviation, byAlternative, baselineFailed, baselineRan };
+  return { byDeviation, byAlternative, baselineFailed, baselineRan, alternativeTitles };
 }

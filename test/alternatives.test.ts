@@ -7,7 +7,8 @@ import path from 'node:path';
 import { clauseById, isAlternative, loadDeviations, type Deviation } from '../lib/catalogue.js';
 import { deviationRegistry, entryProblems } from '../lib/deviation-registry.js';
 import type { ListedCheck } from '../lib/list-checks.js';
-import { clauseGrep, missedRuns, ownClauses, planSelftest, readSelftestResults } from '../cli/selftest-plan.js';
+import { clauseGrep, mergedOutcome, missedRuns, ownClauses, planSelftest, readSelftestResults, secondPassPlan, type AlternativeOutcome } from '../cli/selftest-plan.js';
+import { copiesGrep, copyTitle } from '../lib/selftest-copies.js';
 
 const clauses = clauseById();
 const deviations = loadDeviations();
@@ -116,6 +117,40 @@ test('the second pass\'s limit counts runs: a run of alternatives once, whatever
   assert.equal(missedRuns(['a3', 'f1', 'f2'], plan), 3);
   assert.equal(missedRuns(['a3', 'b1', 'wire-x'], plan), 3, 'a wire fault counts alone');
   assert.equal(missedRuns([], plan), 0);
+});
+
+test('a second pass for a run of alternatives runs again only the checks that reported outside its clauses or broke, when each member reported its own', () => {
+  const checks = [check('rest', 'r1', ['R1']), check('rest', 'r2', ['R2']), check('rest', 'r3', ['R3']), check('webhooks', 'w1', ['W1'])];
+  const plan = [
+    { name: 'deviations-1', grep: clauseGrep(['W1']), deviations: [{ id: 'f1', clauses: ['W1'], checks: 1 }] },
+    { name: 'alternatives-1', suites: ['rest', 'webhooks'], together: true, deviations: [{ id: 'a1', clauses: ['R1'], checks: 4 }, { id: 'a2', clauses: ['R2'], checks: 4 }] },
+    // a2 is in a second run too (its clauses only), with a3: both runs run again, so that every report of theirs comes from one pass.
+    { name: 'alternatives-shown-1', suites: ['rest'], grep: clauseGrep(['R2', 'R3']), together: true, deviations: [{ id: 'a2', clauses: ['R2'], checks: 2 }, { id: 'a3', clauses: ['R3'], checks: 2 }] },
+    { name: 'alternatives-2', suites: ['rest'], together: true, deviations: [{ id: 'b1', clauses: ['R3'], checks: 3 }] },
+  ];
+  const outcome = (id: string, failed: string[], outside: string[] = []): AlternativeOutcome => ({ deviation: id, ran: 4, failed: failed.map((title) => ({ title, reason: 'x', clauses: [] })), harnessErrors: [], outside: outside.map((title) => ({ title, clause: 'W1', reason: 'late' })) });
+  const outcomes = new Map([['a1', outcome('a1', ['r1'], ['webhook retries › w1'])], ['a2', outcome('a2', ['r2'], ['webhook retries › w1'])], ['a3', outcome('a3', ['r3'])], ['b1', outcome('b1', ['r3'])]]);
+  const second = secondPassPlan([{ id: 'a1', clauses: ['R1'] }, { id: 'f1', clauses: ['W1'] }], plan, checks, outcomes);
+  assert.deepEqual(second.members.sort(), ['a1', 'a2', 'a3']);
+  assert.deepEqual([...second.rerun ?? []], ['webhook retries › w1']);
+  assert.deepEqual(second.plan.map((p) => p.name), ['deviations-1', 'alternatives-1', 'alternatives-shown-1'], 'the fault as planned, both runs of a1 and a2, not alternatives-2');
+  // The copies' grep (what Playwright matches: file, describes and title, the copy's marker, the tags) picks w1's copy alone.
+  const grep = copiesGrep(second.plan);
+  assert.ok(grep.test(`webhooks.spec.ts webhook retries ${copyTitle('w1', 'alternatives-1')} @W1`));
+  assert.ok(!grep.test(`rest.spec.ts ${copyTitle('r1', 'alternatives-1')} @R1`), 'a check that reported what it must does not run again');
+  assert.ok(!grep.test(`webhooks.spec.ts webhook retries ${copyTitle('w1', 'alternatives-shown-1')} @W1`), 'nor outside the clauses of a run limited to them');
+  assert.equal(second.plan[1]!.deviations[0]!.checks, 1, 'the progress counts the checks that run again');
+  assert.equal(second.plan[1]!.again, true, 'and says they run again');
+  // Merged: the first pass's reports but those of the checks that ran again; a check meant to run again that did not keeps its report.
+  const a1 = outcomes.get('a1')!;
+  assert.deepEqual(mergedOutcome(a1, outcome('a1', []), new Set(['webhook retries › w1'])).outside, []);
+  assert.deepEqual(mergedOutcome(a1, outcome('a1', []), new Set(['webhook retries › w1'])).failed.map((f) => f.title), ['r1']);
+  assert.deepEqual(mergedOutcome(a1, undefined, new Set()).outside.map((x) => x.title), ['webhook retries › w1']);
+  // A member whose own clauses did not report in the first pass: its runs run whole again.
+  outcomes.set('a3', outcome('a3', []));
+  const whole = secondPassPlan([{ id: 'a1', clauses: ['R1'] }], plan, checks, outcomes);
+  assert.equal(whole.rerun, undefined);
+  assert.deepEqual(whole.plan.map((p) => [p.name, p.grep]), [['alternatives-1', undefined], ['alternatives-shown-1', clauseGrep(['R2', 'R3'])]]);
 });
 
 test('the outcome of alternatives: each must report its own REF clause; any other clause reported (a MUST failure, a SHOULD recorded as failed) is laid to the run', () => {

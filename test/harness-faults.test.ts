@@ -105,18 +105,27 @@ test('a fixture that throws is HARNESS ERROR in ces selftest: exit 2, the deviat
   assert.match(r.out, /rest-forbidden-text: first pass .*harness error.*; second pass not settled either/);
 });
 
-test('ces selftest gives what the first pass did not settle one second pass, and says so: a harness error once is a flake, not exit 2', { timeout: 240_000 }, async () => {
+test('ces selftest gives what the first pass did not settle one second pass, and says so: a harness error once is a flake, not exit 2; a run of alternatives runs again only its broken check', { timeout: 240_000 }, async () => {
+  // One flake in the fault's check (REST-AUTH-04), one in a check of the alternative's run (the auth suite, AUTH-TOKEN-03's).
   const marker = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'ces-once-')), 'marker');
-  fs.writeFileSync(marker, '');
-  const r = await ces(['selftest', '--only', 'rest-forbidden-text', '--no-baseline'], { CES_HARNESS_FAULT: 'fixture-throws-once', CES_HARNESS_FAULT_MARKER: marker });
-  assert.equal(fs.existsSync(marker), false, 'the first pass met the fault');
-  assert.equal(r.code, 0, r.out.slice(-2000));
-  assert.match(r.out, /second pass for 1 not settled by the first/);
+  for (const clause of ['REST-AUTH-04', 'AUTH-TOKEN-03']) fs.writeFileSync(`${marker}@${clause}`, '');
+  const r = await ces(['selftest', '--only', 'rest-forbidden-text,auth-throttle-body-wrong', '--no-baseline'], { CES_HARNESS_FAULT: 'fixture-throws-once@REST-AUTH-04,fixture-throws-once@AUTH-TOKEN-03', CES_HARNESS_FAULT_MARKER: marker });
+  fs.rmSync(path.dirname(marker), { recursive: true, force: true });
+  assert.equal(r.code, 0, r.out.slice(-3000));
   assert.match(r.out, /rest-forbidden-text: first pass .*harness error.*; second pass caught: flaky under load/);
-  assert.deepEqual(r.summary.secondPass, ['rest-forbidden-text']);
-  const m = r.summary.mutations?.find((x) => x.deviation === 'rest-forbidden-text');
-  assert.equal(m?.caught, true);
-  assert.equal(m?.harnessErrors, undefined, 'the second pass stands: no harness error left');
+  assert.match(r.out, /second pass for 1 not settled by the first \(missed or a harness error\): auth-throttle-body-wrong/);
+  assert.match(r.out, /the runs of alternatives again on the 1 check\(s\) that reported outside their clauses or broke[^\n]*: [^\n;]*wrong credentials/);
+  assert.match(r.out, /\] settled auth-throttle-body-wrong \(alternative\): 1 check\(s\) ran again, nothing reported outside its run's clauses/);
+  assert.match(r.out, /auth-throttle-body-wrong: first pass 1 harness error\(s\).*; second pass caught: flaky under load/);
+  assert.deepEqual([...(r.summary.secondPass ?? [])].sort(), ['auth-throttle-body-wrong', 'rest-forbidden-text']);
+  for (const id of ['rest-forbidden-text', 'auth-throttle-body-wrong']) {
+    const m = r.summary.mutations?.find((x) => x.deviation === id);
+    assert.equal(m?.caught, true, id);
+    assert.equal(m?.harnessErrors, undefined, `${id}: the second pass stands: no harness error left`);
+  }
+  // The alternative's run kept the first pass's reports of its other checks: all of them counted, one ran again.
+  const alt = r.summary.mutations?.find((x) => x.deviation === 'auth-throttle-body-wrong');
+  assert.ok((alt?.checksRun ?? 0) > 10, `every check of the auth suite counted: ${alt?.checksRun}`);
 });
 
 test('a clock-lock wait that would outlive its check gives up before the check\'s time-out: HARNESS ERROR, not FAIL', { timeout: 120_000 }, async () => {

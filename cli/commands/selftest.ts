@@ -5,7 +5,7 @@ import path from 'node:path';
 import { clauseById, isAlternative, loadClauses, loadDeviations, type Deviation } from '../../lib/catalogue.js';
 import { UNIT_PASSED_ENV, clauseProofs, confirmedRecord, loadProofRecord, proofLine, readUnitPasses, unprovenMust } from '../../lib/proofs.js';
 import { listChecks } from '../../lib/list-checks.js';
-import { missedRuns, planSelftest, readSelftestResults } from '../selftest-plan.js';
+import { mergedOutcome, missedRuns, planSelftest, readSelftestResults, secondPassPlan } from '../selftest-plan.js';
 import { narrowPlan, needsFallback, readStoredMatrix } from '../selftest-matrix.js';
 import { newRunDir, runPlaywright, finishRun, MASKED_BY_RUN } from '../run.js';
 import { resolveTarget } from '../embedded.js';
@@ -119,7 +119,7 @@ export const selftestCommand: CommandModule<{}, Args> = {
       const runPass = async (dir: string, file: string, mutationsOfPass: typeof mutationsPlanned): Promise<ReturnType<typeof readSelftestResults>> => {
         await runPlaywright({ targetFile: resolved.file, targetFiles: resolved.files, runDir: dir, quiet: true, progress: true, workers: lanes, allure: false, extraEnv: { CES_SELFTEST_PLAN: file } });
         const resultsFile = path.join(dir, 'results.json');
-        return fs.existsSync(resultsFile) ? readSelftestResults(resultsFile, mutationsOfPass) : { byDeviation: new Map(), byAlternative: new Map(), baselineFailed: [], baselineRan: 0 };
+        return fs.existsSync(resultsFile) ? readSelftestResults(resultsFile, mutationsOfPass) : { byDeviation: new Map(), byAlternative: new Map(), baselineFailed: [], baselineRan: 0, alternativeTitles: new Set<string>() };
       };
       const out = await runPass(run.dir, planFile, mutationsPlanned);
       // A second pass, once, for what the first did not settle (missed, or broken by a harness error): a check's real-time window
@@ -154,21 +154,28 @@ export const selftestCommand: CommandModule<{}, Args> = {
         for (const m of fallback) { const o = back.byDeviation.get(m.id); if (o) out.byDeviation.set(m.id, o); else out.byDeviation.delete(m.id); }
       }
       const unsettled = mutationsPlanned.filter((m) => !settledBy(outcomeOf(out, m.id)) && !secondPassDone.has(m.id));
-      // Alternatives run together: one unsettled alternative re-runs its whole run (the others are on in it too).
-      const again = mutationsPlanned.filter((m) => unsettled.some((u) => u.id === m.id) || (isAlternative(m as Deviation) && plan.some((p) => p.together && p.deviations.some((d) => d.id === m.id) && p.deviations.some((d) => unsettled.some((u) => u.id === d.id)))));
-      if (again.length && missedRuns(unsettled.map((m) => m.id), plan) <= SECOND_PASS_MAX && !a.baseline) {
+      if (unsettled.length && missedRuns(unsettled.map((m) => m.id), plan) <= SECOND_PASS_MAX && !a.baseline) {
+        // Alternatives run together: one unsettled alternative runs its run again (the others are on in it too), only the checks that
+        // reported outside their clauses or broke when every member reported its own clauses (cli/selftest-plan.ts secondPassPlan).
+        const second = secondPassPlan(unsettled, plan, checks, out.byAlternative);
+        const again = [...unsettled.filter((m) => !second.members.includes(m.id)), ...mutationsPlanned.filter((m) => second.members.includes(m.id))];
         console.log(`selftest: second pass for ${again.length} not settled by the first (missed or a harness error): ${again.map((m) => m.id).join(', ')}`);
+        if (second.rerun) console.log(`selftest: the runs of alternatives again on the ${second.rerun.size} check(s) that reported outside their clauses or broke (their other checks' reports stand): ${[...second.rerun].join('; ')}`);
         const dir = path.join(run.dir, 'second-pass');
         fs.mkdirSync(dir, { recursive: true });
         const file2 = path.join(path.dirname(resolved.file), 'selftest-plan-2.json');
-        fs.writeFileSync(file2, JSON.stringify(planSelftest(again, checks, false)));
+        fs.writeFileSync(file2, JSON.stringify(second.plan));
         const out2 = await runPass(dir, file2, again);
+        const ranAgain = new Set([...second.rerun ?? []].filter((t) => out2.alternativeTitles.has(t)));
         for (const m of again) {
-          const first = out.byDeviation.get(m.id) ?? out.byAlternative.get(m.id);
-          const settled = settledBy(outcomeOf(out2, m.id));
-          console.log(`  ${m.id}: first pass ${first?.failed.length ? `${first.harnessErrors.length} harness error(s)` : 'missed'}${first?.harnessErrors.length ? ` (${first.harnessErrors.map((c) => c.reason.split('\n')[0]).join('; ')})` : ''}; second pass ${settled ? 'caught: flaky under load' : 'not settled either'}`);
+          const firstAlt = out.byAlternative.get(m.id);
+          const first = out.byDeviation.get(m.id) ?? firstAlt;
           if (out2.byDeviation.has(m.id)) out.byDeviation.set(m.id, out2.byDeviation.get(m.id)!);
-          if (out2.byAlternative.has(m.id)) out.byAlternative.set(m.id, out2.byAlternative.get(m.id)!);
+          if (second.rerun && firstAlt) out.byAlternative.set(m.id, mergedOutcome(firstAlt, out2.byAlternative.get(m.id), ranAgain));
+          else if (out2.byAlternative.has(m.id)) out.byAlternative.set(m.id, out2.byAlternative.get(m.id)!);
+          const settled = settledBy(outcomeOf(out, m.id));
+          const outside = firstAlt?.outside.length ?? 0;
+          console.log(`  ${m.id}: first pass ${first?.failed.length ? `${first.harnessErrors.length} harness error(s)${outside ? `, ${outside} report(s) outside its run's clauses` : ''}` : 'missed'}${first?.harnessErrors.length ? ` (${first.harnessErrors.map((c) => c.reason.split('\n')[0]).join('; ')})` : ''}; second pass ${settled ? 'caught: flaky under load' : 'not settled either'}`);
           if (settled) secondPass.push(m.id);
         }
       }
