@@ -41,7 +41,10 @@ step "type-check" beside_result typecheck
 # serve`; no real-time limit of its own to miss: about 40 s of CPU in 80 s), which alone keeps one core of two busy; its output
 # printed when it has ended.
 beside schemathesis "conformance run" bash scripts/schemathesis/run.sh --seed 20261123
-step "conformance run against the reference implementation" node bin/ces.js test
+# --no-allure: the Allure report is the main job's (`npm run main`); its making is tested by test/report-allure.test.ts (generation,
+# masking, labels), check-evidence and report-run (Allure beside the other reports of a run). Here it cost about 10 CPU-s and 5 s
+# (the reporter in every worker, then `allure generate`) and proved nothing about the checks.
+step "conformance run against the reference implementation" node bin/ces.js test --no-allure
 step "schemathesis: the REST API against its OpenAPI document" beside_result schemathesis
 # The fuzzer runs beside the self-test: the self-test mostly waits for retries in real time (about 100 s of CPU in 120 s on 2
 # cores). Checked: with the fuzzer beside it, the self-test's matrix (`--matrix`: which checks catch which deviation) is the
