@@ -38,6 +38,8 @@ export const PLAYWRIGHT_CONFIG = codeFile('suites/playwright.config.ts');
 export const playwrightEnv = (): Record<string, string> => (COMPILED ? { PW_DISABLE_TS_ESM: '1' } : {});
 /** Playwright Test's command line, wherever npm installed @playwright/test. */
 export const playwrightCli = (): string => path.join(packageDir('@playwright/test'), 'cli.js');
+/** Required into the runner of a Playwright run (lib/runner-snippets.cjs: each error's snippet made once per place). */
+export const RUNNER_SNIPPETS = codeFile('lib/runner-snippets.cjs');
 
 /**
  * The folder of an installed npm package: in the checkout it is ROOT/node_modules/<name>; installed as a dependency, npm hoists
