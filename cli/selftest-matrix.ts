@@ -11,8 +11,11 @@ import { clauseGrep, titlesGrep, type Mutation, type PlannedProject } from './se
  */
 export const STORED_MATRIX = path.join(ROOT, 'docs', 'selftest-matrix.json');
 
-/** A fault's row: the titles of the checks that caught it, and the clauses whose own assertions failed there (its proofs). */
-export interface MatrixRow { checks: string[]; clauses: string[] }
+/**
+ * A fault's row: the titles of the checks that caught it, and the clauses whose own assertions failed there (its proofs);
+ * `proved`: per check, the clauses its own assertions proved (rows written before it had none: a check's named clauses count).
+ */
+export interface MatrixRow { checks: string[]; clauses: string[]; proved?: Record<string, string[]> }
 export type SelftestMatrix = Record<string, MatrixRow>;
 
 /** The stored matrix, or undefined when there is none (then nothing is narrowed). A row in the older form (a list of titles) has no clauses. */
@@ -39,7 +42,8 @@ export function chosenChecks(m: Mutation, row: MatrixRow | undefined, checks: Li
   });
   if (!candidates.length) return undefined;
   const titles = [...new Set(candidates.map((c) => c.matrixTitle))].sort();
-  const names = (title: string) => new Set(candidates.filter((c) => c.matrixTitle === title).flatMap((c) => c.clauses));
+  // What a check proved there, else what it names: a check naming two clauses whose first failure ends it proves one.
+  const names = (title: string) => new Set(row.proved?.[title] ?? candidates.filter((c) => c.matrixTitle === title).flatMap((c) => c.clauses));
   const chosen: string[] = [];
   let left = new Set(row.clauses.filter((id) => m.clauses.includes(id)));
   do {

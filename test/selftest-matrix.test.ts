@@ -26,6 +26,11 @@ test('one check that caught the fault before, or as few as keep every clause it 
   assert.equal(chosenChecks(m, { checks: ['a retry comes 10 s later'], clauses: [] }, CHECKS), undefined, 'a check that names none of its clauses any more');
   // The matrix names a check with its describe titles (results.json's titles).
   assert.deepEqual(chosenChecks(m, { checks: ['paging › limit=0 is refused'], clauses: ['REST-PAGE-03'] }, CHECKS)?.map((c) => c.matrixTitle), ['paging › limit=0 is refused']);
+  // What each check proved there, when the row says: a check naming both clauses that proved one (its first failure ended it)
+  // is not enough alone (it named both, and its run fell back to every check of the clauses each time).
+  const both = { checks: ['a page is at most 100 items', 'a page past the end is empty'], clauses: ['REST-PAGE-03', 'REST-PAGE-06'] };
+  assert.deepEqual(chosenChecks(m, { ...both, proved: { 'a page past the end is empty': ['REST-PAGE-06'], 'a page is at most 100 items': ['REST-PAGE-03'] } }, CHECKS)?.map((c) => c.title).sort(), ['a page is at most 100 items', 'a page past the end is empty']);
+  assert.deepEqual(chosenChecks(m, { ...both, proved: { 'a page past the end is empty': ['REST-PAGE-03', 'REST-PAGE-06'], 'a page is at most 100 items': ['REST-PAGE-03'] } }, CHECKS)?.map((c) => c.title), ['a page past the end is empty']);
 });
 
 test('the narrowed plan: each fault\'s project greps its chosen checks only (as Playwright matches titles with tags); a fault without a row keeps every check of its clauses', () => {

@@ -49,7 +49,7 @@ export const selftestCommand: CommandModule<{}, Args> = {
     .option('area', { type: 'string', describe: 'Only deviations of this area (file name in fixtures/deviations/)' })
     .option('baseline', { type: 'boolean', default: true, describe: 'First check that the same checks pass with no deviation' })
     .option('parallel', { type: 'number', default: 1, describe: 'Lanes: Playwright workers, each with its own embedded stack whose deviation it switches between checks' })
-    .option('matrix', { type: 'string', describe: 'The full run: every check of each fault\'s clauses (without it, each fault runs against the checks that caught it in docs/selftest-matrix.json, and every check of its clauses only when they miss it); also write FILE: {deviation: {checks: [titles of the checks that caught it], clauses: [clauses whose own assertions failed]}} (--matrix docs/selftest-matrix.json refreshes the stored matrix; compare two with scripts/compare-selftest-matrix.ts)' })
+    .option('matrix', { type: 'string', describe: 'The full run: every check of each fault\'s clauses (without it, each fault runs against the checks that caught it in docs/selftest-matrix.json, and every check of its clauses only when they miss it); also write FILE: {deviation: {checks: [titles of the checks that caught it], clauses: [clauses whose own assertions failed], proved: {check title: [the clauses its own assertions proved]}}} (--matrix docs/selftest-matrix.json refreshes the stored matrix; compare two with scripts/compare-selftest-matrix.ts)' })
     .option('require-proofs', { type: 'boolean', default: false, describe: `Fail (exit 1) when a MUST clause has no proof: no assertion of its own failed under a deviation, and no partner variant, project test or listed exception proves it (a whole run only); and when an entry of fixtures/proofs.json is not confirmed: its test did not pass in this run (the unit tests that passed, in the file ${UNIT_PASSED_ENV} names: npm test sets it; run alone, every entry is listed unconfirmed)` })
     .option('wire', { type: 'boolean', default: false, describe: 'Also run the wire faults (fixtures/wire-faults.json): a mutating proxy between the service and its fake connector and webhook sink changes what crosses the wire, and a check of each fault\'s clause must fail. Embedded: each stack gets its proxy (with --area wire, the wire faults only). With --target: the target\'s `wire_url` (a `ces wire` proxy in front of its partners), wire faults only' })
     .option('target', { type: 'string', describe: 'With --wire: a target file whose service reaches its connector and sink through a `ces wire` proxy (its `wire_url`); runs the wire faults against it' }),
@@ -112,6 +112,13 @@ export const selftestCommand: CommandModule<{}, Args> = {
     /** Deviations and wire faults caught only on the second pass (flaky under load): reported, and kept in the run's summary. */
     const secondPass: string[] = [];
     const wireOutcomes: NonNullable<RunSummary['wireFaults']> = [];
+    /** Per fault, the clauses each check that caught it proved (--matrix writes them: cli/selftest-matrix.ts MatrixRow.proved). */
+    const proved = new Map<string, Record<string, string[]>>();
+    const provedBy = (failed: Array<{ title: string; clauses: string[] }>) => {
+      const byCheck: Record<string, string[]> = {};
+      for (const f of failed) byCheck[f.title] = [...new Set([...(byCheck[f.title] ?? []), ...f.clauses])].sort();
+      return byCheck;
+    };
     let baselineOk = true;
     try {
       const alts = devs.filter(isAlternative).length;
@@ -190,6 +197,7 @@ export const selftestCommand: CommandModule<{}, Args> = {
         // Only a check's own failure catches a deviation; a harness error says nothing about it (lib/verdicts.ts).
         const failedChecks = (o?.failed ?? []).map((c) => c.title);
         const failedClauses = [...new Set((o?.failed ?? []).flatMap((c) => c.clauses))].sort();
+        proved.set(d.id, provedBy(o?.failed ?? []));
         const harnessErrors = (o?.harnessErrors ?? []).map((c) => `${c.title}: ${c.reason.split('\n')[0]}`);
         // An alternative passes when it made its own clauses report and no check of its run reported any other clause.
         const outside = [...new Map((alt?.outside ?? []).map((x) => [`${x.clause}\u0000${x.title}`, `${x.clause} (${severity.get(x.clause)?.severity ?? 'unknown'}) in "${x.title}": ${x.reason.split('\n')[0]}`])).values()];
@@ -209,6 +217,7 @@ export const selftestCommand: CommandModule<{}, Args> = {
         const o = out.byDeviation.get(f.id);
         const failedChecks = (o?.failed ?? []).map((c) => c.title);
         const failedClauses = [...new Set((o?.failed ?? []).flatMap((c) => c.clauses))].sort();
+        proved.set(f.id, provedBy(o?.failed ?? []));
         const harnessErrors = (o?.harnessErrors ?? []).map((c) => `${c.title}: ${c.reason.split('\n')[0]}`);
         wireOutcomes.push({ fault: f.id, clauses: f.clauses, caught: failedChecks.length > 0, failedChecks, failedClauses, ...(harnessErrors.length ? { harnessErrors } : {}) });
         if (harnessErrors.length) console.log(`  ${f.id}: ${harnessErrors.length} HARNESS ERROR (the harness broke; not counted): ${harnessErrors.join('; ')}`);
@@ -222,7 +231,7 @@ export const selftestCommand: CommandModule<{}, Args> = {
     const missed = [...mutations.filter((m) => !m.caught).map((m) => m.deviation), ...wireOutcomes.filter((w) => !w.caught).map((w) => w.fault)];
     // The proof of each deviation and wire fault: the checks that caught it and the clauses whose own assertions failed (lib/verdicts.ts).
     if (a.matrix) {
-      const rows = [...mutations.map((m) => [m.deviation, { checks: [...m.failedChecks].sort(), clauses: m.failedClauses ?? [] }]), ...wireOutcomes.map((w) => [w.fault, { checks: [...(w.failedChecks ?? [])].sort(), clauses: w.failedClauses ?? [] }])];
+      const rows = [...mutations.map((m) => [m.deviation, { checks: [...m.failedChecks].sort(), clauses: m.failedClauses ?? [], proved: proved.get(m.deviation) ?? {} }]), ...wireOutcomes.map((w) => [w.fault, { checks: [...(w.failedChecks ?? [])].sort(), clauses: w.failedClauses ?? [], proved: proved.get(w.fault) ?? {} }])];
       fs.writeFileSync(a.matrix, JSON.stringify(Object.fromEntries(rows), null, 1) + '\n');
     }
     // Proofs per clause (a whole run only: a partial run leaves most deviations out).
