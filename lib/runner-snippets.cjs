@@ -4,7 +4,8 @@
 // (codeFrame), syntax-highlighting the whole file each time (3 to 7 ms for a spec file of 300 lines). A self-test's checks fail by
 // design, hundreds of them, and a check's error and its steps' errors point at the same place: in a CPU profile of a self-test's
 // runner, half of its time was this highlighting. The same arguments give the same text, so the text is kept by its arguments
-// (the reports read exactly what Playwright would have written).
+// (the reports read exactly what Playwright would have written). Colours on only: in an environment that turns them off (CI=true
+// on an unknown CI system, NO_COLOR) Playwright highlights nothing and this saves nothing.
 //
 // How: the runner takes codeFrame once, as it loads (`var { codeFrame } = require("playwright-core/lib/coreBundle").iso`); its
 // exports are getters that cannot be redefined, so the runner alone is given a view of that module whose codeFrame is kept.
@@ -19,11 +20,16 @@ const CORE = 'playwright-core/lib/coreBundle';
 /** Places kept; more is a run of unusual variety, and the oldest half is let go (each entry holds its file's text once). */
 const KEPT_MAX = 400;
 
-/** codeFrame with its texts kept by arguments: the file's text, the place, the options that shape the text. */
+/** codeFrame with its texts kept by arguments: the file's text, the place, the options that shape the text, the colours object. */
 function kept(codeFrame) {
-  const texts = new Map();
+  // Per colours object (the runner passes one; its colours may be on or off), then by the rest of the arguments.
+  const byColors = new WeakMap();
+  const none = {};
   return function keptCodeFrame(source, location, options = {}) {
-    const key = `${location.line}:${location.column}:${options.linesAbove}:${options.linesBelow}:${options.message}:${options.colors ? options.colors.enabled : ''}\u0000${source}`;
+    const colors = options.colors ?? none;
+    let texts = byColors.get(colors);
+    if (!texts) byColors.set(colors, (texts = new Map()));
+    const key = `${location.line}:${location.column}:${options.linesAbove}:${options.linesBelow}:${options.message}:${colors.enabled}\u0000${source}`;
     let text = texts.get(key);
     if (text === undefined) {
       text = codeFrame(source, location, options);

@@ -17,16 +17,16 @@ test('the kept snippet is the text Playwright makes, for every spec file, place 
   let made = 0;
   const counted: CodeFrame = (...a) => { made++; return core.iso.codeFrame(...a); };
   const keptFrame = hook.kept(counted);
-  // The runner's colours (internalScreen: Playwright's own, always on).
-  const colors = realColors;
-  assert.equal(colors.enabled, true);
+  // Colours on (the runner's are Playwright's own, on unless the environment turns them off, as CI=true does): every token of
+  // the highlighting marked, so that a text made from another place or file could not pass for this one.
+  const colors = new Proxy({ enabled: true }, { get: (_t, k) => (k === 'enabled' ? true : (s: string) => `<${String(k)}>${s}</${String(k)}>`) });
   const specs = fs.readdirSync(path.join(ROOT, 'suites'), { recursive: true }).map(String).filter((f) => f.endsWith('.spec.ts')).slice(0, 8);
   assert.ok(specs.length > 0);
   let calls = 0;
   for (const f of specs) {
     const source = fs.readFileSync(path.join(ROOT, 'suites', f), 'utf8');
     for (const line of [1, 10, 40]) {
-      for (const options of [{ colors }, {}, { colors, linesAbove: 0, linesBelow: 0, message: 'here' }]) {
+      for (const options of [{ colors }, {}, { colors: realColors }, { colors, linesAbove: 0, linesBelow: 0, message: 'here' }]) {
         const location = { line, column: 3 };
         for (let again = 0; again < 2; again++) {
           calls++;
