@@ -38,7 +38,9 @@ function install() {
     // `format` 'module': an ES module required from CommonJS (Node 20.19+ compiles it as such).
     const commonJs = format === undefined || format === 'commonjs';
     if (!commonJs || content.length < SMALL || !filename.includes(nodeModules) || (content.includes('import(') && !importsUnused.test(filename))) return compile.apply(this, arguments);
-    const file = path.join(dir, crypto.createHash('sha1').update(`${process.version}\0${filename}\0`).update(content).digest('hex'));
+    // Keyed by the text, not the path: a package installed elsewhere (the package test's installation, a clone at another depth)
+    // reuses what the checkout compiled (V8 checks its cached data against the source and its own version, never the path).
+    const file = path.join(dir, crypto.createHash('sha1').update(`${process.version}\0`).update(content).digest('hex'));
     let cachedData;
     try { cachedData = fs.readFileSync(file); } catch { /* not cached yet */ }
     // A shebang line is a comment once the module is wrapped.

@@ -50,6 +50,23 @@ test('a second process reuses the compiled code the first wrote, and the module 
   assert.equal(fs.statSync(path.join(cache, entries[0]!)).mtimeMs, written, 'the entry was accepted, not rewritten');
 });
 
+test('the same package installed elsewhere reuses the entry (keyed by its text), and knows where it is', () => {
+  const first = packages();
+  const second = packages();
+  const cache = fs.mkdtempSync(path.join(os.tmpdir(), 'ces-compile-cache-test-'));
+  try {
+    const use = "const p = require('plain'); console.log(p.answer(), p.where);";
+    assert.equal(run(first, cache, use), `42 ${path.join(first, 'node_modules', 'plain', 'index.js')}`);
+    const entries = fs.readdirSync(cache);
+    const written = fs.statSync(path.join(cache, entries[0]!)).mtimeMs;
+    assert.equal(run(second, cache, use), `42 ${path.join(second, 'node_modules', 'plain', 'index.js')}`);
+    assert.deepEqual(fs.readdirSync(cache), entries, 'nothing new written');
+    assert.equal(fs.statSync(path.join(cache, entries[0]!)).mtimeMs, written, 'the entry was accepted by V8, not rewritten');
+  } finally {
+    for (const d of [first, second, cache]) fs.rmSync(d, { recursive: true, force: true });
+  }
+});
+
 test('a module whose text has import() is compiled by Node itself, and its import() works', () => {
   const root = packages();
   const cache = path.join(root, 'cache');
