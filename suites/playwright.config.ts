@@ -26,6 +26,14 @@ const retryFiles = longest.includes(RETRIES) ? [RETRIES] : [];
 /** Every spec file of the suites present. */
 const allSpecs = present.map(specsIn);
 /**
+ * The browser checks of a self-test run on at most this many lanes at once: each lane that runs one starts a Chromium of its own,
+ * and its copies (a check per fault or alternative of its clauses) were dispatched together, so 7 lanes launched 7 Chromiums at
+ * the same second, 1 to 2 CPU-s each, while webhook retry checks on the other lanes judged delays to the second (a retry came
+ * 1.8 s late under that load, CI14).
+ */
+const BROWSER_LANES = 2;
+const browserFiles = present.includes('browser') ? [specsIn('browser')] : [];
+/**
  * `ces selftest` writes its plan here (cli/selftest-plan.ts): a few projects, each with the deviations whose checks it runs (or, for
  * alternatives, every check of its suites with all of its deviations on); the fixture of suites/fixtures/target.ts switches each
  * check's deviations on in the worker's own stack. The baseline projects have none.
@@ -38,7 +46,7 @@ const selftestPlan: SelftestProject[] | undefined = process.env.CES_SELFTEST_PLA
  * (lib/selftest-copies.ts: each check declared once per planned project that runs it, so that a worker process serves every
  * planned project of its lane instead of one), its retry checks (webhooks/retry.spec.ts, 20 to 50 s of real-time waiting each,
  * more than half of the run's test time) in a project of their own dispatched first, so the long waits start at once on every
- * lane; the baseline keeps a project of its own, copies left out of it.
+ * lane, then its browser checks on BROWSER_LANES lanes at most; the baseline keeps a project of its own, copies left out of it.
  */
 function selftestProjects(plan: SelftestProject[]) {
   const specsOf = (p: SelftestProject) => (p.suites ? present.filter((s) => p.suites!.includes(s)).map(specsIn) : allSpecs);
@@ -53,7 +61,8 @@ function selftestProjects(plan: SelftestProject[]) {
       metadata: { selftest: { baseline: true, together: false, deviations: [] } },
     })),
     ...(copied.length && retryFiles.length ? [copies('copies-retries', { testMatch: retryFiles })] : []),
-    ...(copied.length ? [copies('copies', { testMatch: allSpecs, testIgnore: retryFiles })] : []),
+    ...(copied.length && browserFiles.length ? [{ ...copies('copies-browser', { testMatch: browserFiles }), workers: BROWSER_LANES }] : []),
+    ...(copied.length ? [copies('copies', { testMatch: allSpecs, testIgnore: [...retryFiles, ...browserFiles] })] : []),
   ];
 }
 

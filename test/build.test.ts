@@ -101,7 +101,7 @@ test('the compiled suites (dist/suites) list the same checks as their TypeScript
     const plan = path.join(dir, 'plan.json');
     fs.writeFileSync(plan, JSON.stringify([
       { name: 'baseline', grep: '@REST-PAGE-0[12]\\b', deviations: [], baseline: true },
-      { name: 'p1', grep: '@(REST-PAGE-01|WH-RETRY-01)\\b', deviations: [{ id: 'x', clauses: ['REST-PAGE-01', 'WH-RETRY-01'] }] },
+      { name: 'p1', grep: '@(REST-PAGE-01|WH-RETRY-01|CONSOLE-INS-01)\\b', deviations: [{ id: 'x', clauses: ['REST-PAGE-01', 'WH-RETRY-01', 'CONSOLE-INS-01'] }] },
       { name: 'alt', suites: ['auth'], deviations: [{ id: 'y', clauses: ['AUTH-TOKEN-01'] }], together: true },
     ]));
     const list = (config: string, env: Record<string, string> = {}) => {
@@ -124,9 +124,10 @@ test('the compiled suites (dist/suites) list the same checks as their TypeScript
       // The planned projects' checks run as copies (lib/selftest-copies.ts) in one project, and its retry checks in one of their
       // own: each copy declared where its check is (the spec's line, not the module that declares the copies); none elsewhere.
       const copies = compiled.filter((c) => c.endsWith(' ⟨p1⟩'));
-      assert.ok(copies.length >= 2 && copies.every((c) => /^copies(-retries)? /.test(c)), copies.join('\n'));
+      assert.ok(copies.length >= 3 && copies.every((c) => /^copies(-retries|-browser)? /.test(c)), copies.join('\n'));
       assert.ok(copies.some((c) => c.startsWith('copies-retries ')) && copies.some((c) => c.startsWith('copies ')), 'the retry checks apart');
-      assert.ok(compiled.every((c) => !/^copies(-retries)? /.test(c) || / ⟨(p1|alt)⟩$/.test(c)), 'only copies in the project of copies');
+      assert.ok(copies.some((c) => c.startsWith('copies-browser ')), 'the browser checks apart (a project limited to two lanes)');
+      assert.ok(compiled.every((c) => !/^copies(-retries|-browser)? /.test(c) || / ⟨(p1|alt)⟩$/.test(c)), 'only copies in the project of copies');
       assert.ok(compiled.some((c) => c.startsWith('copies ') && c.endsWith(' ⟨alt⟩')), "the alternatives' copies");
       for (const c of copies.filter((x) => x.startsWith('copies '))) {
         const original = compiled.find((o) => o.startsWith('baseline ') && o.slice('baseline '.length) === c.slice('copies '.length, -' ⟨p1⟩'.length));
