@@ -4,7 +4,7 @@ import { clauseById, isAlternative } from '../lib/catalogue.js';
 import type { ListedCheck } from '../lib/list-checks.js';
 import { clauseReason, failedClauses, reportedClauses } from '../lib/verdicts.js';
 import { readPlaywrightResults } from '../lib/results.js';
-import { originalTitle } from '../lib/selftest-copies.js';
+import { escapeRegExp, originalTitle } from '../lib/selftest-copies.js';
 
 /**
  * One deviation of a project: its clauses (a check runs under it when it names one) and how many checks that makes. `wire`: a
@@ -35,7 +35,7 @@ export interface PlannedProject {
 }
 
 /** A grep matching the clause tags exactly (REST-PAGE-01 must not match REST-PAGE-010). */
-export const clauseGrep = (ids: string[]) => `(${ids.map((id) => '@' + id.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|')})(?![\\w-])`;
+export const clauseGrep = (ids: string[]) => `(${ids.map((id) => '@' + escapeRegExp(id)).join('|')})(?![\\w-])`;
 
 /**
  * A lookahead matching the checks of these titles (the results' form: describe titles and the check's joined by ` › `): Playwright
@@ -43,8 +43,7 @@ export const clauseGrep = (ids: string[]) => `(${ids.map((id) => '@' + id.replac
  * (lib/selftest-copies.ts copiesGrep).
  */
 export function titlesGrep(titles: string[]): string {
-  const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-  return `(?=.*(?:^| )(?:${[...new Set(titles.map((t) => escape(t.split(' › ').join(' '))))].join('|')})(?: ⟨[\\w-]+⟩)?(?: @|$))`;
+  return `(?=.*(?:^| )(?:${[...new Set(titles.map((t) => escapeRegExp(t.split(' › ').join(' '))))].join('|')})(?: ⟨[\\w-]+⟩)?(?: @|$))`;
 }
 
 const key = (c: ListedCheck) => `${c.project}\u0000${c.file}\u0000${c.title}`;
@@ -161,9 +160,6 @@ export function missedRuns(unsettled: string[], plan: PlannedProject[]): number 
   return unsettled.filter((id) => !inTogether.has(id)).length + together.filter((p) => p.deviations.some((d) => unsettled.includes(d.id))).length;
 }
 
-/** What a run of alternatives reported outside its clauses, or broke on: the checks a limited second pass runs again. */
-type Unsettling = { failed: unknown[]; outside?: Array<{ title: string }>; harnessErrors: Array<{ title: string }> };
-
 /**
  * The second pass of the runs of alternatives some member of which is `unsettled` (and of every other run a member of those is in,
  * so that each of their reports comes from one pass). When every member made its own clauses report in the first pass, only the
@@ -171,7 +167,7 @@ type Unsettling = { failed: unknown[]; outside?: Array<{ title: string }>; harne
  * alternatives on: one late retry under load re-ran all 403 checks of the whole-suite run (about 70 s) while the 402 others had
  * reported what they must. Otherwise the runs run whole again. The unsettled faults are planned as in the first pass.
  */
-export function secondPassPlan(unsettled: Array<Deviation | Mutation>, plan: PlannedProject[], checks: ListedCheck[], outcomes: Map<string, Unsettling>): { plan: PlannedProject[]; rerun?: Set<string>; members: string[] } {
+export function secondPassPlan(unsettled: Array<Deviation | Mutation>, plan: PlannedProject[], checks: ListedCheck[], outcomes: Map<string, AlternativeOutcome>): { plan: PlannedProject[]; rerun?: Set<string>; members: string[] } {
   const together = plan.filter((p) => p.together);
   const ids = new Set(unsettled.map((m) => m.id));
   let runs: PlannedProject[] = [];
@@ -182,7 +178,7 @@ export function secondPassPlan(unsettled: Array<Deviation | Mutation>, plan: Pla
     grew = ids.size > before;
   }
   const members = [...new Set(runs.flatMap((p) => p.deviations.map((d) => d.id)))];
-  const faults = planSelftest(unsettled.filter((m) => !members.includes(m.id)), checks, false).filter((p) => !p.together);
+  const faults = planSelftest(unsettled.filter((m) => !members.includes(m.id)), checks, false);
   const rerun = new Set(members.flatMap((id) => [...(outcomes.get(id)?.outside ?? []), ...(outcomes.get(id)?.harnessErrors ?? [])].map((x) => x.title)));
   const limited = rerun.size > 0 && members.every((id) => (outcomes.get(id)?.failed.length ?? 0) > 0);
   if (!limited) return { plan: [...faults, ...runs], members };

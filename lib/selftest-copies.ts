@@ -31,13 +31,15 @@ export const copiesFor = (clauses: Iterable<string>, suite: string, projects: Co
     : p.deviations.some((d) => d.clauses.some((c) => named.has(c)))));
 };
 
+/** A text as a literal inside a regular expression (the self-test's greps of clause tags, titles and project names). */
+export const escapeRegExp = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
 /**
  * The grep of the one Playwright project of copies: a copy runs when its title names a planned project whose own grep it
  * matches. Playwright greps `<file> <describes> <title> <tags>`; a copy's marker sits after its title, before the tags, so the
  * planned greps, which look for clause tags and (cli/selftest-matrix.ts narrowPlan) titles followed by their tags, still match.
  */
 export function copiesGrep(projects: CopiedProject[]): RegExp {
-  const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-  const one = (p: CopiedProject) => `(?=.* ⟨${escape(p.name)}⟩(?: @|$))${p.grep ? `(?=.*?(?:${p.grep}))` : ''}`;
+  const one = (p: CopiedProject) => `(?=.* ⟨${escapeRegExp(p.name)}⟩(?: @|$))${p.grep ? `(?=.*?(?:${p.grep}))` : ''}`;
   return new RegExp(`^(?:${projects.map(one).join('|')})`);
 }
