@@ -1,13 +1,17 @@
-// The JSON Schemas of fixtures/schemas/, compiled once with ajv: the reference impl validates with them and the suites assert with them.
+// The JSON Schemas of fixtures/schemas/ as validators: the reference impl validates with them and the suites assert with them.
 import fs from 'node:fs';
 import path from 'node:path';
-import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
-import addFormatsModule from 'ajv-formats';
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
+import type { Ajv2020, ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
+import type * as AjvModule from 'ajv/dist/2020.js';
+import type { CodeOptions } from 'ajv';
 import { SCHEMAS_DIR } from './paths.js';
-import { isoDateTimeKind } from './iso8601.js';
+import { SCHEMA_FORMATS } from './schema-formats.js';
 
-// ajv-formats is CommonJS: under ESM its function may sit on `default`.
-const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (a: Ajv2020) => Ajv2020;
+const require = createRequire(import.meta.url);
+/** The generated validators' file beside this module's compiled one (lib/schema-standalone.ts writes it). */
+export const STANDALONE_FILE = 'schema-validators.cjs';
 
 function listJson(dir: string): string[] {
   if (!fs.existsSync(dir)) return [];
@@ -19,6 +23,7 @@ function listJson(dir: string): string[] {
 
 let ajv: Ajv2020 | undefined;
 const compiled = new Map<string, ValidateFunction>();
+let generated: Record<string, ValidateFunction> | null | undefined;
 
 /** Every schema by its `$id` (ids look like `rest/operator.json`). */
 export function allSchemas(): Record<string, any> {
@@ -31,32 +36,59 @@ export function allSchemas(): Record<string, any> {
   return out;
 }
 
-export function getAjv(): Ajv2020 {
-  if (ajv) return ajv;
+/**
+ * An ajv with the project's options and formats, no schema added. ajv is loaded here, on first need, not with this module: most
+ * processes never need it (the validators generated at build time serve them), and loading it costs about 55 ms of CPU.
+ */
+export function newAjv(code?: CodeOptions): Ajv2020 {
+  const { Ajv2020: Ajv } = require('ajv/dist/2020.js') as typeof AjvModule;
   // validateSchema off: checking every schema against the 2020-12 meta-schema costs ~50 ms of CPU in every process that loads them
   // (each Playwright worker, each stack); test/lib.test.ts checks them once instead (`schemaProblems`).
-  ajv = new Ajv2020({ allErrors: true, strict: false, validateSchema: false });
-  addFormats(ajv);
-  // Spec dates: `YYYY-MM-DD HH:MM:SS` (REST) and `<timestamp>[<zone_id>]` (connector message calls).
-  ajv.addFormat('rest-date', /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/);
-  // Connector answers (G24): any ISO 8601 date-time, offset and fraction optional, a Java zone suffix tolerated.
-  ajv.addFormat('iso-date-time', { type: 'string', validate: (v: string) => isoDateTimeKind(v) !== null });
-  ajv.addFormat('zoned-date-time', /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})\[[A-Za-z0-9_/+-]+\]$/);
+  return new Ajv({ allErrors: true, strict: false, validateSchema: false, formats: SCHEMA_FORMATS, ...(code ? { code } : {}) });
+}
+
+export function getAjv(): Ajv2020 {
+  if (ajv) return ajv;
+  ajv = newAjv();
   for (const schema of Object.values(allSchemas())) ajv.addSchema(schema);
   return ajv;
 }
 
+/**
+ * The validators generated at build time (dist/lib/schema-validators.cjs, lib/schema-standalone.ts), or null where there are none
+ * (the sources run through tsx): then ajv compiles each schema on first use, as the generated code does it.
+ */
+function generatedValidators(): Record<string, ValidateFunction> | null {
+  if (generated === undefined) {
+    const file = path.join(path.dirname(fileURLToPath(import.meta.url)), STANDALONE_FILE);
+    generated = fs.existsSync(file) ? (require(file) as (formats: typeof SCHEMA_FORMATS) => Record<string, ValidateFunction>)(SCHEMA_FORMATS) : null;
+  }
+  return generated;
+}
+
 /** Every schema of fixtures/schemas/ that is not a valid JSON Schema 2020-12, with what is wrong (empty when all are). */
 export function schemaProblems(): string[] {
-  const meta = new Ajv2020({ allErrors: true, strict: false });
+  const { Ajv2020: Ajv } = require('ajv/dist/2020.js') as typeof AjvModule;
+  const meta = new Ajv({ allErrors: true, strict: false });
   return Object.entries(allSchemas()).flatMap(([id, schema]) => (meta.validateSchema(schema) ? [] : [`${id}: ${formatErrors(meta.errors)}`]));
 }
 
-/** The compiled validator of a schema id, e.g. `rest/operator.json` or `rest/operator.json#/$defs/item`. */
+/** The schema (or fragment) a validator id names, for readers of its properties: `rest/operator.json#/$defs/item`. */
+function schemaAt(id: string): unknown {
+  const [file, pointer = ''] = id.split('#');
+  return pointer.split('/').slice(1).map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~')).reduce<any>((s, k) => s?.[k], allSchemas()[file!]);
+}
+
+/**
+ * The validator of a schema id, e.g. `rest/operator.json` or `rest/operator.json#/$defs/item`: generated at build time when it is
+ * one of those (every schema and its `$defs`), else compiled by ajv. Either carries `schema` (read when asked for).
+ */
 export function validator(id: string): ValidateFunction {
   let v = compiled.get(id);
   if (!v) {
-    v = getAjv().getSchema(id);
+    const made = generatedValidators()?.[id];
+    if (made) Object.defineProperty(made, 'schema', { get: () => schemaAt(id), configurable: true });
+    v = made ?? getAjv().getSchema(id);
     if (!v) throw new Error(`unknown schema "${id}" (looked in ${SCHEMAS_DIR})`);
     compiled.set(id, v);
   }

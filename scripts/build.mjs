@@ -23,6 +23,15 @@ const FORMAT = 2;
  * leave dist/bundles/ out: the packages are installed there anyway), where threads load the modules.
  */
 export const THREAD_BUNDLES = ['reference-impl/stack.ts', 'reference-impl/partners.ts'];
+/**
+ * The JSON Schemas, from which the build generates every validator's code (lib/schema-standalone.ts) into dist/lib/ (STANDALONE),
+ * again when one of them or the generator's own modules (GENERATOR) changed: a process then loads plain functions, not ajv and
+ * a compile of each schema (about 0.1 CPU-s in each Playwright worker, each stack, each `ces`). Not copied to dist/.
+ */
+const SCHEMA_INPUTS = path.join('fixtures', 'schemas');
+const STANDALONE = path.join('lib', 'schema-validators.cjs');
+const GENERATOR = ['schema-standalone.ts', 'schemas.ts', 'schema-formats.ts', 'iso8601.ts', 'paths.ts'].map((f) => path.join('lib', f));
+const isSchemaInput = (rel) => rel.startsWith(`${SCHEMA_INPUTS}${path.sep}`);
 
 /** Every source file: `rel` (path under root) → its mtime and size; .d.ts files produce nothing. */
 function sources(root) {
@@ -39,6 +48,7 @@ function sources(root) {
     }
   };
   for (const d of SOURCE_DIRS) if (fs.existsSync(path.join(root, d))) walk(d);
+  if (fs.existsSync(path.join(root, SCHEMA_INPUTS))) walk(SCHEMA_INPUTS);
   const tsconfig = fs.statSync(path.join(root, 'tsconfig.json'));
   const self = fs.statSync(fileURLToPath(import.meta.url));
   // The bundles hold the packages: installed anew (npm ci), they are built again.
@@ -46,7 +56,7 @@ function sources(root) {
   return { files: out, stamp: `${FORMAT}:${tsconfig.mtimeMs}:${self.mtimeMs}:${lock}` };
 }
 
-const outputsOf = (rel) => (rel.endsWith('.ts') ? [rel.replace(/\.ts$/, '.js'), rel.replace(/\.ts$/, '.js.map')] : [rel]);
+const outputsOf = (rel) => (isSchemaInput(rel) ? [STANDALONE] : rel.endsWith('.ts') ? [rel.replace(/\.ts$/, '.js'), rel.replace(/\.ts$/, '.js.map')] : [rel]);
 
 /** Writes a file so that a process reading it meanwhile sees the old or the new content, never half of one. */
 function writeAtomic(file, data) {
@@ -135,11 +145,22 @@ async function buildLocked({ clean, quiet, root, dist, t0 }) {
     for (const f of result.outputFiles) writeAtomic(f.path, f.contents);
     await bundleThreads(esbuild, root, dist);
   }
-  for (const rel of stale.filter((r) => !r.endsWith('.ts'))) writeAtomic(path.join(dist, rel), fs.readFileSync(path.join(root, rel)));
+  for (const rel of stale.filter((r) => !r.endsWith('.ts') && !isSchemaInput(r))) writeAtomic(path.join(dist, rel), fs.readFileSync(path.join(root, rel)));
+  if ([...stale, ...removed].some((r) => isSchemaInput(r) || GENERATOR.includes(r)) && [...files.keys()].some(isSchemaInput)) await generateValidators(dist);
   if (stale.length || removed.length) writeAtomic(manifestFile(root), JSON.stringify({ stamp, files: Object.fromEntries(files) }));
   const ms = Math.round(performance.now() - t0);
   if (!quiet && (stale.length || removed.length)) console.error(`build: ${stale.length} file(s) compiled or copied to dist/, ${removed.length} removed (${ms} ms)`);
   return { compiled: ts.length, copied: stale.length - ts.length, removed: removed.length, ms };
+}
+
+/** Writes dist/lib/schema-validators.cjs from the schemas, with the compiled generator (lib/schema-standalone.ts) of this same build. */
+async function generateValidators(dist) {
+  try {
+    const { standaloneSource } = await import(pathToFileURL(path.join(dist, 'lib', 'schema-standalone.js')).href);
+    writeAtomic(path.join(dist, STANDALONE), standaloneSource());
+  } catch (e) {
+    throw new BuildError(`generating the schemas' validators (${SCHEMA_INPUTS}, lib/schema-standalone.ts): ${e.message}`);
+  }
 }
 
 /**

@@ -169,3 +169,36 @@ test('every top-level folder of TypeScript sources is built (a new folder left o
   const folders = fs.readdirSync(ROOT, { withFileTypes: true }).filter((e) => e.isDirectory() && !notCode.has(e.name) && !e.name.startsWith('.') && hasTs(path.join(ROOT, e.name))).map((e) => e.name);
   assert.deepEqual(folders.filter((f) => !SOURCE_DIRS.includes(f)), [], 'folders of TypeScript that scripts/build.mjs does not build');
 });
+
+test("the schemas' validators are generated into dist/lib/schema-validators.cjs, and again when a schema changes or the file is gone", async () => {
+  const { build, staleness } = await load();
+  const root = project();
+  try {
+    for (const f of ['schema-standalone.ts', 'schemas.ts', 'schema-formats.ts', 'iso8601.ts', 'paths.ts']) fs.copyFileSync(path.join(ROOT, 'lib', f), path.join(root, 'lib', f));
+    fs.symlinkSync(fs.realpathSync(path.join(ROOT, 'node_modules')), path.join(root, 'node_modules'), 'dir');
+    const schema = path.join(root, 'fixtures', 'schemas', 't', 'one.json');
+    fs.mkdirSync(path.dirname(schema), { recursive: true });
+    const write = (required: string) => touch(schema, JSON.stringify({ $id: 't/one.json', type: 'object', required: [required], properties: { a: { type: 'string', format: 'rest-date' } }, $defs: { n: { type: 'number' } } }));
+    write('a');
+    await build({ root, quiet: true });
+    const generated = path.join(root, 'dist', 'lib', 'schema-validators.cjs');
+    assert.ok(fs.existsSync(generated), 'generated');
+    assert.ok(!fs.existsSync(path.join(root, 'dist', 'fixtures')), 'the schemas themselves are not copied to dist/');
+    /** Each value's verdict by the generated validators (their file read again each time), and whether they were generated. */
+    const verdicts = (values: unknown[]) => {
+      const r = spawnSync(process.execPath, ['-e', `const v = require(${JSON.stringify(generated)})(${'{ "rest-date": /^\\\\d{4}-\\\\d{2}-\\\\d{2} \\\\d{2}:\\\\d{2}:\\\\d{2}$/ }'});
+        console.log(JSON.stringify({ ids: Object.keys(v), one: ${JSON.stringify(values)}.map((x) => v['t/one.json'](x)), n: [v['t/one.json#/$defs/n'](1), v['t/one.json#/$defs/n']('1')] }));`], { encoding: 'utf8' });
+      assert.equal(r.status, 0, r.stderr);
+      return JSON.parse(r.stdout);
+    };
+    assert.deepEqual(verdicts([{ a: '2026-11-28 10:00:00' }, { a: '2026-11-28T10:00:00Z' }, {}]), { ids: ['t/one.json', 't/one.json#/$defs/n'], one: [true, false, false], n: [true, false] });
+    write('b');
+    assert.deepEqual(staleness(root).stale, [path.join('fixtures', 'schemas', 't', 'one.json')]);
+    await build({ root, quiet: true });
+    assert.deepEqual(verdicts([{ a: '2026-11-28 10:00:00' }, { b: 1 }]).one, [false, true], 'the edited schema is the one generated');
+    fs.rmSync(generated);
+    assert.ok(staleness(root).stale.length, 'a missing file is stale');
+    await build({ root, quiet: true });
+    assert.ok(fs.existsSync(generated), 'generated again');
+  } finally { fs.rmSync(root, { recursive: true, force: true }); }
+});

@@ -102,6 +102,7 @@ const KEPT_STATE: Readonly<Record<string, string>> = {
   'lib/mask.ts: const secrets = new Set<string>();': 'the secrets every report writer of the process masks: one registry, or a writer would miss one',
   'lib/outbound.ts: const contexts = new Map<string, tls.SecureContext>();': 'TLS contexts by their CA files, built once per process',
   'lib/schemas.ts: let ajv: Ajv2020 | undefined;': 'the schemas compiled once per process',
+  'lib/schemas.ts: let generated: Record<string, ValidateFunction> | null | undefined;': 'the validators generated at build time, loaded once per process',
   'lib/schemas.ts: const compiled = new Map<string, ValidateFunction>();': 'validators by schema id, compiled once per process',
   'suites/auth/support.ts: let workerAddress: ReturnType<typeof ownAddress> | undefined;': 'the Playwright worker\'s own source address (one worker, one process)',
   'suites/auth/support.ts: let nextUser = 0;': 'the next throw-away user of this Playwright worker',
