@@ -6,7 +6,7 @@ import type { ServerOptions as HttpsServerOptions } from 'node:https';
 import { Clock } from '../lib/clock.js';
 import { LIMITS } from '../lib/limits.js';
 import { openDb, getMeta, setMeta, type Db } from './store/db.js';
-import { seed } from './store/seed.js';
+import { seedStore } from './store/seed-snapshot.js';
 import { Deviations } from './deviations.js';
 import { DomainEvents } from './events.js';
 import type { ServiceContext, ServiceSettings } from './context.js';
@@ -42,7 +42,7 @@ export async function buildApp(opts: BuildOptions = {}): Promise<FastifyInstance
   const db = typeof opts.db === 'object' ? opts.db : openDb(opts.db ?? ':memory:');
   const seedValue = opts.seed ?? 42;
   if (!getMeta(db, 'seeded')) {
-    await seed(db, seedValue);
+    await seedStore(db, seedValue);
     setMeta(db, 'seeded', String(seedValue));
   }
   // The clock offset is stored so a restarted service keeps the time it had been advanced to.

@@ -24,6 +24,14 @@ export const DEFAULT_PLAN: SeedPlan = {
  */
 const newFaker = (english: Faker): Faker => new (english.constructor as new (options: { locale: Faker['rawDefinitions'] }) => Faker)({ locale: english.rawDefinitions });
 
+/**
+ * What the seeded rows depend on besides the seed value, the plan and the day: this module's code (by its text) and the constants
+ * it reads. store/seed-snapshot.ts keys its snapshots by it.
+ */
+export function seedInputs(): unknown[] {
+  return [seed.toString(), newFaker.toString(), hashPassword.toString(), seededPassword.toString(), ROLES, LANGUAGE_ADMIN_OPERATOR, LANGUAGE_ADMIN_WEBSITE, SEEDED_CHANNELS, CALL_MEETING_STATES, DAY];
+}
+
 /** Fills an empty store. Same seed and same day (UTC) give the same rows. */
 export async function seed(db: Db, seedValue = 42, plan: SeedPlan = DEFAULT_PLAN, now = Date.now()): Promise<void> {
   // Imported when seeding, not with this module: faker's English data is ~0.2 s of CPU to load, and a service restarted on its
