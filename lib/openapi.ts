@@ -1,11 +1,13 @@
 // An OpenAPI 3.1 document read by `ces fuzz` and the suites: its operations, parameters, bodies and documented answers, with ajv validators by JSON pointer.
-import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
-import addFormatsModule from 'ajv-formats';
+import { createRequire } from 'node:module';
+import type { Ajv2020, ValidateFunction } from 'ajv/dist/2020.js';
+import type * as AjvModule from 'ajv/dist/2020.js';
 import { formatErrors } from './schemas.js';
+import { SCHEMA_FORMATS } from './schema-formats.js';
 
 type Schema = Record<string, any>;
 
-const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (a: Ajv2020) => Ajv2020;
+const require = createRequire(import.meta.url);
 const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options'] as const;
 
 export interface Parameter { name: string; in: 'query' | 'path' | 'header' | 'cookie'; required: boolean; schema: Schema; pointer: string; style?: string; explode?: boolean; example?: unknown }
@@ -26,16 +28,31 @@ export interface Operation {
 const esc = (s: string) => s.replace(/~/g, '~0').replace(/\//g, '~1');
 
 export class OpenApiDocument {
-  private ajv = new Ajv2020({ strict: false, validateFormats: true });
+  private ajvOfDoc: Ajv2020 | undefined;
   private validators = new Map<string, ValidateFunction>();
   private ops: Operation[] | undefined;
   constructor(public doc: any) {
     if (typeof doc !== 'object' || !doc || typeof doc.paths !== 'object') throw new Error('not an OpenAPI document (no "paths" object)');
-    addFormats(this.ajv);
-    // The service's own date spellings (fixtures/schemas): `YYYY-MM-DD HH:MM:SS` and `<timestamp>[<zone_id>]`.
-    this.ajv.addFormat('rest-date', /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/);
-    this.ajv.addFormat('zoned-date-time', /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})\[[A-Za-z0-9_/+-]+\]$/);
-    this.ajv.addSchema({ ...doc, $id: 'oas:' }, 'oas:');
+  }
+
+  /**
+   * The document's ajv, made at the first validation: every Playwright worker of a reference target holds a document, and most
+   * never validate against it (loading ajv is about 60 ms of CPU). ajv-formats' formats, as a document of others means them, and
+   * the service's own date spellings (`YYYY-MM-DD HH:MM:SS`, `<timestamp>[<zone_id>]`).
+   */
+  private get ajv(): Ajv2020 {
+    if (!this.ajvOfDoc) {
+      const { Ajv2020: Ajv } = require('ajv/dist/2020.js') as typeof AjvModule;
+      // ajv-formats is CommonJS: its function may sit on `default`.
+      const formats = require('ajv-formats') as { default?: unknown };
+      const addFormats = (formats.default ?? formats) as (a: Ajv2020) => Ajv2020;
+      const ajv = new Ajv({ strict: false, validateFormats: true });
+      addFormats(ajv);
+      for (const name of ['rest-date', 'zoned-date-time']) ajv.addFormat(name, SCHEMA_FORMATS[name]!);
+      ajv.addSchema({ ...this.doc, $id: 'oas:' }, 'oas:');
+      this.ajvOfDoc = ajv;
+    }
+    return this.ajvOfDoc;
   }
 
   /** The node at a JSON pointer (`#/components/schemas/x` or `/paths/...`). */
