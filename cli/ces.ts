@@ -18,7 +18,13 @@ const loaded: Array<CommandModule<any, any>> = named !== undefined && Object.has
   ? [await COMMANDS[named]!.load()]
   : Object.values(COMMANDS).map(({ command, describe }) => ({ command, describe, handler: () => {} }));
 
-const cli = yargs(hideBin(process.argv))
+const cli = yargs(hideBin(process.argv));
+// yargs renders a command's help at every run of it (to keep it for a later --help); wrapped to the terminal's width that is about
+// 50 ms of CPU per `ces` process, and a run starts tens of them. Help asked for is wrapped; the kept copy is not (shown only in
+// the first lines a misuse of the options prints, where a long line is left to the terminal).
+const asksHelp = hideBin(process.argv).some((a) => a === '--help' || a === '-h' || a === 'help');
+if (!asksHelp) cli.wrap(null);
+cli
   .scriptName('ces')
   .usage('$0 <command> [options]\n\nConformance and load-testing harness for the Conversational Engagement Service.')
   .command(loaded)
