@@ -1,5 +1,6 @@
 // Fetches a linked image as bytes and measures it (CONN-IMAGE-01: reachable, a picture browsers display, 240x120).
-import { request, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
+import { request } from '../lib/undici.js';
 import { imageSize } from 'image-size';
 import { LIMITS } from '../lib/limits.js';
 

@@ -1,6 +1,7 @@
 // One HTTP client for suites, checks and fakes: undici with the target's CA, answers read whole with timings.
 import fs from 'node:fs';
-import { Agent, request as undiciRequest, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
+import { Agent, request as undiciRequest } from './undici.js';
 
 export interface HttpAnswer {
   status: number;

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { STATUS_CODES } from 'node:http';
-import { Agent } from 'undici';
+import { Agent } from './undici.js';
 import { http, type HttpAnswer, type HttpRequest } from './http.js';
 import type { Target } from './target.js';
 import { bearerHeader } from './control-auth.js';

@@ -4,6 +4,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { createRequire } from 'node:module';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 /** The folders compiled to dist/<folder>: every folder of TypeScript the tools run (tsconfig.json "include", but bin/ and reports/template/, which are JavaScript). */
@@ -32,6 +33,12 @@ const SCHEMA_INPUTS = path.join('fixtures', 'schemas');
 const STANDALONE = path.join('lib', 'schema-validators.cjs');
 const GENERATOR = ['schema-standalone.ts', 'schemas.ts', 'schema-formats.ts', 'iso8601.ts', 'paths.ts'].map((f) => path.join('lib', f));
 const isSchemaInput = (rel) => rel.startsWith(`${SCHEMA_INPUTS}${path.sep}`);
+/**
+ * undici bundled into one CommonJS file beside lib/undici.ts's output, which loads it (why: lib/undici.ts): written with that
+ * module, so again whenever the package-lock changes (every file is then rebuilt) or the file is gone.
+ */
+const UNDICI_LOADER = path.join('lib', 'undici.ts');
+const UNDICI_BUNDLE = path.join('lib', 'undici-bundle.cjs');
 
 /** Every source file: `rel` (path under root) → its mtime and size; .d.ts files produce nothing. */
 function sources(root) {
@@ -79,7 +86,8 @@ export function staleness(root = ROOT) {
   const { files, stamp } = sources(root);
   const manifest = readManifest(root);
   const all = manifest.stamp !== stamp;
-  const stale = [...files.keys()].filter((rel) => all || manifest.files[rel] !== files.get(rel) || !fs.existsSync(path.join(root, 'dist', outputsOf(rel)[0])));
+  const stale = [...files.keys()].filter((rel) => all || manifest.files[rel] !== files.get(rel) || !fs.existsSync(path.join(root, 'dist', outputsOf(rel)[0]))
+    || (rel === UNDICI_LOADER && !fs.existsSync(path.join(root, 'dist', UNDICI_BUNDLE))));
   const removed = Object.keys(manifest.files).filter((rel) => !files.has(rel));
   return { files, stamp, stale, removed };
 }
@@ -143,6 +151,7 @@ async function buildLocked({ clean, quiet, root, dist, t0 }) {
       throw new BuildError(first ? `${first.location ? `${first.location.file}:${first.location.line}:${first.location.column}: ` : ''}${first.text}${e.errors.length > 1 ? ` (and ${e.errors.length - 1} more)` : ''}` : e.message);
     }
     for (const f of result.outputFiles) writeAtomic(f.path, f.contents);
+    if (ts.includes(UNDICI_LOADER)) await bundleUndici(esbuild, root, dist);
     await bundleThreads(esbuild, root, dist);
   }
   for (const rel of stale.filter((r) => !r.endsWith('.ts') && !isSchemaInput(r))) writeAtomic(path.join(dist, rel), fs.readFileSync(path.join(root, rel)));
@@ -151,6 +160,18 @@ async function buildLocked({ clean, quiet, root, dist, t0 }) {
   const ms = Math.round(performance.now() - t0);
   if (!quiet && (stale.length || removed.length)) console.error(`build: ${stale.length} file(s) compiled or copied to dist/, ${removed.length} removed (${ms} ms)`);
   return { compiled: ts.length, copied: stale.length - ts.length, removed: removed.length, ms };
+}
+
+/** Writes dist/lib/undici-bundle.cjs: the installed undici package in one CommonJS file (its entry, everything it requires). */
+async function bundleUndici(esbuild, root, dist) {
+  try {
+    const entry = createRequire(path.join(root, 'package.json')).resolve('undici');
+    // minifyWhitespace drops the comments: the compile cache leaves a module whose text holds `import(` to Node (its JSDoc types do).
+    const result = await esbuild.build({ entryPoints: [entry], bundle: true, write: false, platform: 'node', format: 'cjs', target: 'node20', minifyWhitespace: true, outfile: path.join(dist, UNDICI_BUNDLE), logLevel: 'silent' });
+    writeAtomic(path.join(dist, UNDICI_BUNDLE), result.outputFiles[0].contents);
+  } catch (e) {
+    throw new BuildError(`bundling undici into ${UNDICI_BUNDLE}: ${e.errors?.[0]?.text ?? e.message}`);
+  }
 }
 
 /** Writes dist/lib/schema-validators.cjs from the schemas, with the compiled generator (lib/schema-standalone.ts) of this same build. */

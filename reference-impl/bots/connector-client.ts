@@ -1,5 +1,5 @@
 // Every service→connector call: query idConnectorVersion/idWebsite, G2 signature, outbound TLS trust, time limit by abort, G20 judgement, exchange log.
-import { Agent, request } from 'undici';
+import { Agent, request } from '../../lib/undici.js';
 import { sign, SIGNATURE_HEADER } from '../../lib/signature.js';
 import { check } from '../../lib/schemas.js';
 import { outboundSecureContext } from '../../lib/outbound.js';

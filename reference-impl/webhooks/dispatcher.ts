@@ -1,6 +1,7 @@
 // The durable webhook dispatcher: a SQLite outbox, attempts claimed and settled in batches, signed POSTs over a bounded pool per subscriber origin, retries +10 s / +20 s, dead letters.
 import { randomBytes, randomUUID } from 'node:crypto';
-import { Agent, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
+import { Agent } from '../../lib/undici.js';
 import type Database from 'better-sqlite3';
 import { sign } from '../../lib/signature.js';
 import type { ServiceContext } from '../context.js';

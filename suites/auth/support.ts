@@ -1,7 +1,8 @@
 // Helpers of the auth and graphql suites: token requests as report steps (tokens masked before evidence is written), own loopback addresses, sessions.
 import { randomInt } from 'node:crypto';
 import fs from 'node:fs';
-import { Agent, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
+import { Agent } from '../../lib/undici.js';
 import { agentFor, type HttpAnswer, type HttpRequest } from '../../lib/http.js';
 import { mask } from '../../lib/mask.js';
 import type { Target } from '../../lib/target.js';

@@ -1,7 +1,7 @@
 // The live inspector in Chromium: conversations appear live, the connector exchange with timings and failures, polled availability, a retried webhook, no secrets.
 import fs from 'node:fs';
 import { agentFor } from '../../lib/http.js';
-import { request } from 'undici';
+import { request } from '../../lib/undici.js';
 import { test, expect, clauses, uniq, text, shot, realTime, noPageErrors, PROMPT_MS } from './helpers.js';
 import { LIMITS } from '../../lib/limits.js';
 import { targetSecrets } from '../../lib/target.js';
