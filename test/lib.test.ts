@@ -5,6 +5,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { X509Certificate } from 'node:crypto';
+import { spawnSync } from 'node:child_process';
+import { CODE, COMPILED, ROOT } from '../lib/paths.js';
 import { sign, verify } from '../lib/signature.js';
 import { Clock } from '../lib/clock.js';
 import { addSecret, mask } from '../lib/mask.js';
@@ -91,4 +93,18 @@ test('tls: the server certificate is signed by the generated CA and names 127.0.
 
 test('schemas: every schema of fixtures/schemas/ is a valid JSON Schema 2020-12 (getAjv skips this check for speed)', () => {
   assert.deepEqual(schemaProblems(), []);
+});
+
+test("lib/undici.ts hands out the build's one-file undici (dist/lib/undici-bundle.cjs), the installed package's whole API", () => {
+  const r = spawnSync(process.execPath, ['--input-type=module', '-e', `
+    import { createRequire } from 'node:module';
+    const mine = await import(${JSON.stringify(path.join(CODE, 'lib', 'undici.js'))});
+    const require = createRequire(${JSON.stringify(path.join(ROOT, 'package.json'))});
+    const bundle = ${JSON.stringify(path.join(CODE, 'lib', 'undici-bundle.cjs'))};
+    console.log(JSON.stringify({ loaded: Object.keys(require.cache).filter((f) => f.includes('undici')), same: mine.Agent === require(bundle).Agent && mine.request === require(bundle).request, api: Object.keys(require(bundle)).sort().join() === Object.keys(require('undici')).sort().join() }));`], { encoding: 'utf8' });
+  assert.equal(r.status, 0, r.stderr);
+  const out = JSON.parse(r.stdout);
+  if (!COMPILED) return;
+  assert.deepEqual(out.loaded, [path.join(CODE, 'lib', 'undici-bundle.cjs')], 'one file, not the package\'s modules');
+  assert.ok(out.same && out.api, JSON.stringify(out));
 });
