@@ -162,12 +162,16 @@ test('builds started together (processes after an edit) take turns: each ends wi
   } finally { fs.rmSync(root, { recursive: true, force: true }); }
 });
 
-test('every top-level folder of TypeScript sources is built (a new folder left out of SOURCE_DIRS would be missing from dist/ and the package)', async () => {
+test('every top-level folder of TypeScript sources is built and type-checked (a new folder left out of SOURCE_DIRS would be missing from dist/ and the package)', async () => {
   const { SOURCE_DIRS } = (await import(path.join(ROOT, 'scripts', 'build.mjs'))) as { SOURCE_DIRS: string[] };
   const notCode = new Set(['node_modules', 'dist', 'docs', 'fixtures', 'reports', 'bin', '.git', '.cache', '.ci']);
   const hasTs = (dir: string): boolean => fs.readdirSync(dir, { withFileTypes: true }).some((e) => (e.isDirectory() ? hasTs(path.join(dir, e.name)) : e.name.endsWith('.ts')));
   const folders = fs.readdirSync(ROOT, { withFileTypes: true }).filter((e) => e.isDirectory() && !notCode.has(e.name) && !e.name.startsWith('.') && hasTs(path.join(ROOT, e.name))).map((e) => e.name);
   assert.deepEqual(folders.filter((f) => !SOURCE_DIRS.includes(f)), [], 'folders of TypeScript that scripts/build.mjs does not build');
+  // And type-checks: `tsc --noEmit -p .` reads tsconfig.json's "include" (a folder only imported from elsewhere would be checked
+  // only in part).
+  const include = (JSON.parse(fs.readFileSync(path.join(ROOT, 'tsconfig.json'), 'utf8')) as { include: string[] }).include;
+  assert.deepEqual(SOURCE_DIRS.filter((f) => !include.includes(f)), [], 'source folders tsconfig.json does not include');
 });
 
 test("the schemas' validators are generated into dist/lib/schema-validators.cjs, and again when a schema changes or the file is gone", async () => {
