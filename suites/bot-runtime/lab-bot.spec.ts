@@ -43,17 +43,24 @@ test.describe('lab bot', () => {
     const since = await bot.lastSeq();
     const id = await bot.start('hello lab', { websiteId: lab.websiteId });
     // A wait for the conversation to have gone past the visitor's message, not a time limit of this check's clauses: a service
-    // that serialises endpoint 7 across conversations (BOT-FAIL-02, REF) may first finish another conversation's 10 s call.
-    const v = await step('BOT-EP5-01', 'the lab bot answers', () => bot.until(id, 'the lab bot answers', (x) => bot.hasText(x, 'Lab bot received your message.'), 15_000));
+    // that serialises endpoint 7 across conversations (BOT-FAIL-02, REF) may first finish another conversation's 10 s call. A
+    // service that ran endpoint 5's close or transfer reply (BOT-EP5-03) ends or hands over the conversation first, maybe before
+    // the visitor's message: the wait ends there too, and BOT-EP5-03 is judged on what it did (before, this check waited the
+    // whole 15 s for an answer that never came and failed BOT-EP5-01, or caught it only when the answer won the race).
+    const v = await step('BOT-EP5-01', 'the lab bot answers', () => bot.until(id, 'the lab bot answers (or the conversation is closed or transferred)', (x) => bot.hasText(x, 'Lab bot received your message.') || x.state !== 'started' || (x.operatorId !== null && x.operatorId !== lab.operatorId), 15_000));
     const visitorIdx = v.transcript.findIndex((e) => e.role === 'visitor');
-    under('BOT-EP5-01', () => expect(v.transcript.slice(0, visitorIdx).filter((e) => e.role === 'bot').length, 'the first messages of endpoint 5 are displayed before the visitor message').toBeGreaterThan(0));
-    under('BOT-EP5-03', () => expect(v.transcript.slice(0, visitorIdx).map((e) => `${e.role}:${e.payload?.value}`), 'the message replies of endpoint 5, before the visitor message; await, close and transfer ignored') .toEqual(['bot:Lab bot here.', 'bot:Second first message.']));
+    // No visitor message displayed (the conversation ended first): everything shown came before it.
+    const beforeVisitor = visitorIdx < 0 ? v.transcript : v.transcript.slice(0, visitorIdx);
+    under('BOT-EP5-01', () => expect(beforeVisitor.filter((e) => e.role === 'bot').length, 'the first messages of endpoint 5 are displayed before the visitor message').toBeGreaterThan(0));
+    under('BOT-EP5-03', () => expect(beforeVisitor.map((e) => `${e.role}:${e.payload?.value}`), 'the message replies of endpoint 5, before the visitor message; await, close and transfer ignored') .toEqual(['bot:Lab bot here.', 'bot:Second first message.']));
     under('BOT-EP5-03', () => expect(v.state, 'the close reply of endpoint 5 was ignored').toBe('started'));
     under('BOT-EP5-03', () => expect(v.operatorId, 'the transfer reply of endpoint 5 was ignored').toBe(lab.operatorId));
     const { requests } = await bot.requests({ since });
     const ep5 = requests.find((r) => r.endpoint === 'first-messages' && r.idOperator === String(lab.operatorId));
     const ep6 = requests.find((r) => r.idConversation === id && r.endpoint === 'conversation-create');
-    under('BOT-EP5-01', () => expect(ep5 && ep6 && ep5.seq < ep6.seq, 'endpoint 5 before endpoint 6').toBe(true));
+    // Endpoint 6 is never called for a conversation that endpoint 5's close reply ended (BOT-EP5-03's failure, judged above):
+    // the order of the two is then not there to judge. Open, a missing endpoint 6 fails it.
+    if (ep6 || v.state === 'started') under('BOT-EP5-01', () => expect(ep5 && ep6 && ep5.seq < ep6.seq, 'endpoint 5 before endpoint 6').toBe(true));
     await bot.attachConversation('first messages', id, ep5 ? [ep5] : []);
   });
 
