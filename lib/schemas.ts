@@ -87,7 +87,9 @@ export function validator(id: string): ValidateFunction {
   let v = compiled.get(id);
   if (!v) {
     const made = generatedValidators()?.[id];
-    if (made) Object.defineProperty(made, 'schema', { get: () => schemaAt(id), configurable: true });
+    // Read once, when first asked for (the checker reads a schema's listed properties for every answer it judges).
+    let schema: unknown;
+    if (made) Object.defineProperty(made, 'schema', { get: () => (schema ??= schemaAt(id)), configurable: true });
     v = made ?? getAjv().getSchema(id);
     if (!v) throw new Error(`unknown schema "${id}" (looked in ${SCHEMAS_DIR})`);
     compiled.set(id, v);

@@ -79,7 +79,7 @@ test('a broken snapshot is seeded over and written again; a folder others may wr
   fs.rmSync(open, { recursive: true, force: true });
 });
 
-test('a store in a file (WAL) is filled from the snapshot as one in memory', async () => {
+test('a store in a file (WAL) is filled from the snapshot as one in memory, and writes none when seeded', async () => {
   const dir = folder();
   const work = folder();
   await seedStore(openDb(), 42, { dir, now: NOW });
@@ -90,6 +90,11 @@ test('a store in a file (WAL) is filled from the snapshot as one in memory', asy
   assert.equal(dump(onDisk), dump(fresh));
   onDisk.close();
   assert.equal(dump(openDb(path.join(work, 'service.db'))), dump(fresh), 'and kept on disk');
+  // Seeded in a file, it writes no snapshot (its rows may be in the write-ahead log).
+  const otherDir = folder();
+  assert.equal(await seedStore(openDb(path.join(work, 'other.db')), 42, { dir: otherDir, now: NOW }), 'seeded');
+  assert.deepEqual(snapshots(otherDir), []);
+  fs.rmSync(otherDir, { recursive: true, force: true });
   fs.rmSync(dir, { recursive: true, force: true });
   fs.rmSync(work, { recursive: true, force: true });
 });
