@@ -1,8 +1,7 @@
 // An OpenAPI 3.1 document read by `ces fuzz` and the suites: its operations, parameters, bodies and documented answers, with ajv validators by JSON pointer.
 import { createRequire } from 'node:module';
 import type { Ajv2020, ValidateFunction } from 'ajv/dist/2020.js';
-import type * as AjvModule from 'ajv/dist/2020.js';
-import { formatErrors } from './schemas.js';
+import { ajvClass, formatErrors } from './schemas.js';
 import { SCHEMA_FORMATS } from './schema-formats.js';
 
 type Schema = Record<string, any>;
@@ -42,7 +41,7 @@ export class OpenApiDocument {
    */
   private get ajv(): Ajv2020 {
     if (!this.ajvOfDoc) {
-      const { Ajv2020: Ajv } = require('ajv/dist/2020.js') as typeof AjvModule;
+      const Ajv = ajvClass();
       // ajv-formats is CommonJS: its function may sit on `default`.
       const formats = require('ajv-formats') as { default?: unknown };
       const addFormats = (formats.default ?? formats) as (a: Ajv2020) => Ajv2020;

@@ -37,11 +37,14 @@ export function allSchemas(): Record<string, any> {
 }
 
 /**
- * An ajv with the project's options and formats, no schema added. ajv is loaded here, on first need, not with this module: most
- * processes never need it (the validators generated at build time serve them), and loading it costs about 55 ms of CPU.
+ * ajv's 2020-12 class, loaded on first need, not with this module: most processes never need it (the validators generated at build
+ * time serve them), and loading it costs about 55 ms of CPU.
  */
+export const ajvClass = (): typeof AjvModule.Ajv2020 => (require('ajv/dist/2020.js') as typeof AjvModule).Ajv2020;
+
+/** An ajv with the project's options and formats, no schema added. */
 export function newAjv(code?: CodeOptions): Ajv2020 {
-  const { Ajv2020: Ajv } = require('ajv/dist/2020.js') as typeof AjvModule;
+  const Ajv = ajvClass();
   // validateSchema off: checking every schema against the 2020-12 meta-schema costs ~50 ms of CPU in every process that loads them
   // (each Playwright worker, each stack); test/lib.test.ts checks them once instead (`schemaProblems`).
   return new Ajv({ allErrors: true, strict: false, validateSchema: false, formats: SCHEMA_FORMATS, ...(code ? { code } : {}) });
@@ -68,7 +71,7 @@ function generatedValidators(): Record<string, ValidateFunction> | null {
 
 /** Every schema of fixtures/schemas/ that is not a valid JSON Schema 2020-12, with what is wrong (empty when all are). */
 export function schemaProblems(): string[] {
-  const { Ajv2020: Ajv } = require('ajv/dist/2020.js') as typeof AjvModule;
+  const Ajv = ajvClass();
   const meta = new Ajv({ allErrors: true, strict: false });
   return Object.entries(allSchemas()).flatMap(([id, schema]) => (meta.validateSchema(schema) ? [] : [`${id}: ${formatErrors(meta.errors)}`]));
 }

@@ -63,7 +63,9 @@ function sources(root) {
   return { files: out, stamp: `${FORMAT}:${tsconfig.mtimeMs}:${self.mtimeMs}:${lock}` };
 }
 
-const outputsOf = (rel) => (isSchemaInput(rel) ? [STANDALONE] : rel.endsWith('.ts') ? [rel.replace(/\.ts$/, '.js'), rel.replace(/\.ts$/, '.js.map')] : [rel]);
+/** What a source gives in dist/ (deleted with it): a module and its map, undici's loader the bundle too, a schema the generated validators. */
+const outputsOf = (rel) => (isSchemaInput(rel) ? [STANDALONE]
+  : rel.endsWith('.ts') ? [rel.replace(/\.ts$/, '.js'), rel.replace(/\.ts$/, '.js.map'), ...(rel === UNDICI_LOADER ? [UNDICI_BUNDLE] : [])] : [rel]);
 
 /** Writes a file so that a process reading it meanwhile sees the old or the new content, never half of one. */
 function writeAtomic(file, data) {
@@ -86,8 +88,9 @@ export function staleness(root = ROOT) {
   const { files, stamp } = sources(root);
   const manifest = readManifest(root);
   const all = manifest.stamp !== stamp;
-  const stale = [...files.keys()].filter((rel) => all || manifest.files[rel] !== files.get(rel) || !fs.existsSync(path.join(root, 'dist', outputsOf(rel)[0]))
-    || (rel === UNDICI_LOADER && !fs.existsSync(path.join(root, 'dist', UNDICI_BUNDLE))));
+  // A source whose output is gone is stale (source maps aside: one stat per file, as every `ces` start runs this).
+  const stale = [...files.keys()].filter((rel) => all || manifest.files[rel] !== files.get(rel)
+    || outputsOf(rel).some((o) => !o.endsWith('.map') && !fs.existsSync(path.join(root, 'dist', o))));
   const removed = Object.keys(manifest.files).filter((rel) => !files.has(rel));
   return { files, stamp, stale, removed };
 }
