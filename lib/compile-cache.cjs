@@ -17,15 +17,22 @@ const INSTALLED = Symbol.for('ces.compileCache');
 const setting = process.env.CES_COMPILE_CACHE;
 const dir = setting && setting !== 'off' ? path.resolve(setting) : path.join(os.tmpdir(), `ces-compile-cache-${typeof process.getuid === 'function' ? process.getuid() : 'user'}`);
 
+/** Installs the cache in this thread; answers the function that writes what it compiled since (nothing to write: a no-op). */
 function install() {
-  if (setting === 'off' || globalThis[INSTALLED]) return;
-  globalThis[INSTALLED] = true;
-  if (typeof Module.enableCompileCache === 'function') { Module.enableCompileCache(dir); return; }
-  if (!vm.constants || !vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER) return;
-  try { fs.mkdirSync(dir, { recursive: true }); } catch { return; }
+  const none = () => {};
+  if (setting === 'off' || globalThis[INSTALLED]) return globalThis[INSTALLED] ?? none;
+  globalThis[INSTALLED] = none;
+  if (typeof Module.enableCompileCache === 'function') { Module.enableCompileCache(dir); return none; }
+  if (!vm.constants || !vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER) return none;
+  try { fs.mkdirSync(dir, { recursive: true }); } catch { return none; }
   const nodeModules = `${path.sep}node_modules${path.sep}`;
   /** The project's large CommonJS modules, written by its build: every schema's validator (lib/schema-standalone.ts), undici in one file (lib/undici.ts). */
   const generated = /[\\/]lib[\\/](schema-validators|undici-bundle)\.cjs$/;
+  /**
+   * The bundles of the threads of embedded stacks (dist/bundles/, scripts/build.mjs THREAD_BUNDLES): their packages' comments
+   * mention import() (JSDoc types), and the build fails a bundle that would still call it.
+   */
+  const threadBundle = /[\\/]dist[\\/]bundles[\\/]reference-impl[\\/][^\\/]+\.cjs$/;
   /**
    * On Node 20, an import() in code compiled with cached data fails (ERR_VM_DYNAMIC_IMPORT_CALLBACK_MISSING): a module whose text
    * has one is compiled as usual, but Playwright's two largest bundles, whose import()s load parts the harness never uses (vite
@@ -39,7 +46,7 @@ function install() {
   Module.prototype._compile = function (content, filename, format) {
     // `format` 'module': an ES module required from CommonJS (Node 20.19+ compiles it as such).
     const commonJs = format === undefined || format === 'commonjs';
-    if (!commonJs || content.length < SMALL || !(filename.includes(nodeModules) || generated.test(filename)) || (content.includes('import(') && !importsUnused.test(filename))) return compile.apply(this, arguments);
+    if (!commonJs || content.length < SMALL || !(filename.includes(nodeModules) || generated.test(filename) || threadBundle.test(filename)) || (content.includes('import(') && !importsUnused.test(filename) && !threadBundle.test(filename))) return compile.apply(this, arguments);
     // Keyed by the text, not the path: a package installed elsewhere (the package test's installation, a clone at another depth)
     // reuses what the checkout compiled (V8 checks its cached data against the source and its own version, never the path).
     const file = path.join(dir, crypto.createHash('sha1').update(`${process.version}\0`).update(content).digest('hex'));
@@ -70,7 +77,12 @@ function install() {
   let timer;
   const later = () => { if (!timer) { timer = setTimeout(() => { timer = undefined; flush(); }, 5_000); timer.unref(); } };
   process.once('exit', flush);
+  globalThis[INSTALLED] = flush;
+  return flush;
 }
 
-install();
-module.exports = { compileCacheDir: dir };
+/**
+ * `flushCompileCache()` writes now what the thread compiled that the cache lacks (a thread ended by terminate() runs no exit
+ * handler, and a short-lived one may end before the write a few seconds after loading).
+ */
+module.exports = { compileCacheDir: dir, flushCompileCache: install() };

@@ -60,13 +60,13 @@ export function startInThread<R = unknown>(module: URL, exportName: string, opti
 }
 
 /**
- * The module's bundle with its packages, when the build wrote one (scripts/build.mjs THREAD_BUNDLES: dist/bundles/<its path>.mjs,
+ * The module's bundle with its packages, when the build wrote one (scripts/build.mjs THREAD_BUNDLES: dist/bundles/<its path>.cjs,
  * in a checkout): a thread loads one file instead of some 600 modules. Else the module itself (the npm package, the sources).
  */
 export function bundleOf(module: URL): URL {
   if (!COMPILED || module.protocol !== 'file:') return module;
   const rel = path.relative(CODE, fileURLToPath(module));
   if (rel.startsWith('..') || !rel.endsWith('.js')) return module;
-  const bundle = path.join(CODE, 'bundles', rel.replace(/\.js$/, '.mjs'));
+  const bundle = path.join(CODE, 'bundles', rel.replace(/\.js$/, '.cjs'));
   return fs.existsSync(bundle) ? pathToFileURL(bundle) : module;
 }

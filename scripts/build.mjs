@@ -19,7 +19,7 @@ const copied = (rel) => !rel.endsWith('.md') && !rel.startsWith(`load${path.sep}
 const FORMAT = 2;
 /**
  * Modules started in worker threads (lib/thread-server.ts: an embedded stack, its partners), also bundled with their packages
- * into dist/bundles/<same path>.mjs, which the thread loads instead: one file rather than some 600 modules, about 0.6 CPU-s less
+ * into dist/bundles/<same path>.cjs, which the thread loads instead: one file rather than some 600 modules, about 0.6 CPU-s less
  * per embedded stack (a run starts one per worker). better-sqlite3 stays a package (native). Not in the npm package (its `files`
  * leave dist/bundles/ out: the packages are installed there anyway), where threads load the modules.
  */
@@ -190,28 +190,37 @@ async function generateValidators(dist) {
 /**
  * Writes dist/bundles/ (THREAD_BUNDLES) from the TypeScript sources. Each module keeps `import.meta.url` meaning its own compiled
  * file in dist/, as unbundled (ownImportMetaPlugin): the store finds schema.sql, the console its pages, the stack the thread entry.
+ * CommonJS, not an ES module: Node 20 keeps no compiled code of an ES module, and the compile cache (lib/compile-cache.cjs) keeps
+ * a CommonJS file's; a stack's two threads compiled their 6 MB on every start (about 0.1 CPU-s; 110 stacks start in `npm test`).
+ * The cache cannot serve code that calls import() (Node 20), so a bundle that still would (an import() of a module left out of
+ * it) fails the build; esbuild turns those of bundled modules into require().
  */
 async function bundleThreads(esbuild, root, dist) {
   const entries = THREAD_BUNDLES.filter((e) => fs.existsSync(path.join(root, e)));
+  // The ES-module bundles of former builds, no longer loaded.
+  for (const e of THREAD_BUNDLES) for (const ext of ['.mjs', '.mjs.map']) fs.rmSync(path.join(dist, 'bundles', e.replace(/\.ts$/, ext)), { force: true });
   if (!entries.length) return;
   const ownImportMeta = ownImportMetaPlugin(esbuild, {
     tsconfigRaw: fs.readFileSync(path.join(root, 'tsconfig.json'), 'utf8'),
     fileOf: (source) => path.join(dist, path.relative(root, source)).replace(/\.ts$/, '.js'),
     sourcemap: true,
   });
+  let result;
   try {
-    const result = await esbuild.build({
-      entryPoints: entries.map((e) => path.join(root, e)), outdir: path.join(dist, 'bundles'), outbase: root, outExtension: { '.js': '.mjs' },
-      bundle: true, write: false, platform: 'node', format: 'esm', target: 'node20', external: ['better-sqlite3'], sourcemap: 'linked', sourcesContent: false,
-      // The packages bundled are CommonJS: their require() of Node's modules needs a require in an ES module.
-      banner: { js: "import { createRequire as __cesRequire } from 'node:module'; const require = __cesRequire(import.meta.url);" },
-      plugins: [ownImportMeta], logLevel: 'silent', absWorkingDir: root,
+    result = await esbuild.build({
+      entryPoints: entries.map((e) => path.join(root, e)), outdir: path.join(dist, 'bundles'), outbase: root, outExtension: { '.js': '.cjs' },
+      bundle: true, write: false, platform: 'node', format: 'cjs', target: 'node20', external: ['better-sqlite3'], sourcemap: 'linked', sourcesContent: false,
+      metafile: true, plugins: [ownImportMeta], logLevel: 'silent', absWorkingDir: root,
     });
-    for (const f of result.outputFiles) writeAtomic(f.path, f.contents);
   } catch (e) {
     const first = e.errors?.[0];
     throw new BuildError(`bundling ${entries.join(', ')}: ${first ? `${first.location ? `${first.location.file}:${first.location.line}: ` : ''}${first.text}` : e.message}`);
   }
+  for (const [out, { imports }] of Object.entries(result.metafile.outputs)) {
+    const dynamic = imports.filter((i) => i.kind === 'dynamic-import');
+    if (dynamic.length) throw new BuildError(`bundling ${out}: import() of ${dynamic.map((i) => i.path).join(', ')}, left out of the bundle; a thread bundle must not import() at run time (the compile cache cannot serve it on Node 20): bundle the module or require() it`);
+  }
+  for (const f of result.outputFiles) writeAtomic(f.path, f.contents);
 }
 
 /**

@@ -6,7 +6,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { pathToFileURL } from 'node:url';
-import { CODE, ROOT } from '../lib/paths.js';
+import { createHash } from 'node:crypto';
+import { CODE, COMPILED, ROOT } from '../lib/paths.js';
 import { bundleOf } from '../lib/thread-server.js';
 import { resolveTarget } from '../cli/embedded.js';
 import { agentFor, http } from '../lib/http.js';
@@ -31,9 +32,9 @@ test('the build bundles a thread module with its packages; its modules keep thei
       '',
     ].join('\n'));
     await build({ root, quiet: true });
-    const bundle = path.join(root, 'dist', 'bundles', 'reference-impl', 'stack.mjs');
+    const bundle = path.join(root, 'dist', 'bundles', 'reference-impl', 'stack.cjs');
     assert.ok(fs.existsSync(bundle), 'reference-impl/stack.ts bundled');
-    assert.ok(!fs.existsSync(path.join(root, 'dist', 'bundles', 'reference-impl', 'partners.mjs')), 'no bundle for a module the project lacks');
+    assert.ok(!fs.existsSync(path.join(root, 'dist', 'bundles', 'reference-impl', 'partners.cjs')), 'no bundle for a module the project lacks');
     assert.doesNotMatch(fs.readFileSync(bundle, 'utf8'), /from ["']undici["']/, 'the package is inside the bundle');
     const run = spawnSync(process.execPath, ['--enable-source-maps', '--input-type=module', '-e', `import { info, fails } from ${JSON.stringify(pathToFileURL(bundle).href)}; console.log(JSON.stringify(info())); try { fails(); } catch (e) { console.log(e.stack.split('\\n')[1]); }`], { encoding: 'utf8' });
     assert.equal(run.status, 0, run.stderr);
@@ -50,7 +51,7 @@ test('the build bundles a thread module with its packages; its modules keep thei
 
 test('a thread module is started from its bundle when there is one, else as it is', () => {
   const stack = pathToFileURL(path.join(CODE, 'reference-impl', 'stack.js'));
-  const expected = path.join(CODE, 'bundles', 'reference-impl', 'stack.mjs');
+  const expected = path.join(CODE, 'bundles', 'reference-impl', 'stack.cjs');
   assert.equal(bundleOf(stack).href, fs.existsSync(expected) ? pathToFileURL(expected).href : stack.href);
   const none = pathToFileURL(path.join(CODE, 'lib', 'paths.js'));
   assert.equal(bundleOf(none).href, none.href);
@@ -58,8 +59,14 @@ test('a thread module is started from its bundle when there is one, else as it i
   assert.equal(bundleOf(outside).href, outside.href);
 });
 
-test('an embedded stack started from the bundles serves its API, runs its deviations and has its partners', async () => {
-  const resolved = await resolveTarget({ stacks: 1, deviate: ['rest-default-page-size-10'] });
+test('an embedded stack started from the bundles serves its API, runs its deviations and has its partners; closed, its threads leave their compiled code to the next', async () => {
+  // A compile cache of its own (the threads read CES_COMPILE_CACHE as they start): what this stack's threads write is seen apart.
+  const cacheDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ces-thread-cache-'));
+  const setting = process.env.CES_COMPILE_CACHE;
+  if (setting !== 'off') process.env.CES_COMPILE_CACHE = cacheDir;
+  const resolved = await resolveTarget({ stacks: 1, deviate: ['rest-default-page-size-10'] }).finally(() => {
+    if (setting === undefined) delete process.env.CES_COMPILE_CACHE; else process.env.CES_COMPILE_CACHE = setting;
+  });
   try {
     const t = resolved.target;
     const agent = agentFor(t.ca_file);
@@ -75,4 +82,16 @@ test('an embedded stack started from the bundles serves its API, runs its deviat
   } finally {
     await resolved.close();
   }
+  // Closed (within a second or two, before the write a few seconds after loading), each thread wrote what it compiled of its
+  // bundle to the compile cache (keyed by Node's version and the text), where the next stack's threads read it instead of
+  // compiling 6 MB again.
+  try {
+    if (!COMPILED || setting === 'off') return;
+    for (const name of ['stack', 'partners']) {
+      const bundle = path.join(CODE, 'bundles', 'reference-impl', `${name}.cjs`);
+      if (!fs.existsSync(bundle)) continue;
+      const key = createHash('sha1').update(`${process.version}\0`).update(fs.readFileSync(bundle, 'utf8')).digest('hex');
+      assert.ok(fs.existsSync(path.join(cacheDir, key)), `${name}.cjs's compiled code is in the compile cache`);
+    }
+  } finally { fs.rmSync(cacheDir, { recursive: true, force: true }); }
 });
