@@ -44,6 +44,13 @@ test('the build bundles a thread module with its packages; its modules keep thei
     assert.equal(got.self, path.join(root, 'dist', 'reference-impl'));
     assert.equal(got.undici, 'function');
     assert.match(frame, /reference-impl[\\/]stack\.ts:4:\d+/, 'a stack frame of the bundle names the TypeScript file and line');
+    // An import() the bundle would still make at run time (of a module left out of it) fails the build: code compiled from the
+    // compile cache cannot import() on Node 20. One of a bundled module becomes a require() (the package is inside).
+    fs.appendFileSync(path.join(root, 'reference-impl', 'stack.ts'), "export const later = () => import('undici');\n");
+    await build({ root, quiet: true });
+    assert.doesNotMatch(fs.readFileSync(bundle, 'utf8').replace(/\/\*[\s\S]*?\*\/|\/\/[^\n]*/g, ''), /\bimport\(/);
+    fs.appendFileSync(path.join(root, 'reference-impl', 'stack.ts'), "export const native = () => import('better-sqlite3');\n");
+    await assert.rejects(build({ root, quiet: true }), (e: Error) => e.constructor.name === 'BuildError' && /import\(\) of better-sqlite3/.test(e.message));
   } finally {
     fs.rmSync(root, { recursive: true, force: true });
   }
