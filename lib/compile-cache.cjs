@@ -11,6 +11,7 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const crypto = require('node:crypto');
+const { BUNDLE_MARK } = require('./bundle-mark.cjs');
 
 const INSTALLED = Symbol.for('ces.compileCache');
 /** CES_COMPILE_CACHE names the folder; `off` turns the cache off. */
@@ -29,14 +30,10 @@ function install() {
   /** The project's large CommonJS modules, written by its build: every schema's validator (lib/schema-standalone.ts), undici in one file (lib/undici.ts). */
   const generated = /[\\/]lib[\\/](schema-validators|undici-bundle)\.cjs$/;
   /**
-   * The bundles of the threads of embedded stacks (dist/bundles/, scripts/build.mjs THREAD_BUNDLES): their packages' comments
-   * mention import() (JSDoc types), and the build fails a bundle that would still call it.
-   */
-  const threadBundle = /[\\/]dist[\\/]bundles[\\/]reference-impl[\\/][^\\/]+\.cjs$/;
-  /**
    * On Node 20, an import() in code compiled with cached data fails (ERR_VM_DYNAMIC_IMPORT_CALLBACK_MISSING): a module whose text
    * has one is compiled as usual, but Playwright's two largest bundles, whose import()s load parts the harness never uses (vite
-   * for component tests, kerberos for proxy authentication, node:crypto on Node 18).
+   * for component tests, kerberos for proxy authentication, node:crypto on Node 18), and the project's own bundles (BUNDLE_MARK:
+   * their packages' comments mention import(), and their writer fails a bundle that would still call it).
    */
   const importsUnused = /[\\/]playwright-core[\\/]lib[\\/](coreBundle|utilsBundle)\.js$/;
   /** Smaller modules compile (lazily) in less time than reading and checking their cache entry takes. */
@@ -46,7 +43,8 @@ function install() {
   Module.prototype._compile = function (content, filename, format) {
     // `format` 'module': an ES module required from CommonJS (Node 20.19+ compiles it as such).
     const commonJs = format === undefined || format === 'commonjs';
-    if (!commonJs || content.length < SMALL || !(filename.includes(nodeModules) || generated.test(filename) || threadBundle.test(filename)) || (content.includes('import(') && !importsUnused.test(filename) && !threadBundle.test(filename))) return compile.apply(this, arguments);
+    const bundle = content.startsWith(BUNDLE_MARK);
+    if (!commonJs || content.length < SMALL || !(filename.includes(nodeModules) || generated.test(filename) || bundle) || (content.includes('import(') && !importsUnused.test(filename) && !bundle)) return compile.apply(this, arguments);
     // Keyed by the text, not the path: a package installed elsewhere (the package test's installation, a clone at another depth)
     // reuses what the checkout compiled (V8 checks its cached data against the source and its own version, never the path).
     const file = path.join(dir, crypto.createHash('sha1').update(`${process.version}\0`).update(content).digest('hex'));

@@ -6,6 +6,9 @@ import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { createRequire } from 'node:module';
 
+/** The first line of the bundles this project writes (lib/bundle-mark.cjs): the compile cache keeps their compiled code. */
+const { BUNDLE_MARK } = createRequire(import.meta.url)('../lib/bundle-mark.cjs');
+
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 /** The folders compiled to dist/<folder>: every folder of TypeScript the tools run (tsconfig.json "include", but bin/ and reports/template/, which are JavaScript). */
 export const SOURCE_DIRS = ['check', 'cli', 'explore', 'fake-connector', 'fuzz', 'lib', 'load', 'reference-impl', 'scripts', 'suites', 'test', 'transcripts', 'webhook-sink', 'wire'];
@@ -190,10 +193,9 @@ async function generateValidators(dist) {
 /**
  * Writes dist/bundles/ (THREAD_BUNDLES) from the TypeScript sources. Each module keeps `import.meta.url` meaning its own compiled
  * file in dist/, as unbundled (ownImportMetaPlugin): the store finds schema.sql, the console its pages, the stack the thread entry.
- * CommonJS, not an ES module: Node 20 keeps no compiled code of an ES module, and the compile cache (lib/compile-cache.cjs) keeps
- * a CommonJS file's; a stack's two threads compiled their 6 MB on every start (about 0.1 CPU-s; 110 stacks start in `npm test`).
- * The cache cannot serve code that calls import() (Node 20), so a bundle that still would (an import() of a module left out of
- * it) fails the build; esbuild turns those of bundled modules into require().
+ * CommonJS (commonJsBundle), not an ES module: Node 20 keeps no compiled code of an ES module, and the compile cache
+ * (lib/compile-cache.cjs) keeps a marked CommonJS bundle's; a stack's two threads compiled their 6 MB on every start (about
+ * 0.15 CPU-s; some 110 stacks start in `npm test`).
  */
 async function bundleThreads(esbuild, root, dist) {
   const entries = THREAD_BUNDLES.filter((e) => fs.existsSync(path.join(root, e)));
@@ -205,22 +207,32 @@ async function bundleThreads(esbuild, root, dist) {
     fileOf: (source) => path.join(dist, path.relative(root, source)).replace(/\.ts$/, '.js'),
     sourcemap: true,
   });
+  const result = await commonJsBundle(esbuild, `bundling ${entries.join(', ')}`, {
+    entryPoints: entries.map((e) => path.join(root, e)), outdir: path.join(dist, 'bundles'), outbase: root, outExtension: { '.js': '.cjs' },
+    write: false, platform: 'node', target: 'node20', external: ['better-sqlite3'], sourcemap: 'linked', sourcesContent: false,
+    plugins: [ownImportMeta], absWorkingDir: root,
+  });
+  for (const f of result.outputFiles) writeAtomic(f.path, f.contents);
+}
+
+/**
+ * esbuild's bundle of `options` in CommonJS, marked (lib/bundle-mark.cjs) so that the compile cache keeps its compiled code, which
+ * it can only for code that never calls import() (Node 20): an import() left in it (of a module outside the bundle; those of
+ * bundled modules become require()) fails with a BuildError, as does any error of esbuild (`what` says what was being bundled).
+ */
+export async function commonJsBundle(esbuild, what, options) {
   let result;
   try {
-    result = await esbuild.build({
-      entryPoints: entries.map((e) => path.join(root, e)), outdir: path.join(dist, 'bundles'), outbase: root, outExtension: { '.js': '.cjs' },
-      bundle: true, write: false, platform: 'node', format: 'cjs', target: 'node20', external: ['better-sqlite3'], sourcemap: 'linked', sourcesContent: false,
-      metafile: true, plugins: [ownImportMeta], logLevel: 'silent', absWorkingDir: root,
-    });
+    result = await esbuild.build({ ...options, bundle: true, format: 'cjs', banner: { js: BUNDLE_MARK }, metafile: true, logLevel: 'silent' });
   } catch (e) {
     const first = e.errors?.[0];
-    throw new BuildError(`bundling ${entries.join(', ')}: ${first ? `${first.location ? `${first.location.file}:${first.location.line}: ` : ''}${first.text}` : e.message}`);
+    throw new BuildError(`${what}: ${first ? `${first.location ? `${first.location.file}:${first.location.line}: ` : ''}${first.text}` : e.message}`);
   }
   for (const [out, { imports }] of Object.entries(result.metafile.outputs)) {
     const dynamic = imports.filter((i) => i.kind === 'dynamic-import');
-    if (dynamic.length) throw new BuildError(`bundling ${out}: import() of ${dynamic.map((i) => i.path).join(', ')}, left out of the bundle; a thread bundle must not import() at run time (the compile cache cannot serve it on Node 20): bundle the module or require() it`);
+    if (dynamic.length) throw new BuildError(`${what}: ${path.basename(out)} would import() ${dynamic.map((i) => i.path).join(', ')} at run time (left out of the bundle); code the compile cache serves cannot on Node 20: bundle the module or require() it`);
   }
-  for (const f of result.outputFiles) writeAtomic(f.path, f.contents);
+  return result;
 }
 
 /**
