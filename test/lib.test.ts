@@ -6,6 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { X509Certificate } from 'node:crypto';
 import { spawnSync } from 'node:child_process';
+import { pathToFileURL } from 'node:url';
 import { CODE, COMPILED, ROOT } from '../lib/paths.js';
 import { sign, verify } from '../lib/signature.js';
 import { Clock } from '../lib/clock.js';
@@ -107,4 +108,18 @@ test("lib/undici.ts hands out the build's one-file undici (dist/lib/undici-bundl
   if (!COMPILED) return;
   assert.deepEqual(out.loaded, [path.join(CODE, 'lib', 'undici-bundle.cjs')], 'one file, not the package\'s modules');
   assert.ok(out.same && out.api, JSON.stringify(out));
+});
+
+test("scripts/cpu-report.mjs reports the test process's CPU and leaves its children without it (preloading it cost each about 30 ms)", () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ces-cpu-report-'));
+  try {
+    // NODE_OPTIONS as scripts/unit-tests.mjs sets it; the process prints what a process it starts would inherit.
+    const preload = `--import=${pathToFileURL(path.join(ROOT, 'scripts', 'cpu-report.mjs')).href}`;
+    const r = spawnSync(process.execPath, ['--input-type=module', '-e', 'console.log(process.env.NODE_OPTIONS)'], { encoding: 'utf8', env: { ...process.env, NODE_OPTIONS: `--enable-source-maps ${preload}`, CES_CPU_REPORT_DIR: dir } });
+    assert.equal(r.status, 0, r.stderr);
+    assert.equal(r.stdout.trim(), '--enable-source-maps');
+    const reports = fs.readdirSync(dir);
+    assert.equal(reports.length, 1, 'the process reported its CPU');
+    assert.equal(typeof JSON.parse(fs.readFileSync(path.join(dir, reports[0]!), 'utf8')).self, 'number');
+  } finally { fs.rmSync(dir, { recursive: true, force: true }); }
 });
