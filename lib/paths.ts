@@ -40,6 +40,8 @@ export const playwrightEnv = (): Record<string, string> => (COMPILED ? { PW_DISA
 export const playwrightCli = (): string => path.join(packageDir('@playwright/test'), 'cli.js');
 /** Required into the runner of a Playwright run (lib/runner-snippets.cjs: each error's snippet made once per place). */
 export const RUNNER_SNIPPETS = codeFile('lib/runner-snippets.cjs');
+/** Required into the runner of a Playwright run and of a listing (lib/runner-lazy-babel.cjs: babel loaded only if used). */
+export const RUNNER_LAZY_BABEL = codeFile('lib/runner-lazy-babel.cjs');
 
 /**
  * The folder of an installed npm package: in the checkout it is ROOT/node_modules/<name>; installed as a dependency, npm hoists

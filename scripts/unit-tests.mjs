@@ -61,7 +61,7 @@ const PATH_SENSITIVE = ['build', 'thread-bundles', 'compile-cache', 'transcripts
 const QUICK = [
   'alternatives', 'alternatives-coverage', 'auth-tokens', 'catalogue', 'check-unit', 'ci-docs', 'coverage-baseline', 'decisions', 'deviation-seams', 'doc-counts',
   'graphql-limits', 'graphql-sdl', 'lean-stacks', 'lib', 'openapi', 'openapi-answers', 'openapi-drift', 'proofs', 'report', 'report-allure',
-  'plain-matchers', 'rest-activity', 'rest-agreement', 'rest-people', 'runner-snippets', 'schema-standalone', 'seed-snapshot', 'selftest-copies', 'selftest-matrix', 'structure', 'transcripts', 'verdicts', 'webhooks', 'write-atomic',
+  'plain-matchers', 'rest-activity', 'rest-agreement', 'rest-people', 'runner-lazy-babel', 'runner-snippets', 'schema-standalone', 'seed-snapshot', 'selftest-copies', 'selftest-matrix', 'structure', 'transcripts', 'verdicts', 'webhooks', 'write-atomic',
 ];
 /**
  * Files scripts/test.sh runs beside the self-test instead of in the unit-test step (`--beside` runs them, `--main` the others):
