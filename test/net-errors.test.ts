@@ -12,17 +12,20 @@ import { generateTls } from '../lib/tls.js';
 import { errorCode, isCertError, isNotTls } from '../lib/net-errors.js';
 import { stillAnswers } from '../lib/preflight.js';
 import { preflight } from '../check/preflight.js';
+import { outboundSecureContext } from '../lib/outbound.js';
 
 let plain: http.Server;
 let secure: https.Server;
 let work: string;
 let otherCa: string;
+let ownCa: string;
 const url = (s: http.Server | https.Server, scheme: string) => `${scheme}://127.0.0.1:${(s.address() as AddressInfo).port}/`;
 
 before(async () => {
   work = fs.mkdtempSync(path.join(os.tmpdir(), 'ces-net-errors-'));
   plain = http.createServer((_q, r) => r.end('plain')).listen(0, '127.0.0.1');
   const tls = generateTls();
+  ownCa = tls.ca.cert;
   secure = https.createServer({ cert: tls.server.cert, key: tls.server.key }, (_q, r) => r.end('secure')).listen(0, '127.0.0.1');
   // A CA that did not sign the server's certificate.
   otherCa = path.join(work, 'other-ca.pem');
@@ -51,4 +54,16 @@ test('target probe (lib/preflight.ts) and `ces check` pre-flight (check/prefligh
   const p2 = await preflight(url(secure, 'https'), otherCa);
   assert.equal(p2.kind, 'untrusted');
   assert.match(p2.message ?? '', /give its CA with --ca-file/);
+});
+
+test("the service's outbound trust (lib/outbound.ts): the extra CA given, not another; one context per set of CAs", async () => {
+  const { request, Agent } = await import('undici');
+  const via = async (ca: string[]) => request(url(secure, 'https'), { dispatcher: new Agent({ connect: { secureContext: outboundSecureContext(ca) } }) })
+    .then(async (r) => (await r.body.text()), (e: unknown) => e);
+  assert.equal(await via([ownCa]), 'secure');
+  const other = await via([fs.readFileSync(otherCa, 'utf8')]);
+  assert.ok(isCertError(other), `another CA: code ${errorCode(other)}`);
+  const none = await via([]);
+  assert.ok(isCertError(none), `no extra CA: code ${errorCode(none)}`);
+  assert.equal(outboundSecureContext([ownCa]), outboundSecureContext([ownCa]));
 });
