@@ -15,7 +15,7 @@ import { bundleProblems, dateProblems, durationMs, imagesOf, isIsoDateTime, quic
 import { imageProblem } from '../check/image.js';
 import { assertSampleShape, deliveryHeaders, samples } from '../check/webhook-samples.js';
 import { validateCheckArgs } from '../cli/commands/check.js';
-import { UsageError } from '../cli/usage.js';
+import { UsageError, commaList } from '../cli/usage.js';
 import { withinLimit, TIMING_TOLERANCE_MS, timingText } from '../check/timing.js';
 import { check } from '../lib/schemas.js';
 import { DEFAULT_SCRIPT, parseScript } from '../check/settings.js';
@@ -240,4 +240,11 @@ test('reproductions: a call of the conversation comes with the bot\'s creation, 
   const text = exchangesCurl(withDependencies([echo], run).map((e) => ({ note: e.path, ex: e })));
   assert.match(text, /CONV1=\$\(printf '%s' "\$ANSWER" \| sed -n/, 'the connector\'s own id is taken from the answer');
   assert.match(text, /"https:\/\/bot\.example\/conversations\/\$\{CONV1\}\/messages\?idWebsite=1"/, 'and used by the later calls');
+});
+
+test('a comma-list option (--only) given once, repeated, or both: its items once each, in order (a repeated one threw a TypeError)', () => {
+  assert.deepEqual(commaList('CONN-EP1-01, CONN-EP2-01'), ['CONN-EP1-01', 'CONN-EP2-01']);
+  assert.deepEqual(commaList(['CONN-EP1-01', 'CONN-EP2-01,CONN-EP3-01', 'CONN-EP1-01']), ['CONN-EP1-01', 'CONN-EP2-01', 'CONN-EP3-01']);
+  assert.deepEqual(commaList(undefined), []);
+  assert.deepEqual(commaList(' , '), []);
 });

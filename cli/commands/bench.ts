@@ -11,7 +11,7 @@ import { agentFor, http, type HttpAnswer } from '../../lib/http.js';
 import { newRunDir } from '../run.js';
 import { writeRunSummary, buildLanding } from '../../lib/landing.js';
 import { mask } from '../../lib/mask.js';
-import { UsageError } from '../usage.js';
+import { UsageError, commaList } from '../usage.js';
 import { controlAuthHeader } from '../../lib/control-auth.js';
 import { findK6, runK6, LOAD_DIR, type K6Summary } from './load.js';
 import { Sampler, spread, round, median, SATURATED_CORE_SHARE, type Usage, type BenchFigure } from '../../load/bench/measure.js';
@@ -431,7 +431,7 @@ export const benchCommand: CommandModule<{}, Args> = {
     .option('fail-on-regression', { type: 'boolean', default: false, describe: 'Exit 1 when a figure regressed against the compared run (otherwise the comparison only informs)' }),
   handler: async (a) => {
     if (a.docs) { writeBenchDocs(); return; }
-    const only = a.only ? a.only.split(',').map((s) => s.trim()).filter(Boolean) : [...ALL];
+    const only = a.only ? commaList(a.only) : [...ALL];
     const unknown = only.filter((o) => !(ALL as readonly string[]).includes(o));
     if (unknown.length) throw new UsageError(`unknown benchmark(s) ${unknown.join(', ')}; accepted: ${ALL.join(', ')}`);
     const plan = a.quick ? QUICK : FULL;

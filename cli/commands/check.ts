@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import type { CommandModule } from 'yargs';
-import { UsageError } from '../usage.js';
+import { UsageError, commaList } from '../usage.js';
 import { newRunDir, reportDirOf, runPlaywright, finishRun, finishWritten, MASKED_BY_RUN } from '../run.js';
 import { ALLURE_REPORT, generateAllure } from '../allure.js';
 import { addSecret, mask } from '../../lib/mask.js';
@@ -70,7 +70,7 @@ export const checkCommand: CommandModule<{}, Args> = {
     .option('unsigned', { type: 'boolean', default: false, describe: 'Send unsigned calls (a partner under development without --secret); the signature clauses are reported SKIP and the verdict says so' })
     .option('keep', { type: 'boolean', default: false, describe: 'connector: keep the bots the run created (default: DELETE /bots/{idOperator} each at the end, where the connector allows it)' })
     .option('conversations', { type: 'number', default: DEFAULT_CONVERSATIONS, describe: 'connector: conversations held at once by the concurrency check (G28); 1 reports that clause NOT JUDGED (a bot that answers at random)' })
-    .option('only', { type: 'string', describe: 'Comma list of clause ids: run only their checks (the re-run command a timing or concurrency failure prints)' })
+    .option('only', { type: 'string', describe: 'Comma list of clause ids (or the option repeated): run only their checks (the re-run command a timing or concurrency failure prints)' })
     .option('ca-file', { type: 'string', describe: 'PEM CA to trust for the URL (self-signed local servers); NODE_EXTRA_CA_CERTS also works' })
     .option('report-dir', { type: 'string', describe: 'Folder for this run\'s reports (default reports/<run-id>): new or empty, or a former run\'s, whose reports are removed first; a folder of other files is refused' })
     .option('workers', { type: 'number', describe: 'Parallel Playwright workers (default 2)' })
@@ -80,7 +80,7 @@ export const checkCommand: CommandModule<{}, Args> = {
   handler: async (a) => {
     validateCheckArgs(a);
     const what = a.what;
-    const only = (a.only ?? '').split(',').map((x) => x.trim()).filter(Boolean);
+    const only = commaList(a.only);
     const unknown = only.filter((id) => !loadClauses().some((c) => c.id === id && c.area === AREA[what]));
     if (unknown.length) throw new UsageError(`--only: ${unknown.join(', ')} ${unknown.length > 1 ? 'are not clauses' : 'is not a clause'} of ${AREA[what]} (see fixtures/clauses/${AREA[what]}.json)`);
     addSecret(a.secret);

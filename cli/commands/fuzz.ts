@@ -44,6 +44,7 @@ export const fuzzCommand: CommandModule<{}, Args> = {
     const budgetMs = parseBudget(a.budget);
     if (!Number.isInteger(a.floor) || a.floor < 1) throw new UsageError(`--floor must be a positive integer (got ${a.floor})`);
     let only: RegExp | undefined;
+    if (Array.isArray(a.only)) throw new UsageError(`--only given ${a.only.length} times; give one regular expression (alternatives joined with |, e.g. "GraphQL|REST GET")`);
     if (a.only) { try { only = new RegExp(a.only); } catch (e) { throw new UsageError(`--only is not a valid regular expression: ${(e as Error).message}`); } }
     if (a.openapi && !fs.existsSync(a.openapi)) throw new UsageError(`--openapi: no file ${a.openapi}`);
     const seed = a.seed ?? Math.floor(Math.random() * 2 ** 31);

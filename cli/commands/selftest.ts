@@ -9,7 +9,7 @@ import { mergedOutcome, missedRuns, planSelftest, readSelftestResults, secondPas
 import { narrowPlan, needsFallback, readStoredMatrix } from '../selftest-matrix.js';
 import { newRunDir, runPlaywright, finishRun, MASKED_BY_RUN } from '../run.js';
 import { resolveTarget } from '../embedded.js';
-import { UsageError } from '../usage.js';
+import { UsageError, commaList } from '../usage.js';
 import { readRuns, type RunSummary } from '../../lib/landing.js';
 import { loadWireFaults, type WireFault } from '../../wire/faults.js';
 import { loadTarget, TargetError } from '../../lib/target.js';
@@ -45,7 +45,7 @@ export const selftestCommand: CommandModule<{}, Args> = {
   describe: 'Run each deviation against the checks of its clauses and fail unless every deviation is caught; run each alternative (another conforming decision) against every check of its suites and fail unless it makes its REF clauses report and nothing else',
   builder: (y) => y
     .option('list', { type: 'boolean', default: false, describe: 'List the deviations and their clauses, then exit' })
-    .option('only', { type: 'string', describe: 'Comma list of deviation ids to run' })
+    .option('only', { type: 'string', describe: 'Comma list of deviation ids to run (or the option repeated)' })
     .option('area', { type: 'string', describe: 'Only deviations of this area (file name in fixtures/deviations/)' })
     .option('baseline', { type: 'boolean', default: true, describe: 'First check that the same checks pass with no deviation' })
     .option('parallel', { type: 'number', default: 1, describe: 'Lanes: Playwright workers, each with its own embedded stack whose deviation it switches between checks' })
@@ -75,7 +75,7 @@ export const selftestCommand: CommandModule<{}, Args> = {
       return;
     }
     if (a.only) {
-      const want = a.only.split(',').map((s) => s.trim());
+      const want = commaList(a.only);
       const unknown = want.filter((w) => !devs.some((d) => d.id === w) && !wireFaults.some((f) => f.id === w));
       if (unknown.length) throw new UsageError(`unknown deviation(s) or wire fault(s) ${unknown.join(', ')}${unknown.some((u) => u.startsWith('wire-')) && !a.wire ? ' (wire faults need --wire)' : ''}; see \`ces selftest --list\``);
       devs = devs.filter((d) => want.includes(d.id));

@@ -5,7 +5,7 @@ import path from 'node:path';
 import crypto from 'node:crypto';
 import { spawnSync } from 'node:child_process';
 import type { CommandModule } from 'yargs';
-import { UsageError } from '../usage.js';
+import { UsageError, commaList } from '../usage.js';
 import { playwrightCli } from '../../lib/paths.js';
 import { K6_VERSION, chromiumMissing, findChromium, findK6, k6Home, K6_MISSING, MissingPartError, requireSqlite } from '../../lib/optional-parts.js';
 
@@ -147,7 +147,7 @@ export const setupCommand: CommandModule<{}, Args> = {
     .option('download', { type: 'boolean', default: true, describe: `Download what is missing: k6 ${K6_VERSION} from its release (checked against its SHA-256 sums; Go builds it when the download fails), Chromium through Playwright's installer. --no-download only locates` })
     .epilogue(`k6 goes to ${path.join('~', '.cache', 'ces', `k6-${K6_VERSION}`)} (CES_CACHE moves it), where \`ces load\` and \`ces bench\` find it; CES_K6 and CES_CHROMIUM name binaries of your own. Exit 0 when every part asked for is there, 2 otherwise (each missing part says how to get it).`),
   handler: async (a) => {
-    const only = a.only ? a.only.split(',').map((s) => s.trim()).filter(Boolean) : [...PARTS];
+    const only = a.only ? commaList(a.only) : [...PARTS];
     const unknown = only.filter((p) => !(PARTS as readonly string[]).includes(p));
     if (unknown.length) throw new UsageError(`unknown part(s) ${unknown.join(', ')}; accepted: ${PARTS.join(', ')}`);
     console.log('ces setup:');

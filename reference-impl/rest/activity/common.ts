@@ -3,16 +3,16 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { idParam } from '../request.js';
 import { unknownId } from '../envelope.js';
 import type { Row } from '../list.js';
-import { row, rows } from '../../store/read.js';
+import { row, rows, type Criteria } from '../../store/read.js';
 
 import type { OpenApiRoute } from '../openapi.js';
 
 /** Route metadata read by the OpenAPI generator (format at the top of reference-impl/rest/openapi.ts). */
 export const meta = (openapi: OpenApiRoute) => ({ config: { openapi } });
 
-/** Every row of a table owned by the request's client (a key never sees another client's rows; named read `rest <table>`). */
-export function clientRows(app: FastifyInstance, req: FastifyRequest, table: string, order = 'id'): Row[] {
-  return rows(app.ces, `rest ${table}`, { table, where: { client_id: req.client.id }, order });
+/** Every row of a table owned by the request's client (a key never sees another client's rows; named read `rest <table>`), meeting `also` too. */
+export function clientRows(app: FastifyInstance, req: FastifyRequest, table: string, order = 'id', also: Criteria = {}): Row[] {
+  return rows(app.ces, `rest ${table}`, { table, where: { client_id: req.client.id, ...also }, order });
 }
 
 /** One row by the path id, or `Unknown '<resource>' with 'id' <id>.` when it does not exist for this client (named read `rest <resource>`). */

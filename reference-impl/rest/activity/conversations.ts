@@ -77,7 +77,8 @@ export function conversationFilters(app: FastifyInstance): Record<string, Filter
 export function conversationsInWindow(app: FastifyInstance, req: FastifyRequest, filters: Record<string, string>): Row[] {
   const policy = app.ces.policy.rest;
   const win = conversationWindow(filters, { now: app.ces.clock.now(), maxMonths: policy.periodMaxMonths, windows: policy.periodWindows, defaultWindowExtraDays: policy.defaultWindowExtraDays, dateOnlyToCoversMs: policy.dateOnlyToCoversMs, dateTimeToCoversMs: policy.dateTimeToCoversMs });
-  return clientRows(app, req, 'conversations', 'created_at DESC, id DESC').filter((r) => r.created_at >= win.from && r.created_at <= win.to);
+  // The period in the read (index conv_client_created): the rows outside it, with their histories, are never read.
+  return clientRows(app, req, 'conversations', 'created_at DESC, id DESC', { 'created_at >=': win.from, 'created_at <=': win.to });
 }
 
 export function registerConversations(app: FastifyInstance): void {
