@@ -2,7 +2,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { spawn } from 'node:child_process';
-import { ROOT, REPORTS, PLAYWRIGHT_CONFIG, RUNNER_LAZY_BABEL, RUNNER_SNIPPETS, playwrightCli, playwrightEnv } from '../lib/paths.js';
+import { ROOT, REPORTS, PLAYWRIGHT_CONFIG, RUNNER_HOOKS, playwrightCli, playwrightEnv } from '../lib/paths.js';
 import { readPlaywrightResults, clauseVerdicts, checkVerdicts, checkReasons, scrubDir, findLeaks, type CheckResult, type ClauseVerdict } from '../lib/results.js';
 import { COUNTED, LABEL, LEGEND, clauseReason, verdictFor, countsLine, runVerdict, wrapText, type Verdict } from '../lib/verdicts.js';
 import { junitXml } from '../lib/junit.js';
@@ -61,7 +61,7 @@ export interface PlaywrightRun { checks: CheckResult[]; code: number | null }
  * per worker), worker k uses targetFiles[k] (CES_TARGETS) and the run has as many workers as files.
  */
 export async function runPlaywright(opts: { targetFile: string; targetFiles?: string[]; runDir: string; projects?: string[]; grep?: string; quiet?: boolean; workers?: number; extraEnv?: Record<string, string>; progress?: boolean; /** false: no Allure results (no report will be made of them; Allure's reporter was a quarter of the runner's CPU). */ allure?: boolean; /** Stops the run (its embedded stacks failed to start). */ signal?: AbortSignal }): Promise<PlaywrightRun> {
-  const args = ['--require', RUNNER_SNIPPETS, '--require', RUNNER_LAZY_BABEL, playwrightCli(), 'test', '-c', PLAYWRIGHT_CONFIG];
+  const args = [...RUNNER_HOOKS, playwrightCli(), 'test', '-c', PLAYWRIGHT_CONFIG];
   // A suite is a folder of suites/ (the projects of the configuration group files by how long they take, not by suite).
   for (const p of opts.projects ?? []) args.push(`suites/${p}/`);
   if (opts.grep) args.push('--grep', opts.grep);

@@ -1,4 +1,4 @@
-// The first line of each bundle the project writes (scripts/build.mjs's thread bundles, the tests' test/fixtures/bundle.ts): its writer promises CommonJS without import() at run time, and the compile cache (lib/compile-cache.cjs) keeps its compiled code.
+// The first line of each bundle the project writes (scripts/build.mjs's thread bundles and undici in one file, the tests' test/fixtures/bundle.ts): its writer promises CommonJS without import() at run time, and the compile cache (lib/compile-cache.cjs) keeps its compiled code.
 'use strict';
 
 /** A comment, so the bundle's "use strict" after it still counts. */

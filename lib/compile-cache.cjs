@@ -1,4 +1,4 @@
-// Keeps V8's compiled code of the CommonJS packages the harness loads (Playwright, Fastify, ajv...) and the large modules its build writes (schema validators, undici in one file) on disk, so the next process starts without compiling them again.
+// Keeps V8's compiled code of the CommonJS packages the harness loads (Playwright, Fastify, ajv...) and the large modules the project writes (schema validators, its bundles: undici in one file, the stacks' threads) on disk, so the next process starts without compiling them again.
 // Loaded first by bin/ces.js, by the threads of embedded services (lib/thread-entry.ts) and, through NODE_OPTIONS, by every Node
 // process a run starts (Playwright's runner and workers). Node 22 has this built in (module.enableCompileCache), used when present;
 // Node 20 does not, so here each module of node_modules is compiled as Node would (Module.wrap, its own require) from a vm.Script
@@ -27,8 +27,8 @@ function install() {
   if (!vm.constants || !vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER) return none;
   try { fs.mkdirSync(dir, { recursive: true }); } catch { return none; }
   const nodeModules = `${path.sep}node_modules${path.sep}`;
-  /** The project's large CommonJS modules, written by its build: every schema's validator (lib/schema-standalone.ts), undici in one file (lib/undici.ts). */
-  const generated = /[\\/]lib[\\/](schema-validators|undici-bundle)\.cjs$/;
+  /** The project's large CommonJS module its build generates, not a bundle: every schema's validator (lib/schema-standalone.ts). */
+  const generated = /[\\/]lib[\\/]schema-validators\.cjs$/;
   /**
    * On Node 20, an import() in code compiled with cached data fails (ERR_VM_DYNAMIC_IMPORT_CALLBACK_MISSING): a module whose text
    * has one is compiled as usual, but Playwright's two largest bundles, whose import()s load parts the harness never uses (vite

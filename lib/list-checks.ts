@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
-import { ROOT, PLAYWRIGHT_CONFIG, RUNNER_LAZY_BABEL, playwrightCli, playwrightEnv } from './paths.js';
+import { ROOT, PLAYWRIGHT_CONFIG, RUNNER_HOOKS, playwrightCli, playwrightEnv } from './paths.js';
 import { checkSource } from './results.js';
 
 export interface ListedCheck { title: string; file: string; project: string; clauses: string[]; /** Parts of the target the check declared it needs (suites/fixtures/target.ts `needs`). */ needs: string[] }
@@ -15,7 +15,7 @@ export function listChecks(): ListedCheck[] {
   fs.writeFileSync(target, JSON.stringify({ base_url: 'https://127.0.0.1:1', rest_base_url: 'https://127.0.0.1:1/api/2', graphql_url: 'https://127.0.0.1:1/graphql', api_key: 'list-only', user: { username: 'u', password: 'p' }, capabilities: [] }));
   let out: string;
   try {
-    out = execFileSync(process.execPath, ['--require', RUNNER_LAZY_BABEL, playwrightCli(), 'test', '--list', '--reporter=json', '-c', PLAYWRIGHT_CONFIG], {
+    out = execFileSync(process.execPath, [...RUNNER_HOOKS, playwrightCli(), 'test', '--list', '--reporter=json', '-c', PLAYWRIGHT_CONFIG], {
       cwd: ROOT, env: { ...process.env, ...playwrightEnv(), CES_TARGET: target, CES_RUN_DIR: dir }, maxBuffer: 64 * 1024 * 1024, encoding: 'utf8',
     });
   } finally {

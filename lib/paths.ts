@@ -38,10 +38,12 @@ export const PLAYWRIGHT_CONFIG = codeFile('suites/playwright.config.ts');
 export const playwrightEnv = (): Record<string, string> => (COMPILED ? { PW_DISABLE_TS_ESM: '1' } : {});
 /** Playwright Test's command line, wherever npm installed @playwright/test. */
 export const playwrightCli = (): string => path.join(packageDir('@playwright/test'), 'cli.js');
-/** Required into the runner of a Playwright run (lib/runner-snippets.cjs: each error's snippet made once per place). */
+/** Required into the runner of a Playwright run and of a listing (lib/runner-snippets.cjs: each error's snippet made once per place). */
 export const RUNNER_SNIPPETS = codeFile('lib/runner-snippets.cjs');
 /** Required into the runner of a Playwright run and of a listing (lib/runner-lazy-babel.cjs: babel loaded only if used). */
 export const RUNNER_LAZY_BABEL = codeFile('lib/runner-lazy-babel.cjs');
+/** Node's options that require both into Playwright's runner, for every run and listing of `ces`. */
+export const RUNNER_HOOKS: readonly string[] = ['--require', RUNNER_SNIPPETS, '--require', RUNNER_LAZY_BABEL];
 
 /**
  * The folder of an installed npm package: in the checkout it is ROOT/node_modules/<name>; installed as a dependency, npm hoists

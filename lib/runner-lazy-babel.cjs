@@ -1,4 +1,4 @@
-// Playwright's runner loads babel (2.8 MB) only when it uses it: `ces` starts the runner with this module required (cli/run.ts, lib/list-checks.ts; its workers inherit the option and load it too, where it changes nothing).
+// Playwright's runner loads babel (2.8 MB) only when it uses it: `ces` starts the runner with this module required (lib/paths.ts RUNNER_HOOKS, for cli/run.ts and lib/list-checks.ts; its workers inherit the option and load it too, where it changes nothing).
 //
 // Why: the runner's rebase module (it rewrites a spec file's aria snapshots when asked to, `--update-snapshots`) requires
 // Playwright's babel bundle as it loads and takes `babel.types` at once; a run of `ces` never rebases, and the bundle is about a

@@ -1,4 +1,4 @@
-// Playwright's runner makes each error's code snippet once per place: `ces` starts the runner with this module required (cli/run.ts; its workers inherit the option and load it too, where it changes nothing).
+// Playwright's runner makes each error's code snippet once per place: `ces` starts the runner with this module required (lib/paths.ts RUNNER_HOOKS; its workers inherit the option and load it too, where it changes nothing).
 //
 // Why: the runner adds to the error of a failed check, and to the error of each of its steps, a snippet of the spec file
 // (codeFrame), syntax-highlighting the whole file each time (3 to 7 ms for a spec file of 300 lines). A self-test's checks fail by

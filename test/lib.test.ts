@@ -7,6 +7,7 @@ import path from 'node:path';
 import { X509Certificate } from 'node:crypto';
 import { spawnSync } from 'node:child_process';
 import { pathToFileURL } from 'node:url';
+import { createRequire } from 'node:module';
 import { CODE, COMPILED, ROOT } from '../lib/paths.js';
 import { sign, verify } from '../lib/signature.js';
 import { Clock } from '../lib/clock.js';
@@ -108,6 +109,9 @@ test("lib/undici.ts hands out the build's one-file undici (dist/lib/undici-bundl
   if (!COMPILED) return;
   assert.deepEqual(out.loaded, [path.join(CODE, 'lib', 'undici-bundle.cjs')], 'one file, not the package\'s modules');
   assert.ok(out.same && out.api, JSON.stringify(out));
+  // Marked as the project's bundles are (scripts/build.mjs commonJsBundle): the compile cache keeps its compiled code.
+  const { BUNDLE_MARK } = createRequire(import.meta.url)(path.join(CODE, 'lib', 'bundle-mark.cjs')) as { BUNDLE_MARK: string };
+  assert.ok(fs.readFileSync(path.join(CODE, 'lib', 'undici-bundle.cjs'), 'utf8').startsWith(BUNDLE_MARK), 'the bundle is marked for the compile cache');
 });
 
 test("scripts/cpu-report.mjs reports the test process's CPU and leaves its children without it (preloading it cost each about 30 ms)", () => {

@@ -5,7 +5,6 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import readline from 'node:readline';
 import Database from 'better-sqlite3';
 import { Agent, request } from 'undici';
@@ -15,8 +14,8 @@ import { generateTls } from '../lib/tls.js';
 import { bundle } from './fixtures/bundle.js';
 import type { SigkillChildConfig } from './fixtures/sigkill-child.js';
 
-/** One life of the service: its own module (compiled, or its source under tsx), bundled for the many starts. */
-const CHILD = ((f: string) => (fs.existsSync(f) ? f : f.replace(/\.js$/, '.ts')))(fileURLToPath(new URL('./fixtures/sigkill-child.js', import.meta.url)));
+/** One life of the service: its own module, bundled for the many starts. */
+const CHILD = new URL('./fixtures/sigkill-child.js', import.meta.url);
 const SECRET = 'sigkill-stream-secret';
 const CONNECTOR_SECRET = 'sigkill-connector-secret';
 const SIM_TOKEN = 'sigkill-sim-token';

@@ -5,7 +5,6 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import readline from 'node:readline';
 import Database from 'better-sqlite3';
 import { LIMITS } from '../lib/limits.js';
@@ -14,8 +13,8 @@ import { generateTls } from '../lib/tls.js';
 import { bundle } from './fixtures/bundle.js';
 import type { DurableChildConfig } from './fixtures/durable-child.js';
 
-/** One life of the service: its own module (compiled, or its source under tsx), bundled for the lives of each case. */
-const CHILD = ((f: string) => (fs.existsSync(f) ? f : f.replace(/\.js$/, '.ts')))(fileURLToPath(new URL('./fixtures/durable-child.js', import.meta.url)));
+/** One life of the service: its own module, bundled for the lives of each case. */
+const CHILD = new URL('./fixtures/durable-child.js', import.meta.url);
 const SECRET = 'durable-test-secret';
 /** Stated tolerance of the retry moments measured at the sink. */
 const EARLY_MS = 500;
