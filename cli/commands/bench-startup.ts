@@ -110,7 +110,8 @@ export async function startupFigures(t: StartupTarget, opts: { quick: boolean; r
         fs.rmSync(work, { recursive: true, force: true });
       }
     }
-    const wall = (w: Way) => spread(samples[w].map((s) => s.wallS), 2);
+    // Milliseconds kept: `ces --help` takes under a tenth of a second, where hundredths would move its ratio by several per cent.
+    const wall = (w: Way) => spread(samples[w].map((s) => s.wallS), 3);
     const cpu = (w: Way) => (samples[w].every((s) => s.cpuS !== null) && samples[w].length ? spread(samples[w].map((s) => s.cpuS!), 2) : null);
     const value = wall('compiled');
     const base = samples.tsx.length ? wall('tsx') : { median: NaN, min: NaN, max: NaN, rounds: [] as number[] };
