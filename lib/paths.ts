@@ -42,8 +42,10 @@ export const playwrightCli = (): string => path.join(packageDir('@playwright/tes
 export const RUNNER_SNIPPETS = codeFile('lib/runner-snippets.cjs');
 /** Required into the runner of a Playwright run and of a listing (lib/runner-lazy-babel.cjs: babel loaded only if used). */
 export const RUNNER_LAZY_BABEL = codeFile('lib/runner-lazy-babel.cjs');
-/** Node's options that require both into Playwright's runner, for every run and listing of `ces`. */
-export const RUNNER_HOOKS: readonly string[] = ['--require', RUNNER_SNIPPETS, '--require', RUNNER_LAZY_BABEL];
+/** Required into the runner of a Playwright run and of a listing (lib/runner-dispatch-first.cjs: the files the configuration names dispatched first). */
+export const RUNNER_DISPATCH_FIRST = codeFile('lib/runner-dispatch-first.cjs');
+/** Node's options that require the three into Playwright's runner, for every run and listing of `ces`. */
+export const RUNNER_HOOKS: readonly string[] = ['--require', RUNNER_SNIPPETS, '--require', RUNNER_LAZY_BABEL, '--require', RUNNER_DISPATCH_FIRST];
 
 /**
  * The folder of an installed npm package: in the checkout it is ROOT/node_modules/<name>; installed as a dependency, npm hoists

@@ -17,10 +17,18 @@ const runDir = process.env.CES_RUN_DIR ?? path.join(path.resolve(process.env.CES
 export { SUITES };
 const present = SUITES.filter((s) => fs.existsSync(path.join(here, s)) && fs.readdirSync(path.join(here, s)).some((f) => f.endsWith(spec('.spec.ts'))));
 const quiet = process.env.CES_QUIET === '1';
-/** Spec files by their total time in a conformance run, longest first (measured: retry 128 s, lab bot 33 s serial, browser 30 s...). */
+/**
+ * Spec files by their total time in a conformance run, longest first (measured: retry 128 s, lab bot 33 s serial, browser 30 s...):
+ * dispatched before the others, in this order (the configuration's metadata `dispatchFirst`, read by lib/runner-dispatch-first.cjs),
+ * in the project that holds them; the rest in name order.
+ */
 const LONGEST_FIRST = ['webhooks/retry.spec.ts', 'bot-runtime/lab-bot.spec.ts', 'browser/inspector.spec.ts', 'browser/chat.spec.ts', 'bot-runtime/conversation.spec.ts', 'bot-runtime/timing.spec.ts'].map(spec);
 const longest = LONGEST_FIRST.filter((f) => present.includes(f.split('/')[0]!));
-/** The webhook retry checks (20 to 50 s of real-time waiting each): both kinds of run dispatch them before anything else. */
+/**
+ * The webhook retry checks (20 to 50 s of real-time waiting each): the self-test dispatches only them first. Its lanes all start
+ * at once (12 workers, 12 stacks): with the other long files first too, a bot-runtime check timed to the second failed under that
+ * start in 67 runs of alternatives (BOT-TRANSFER-05, settled by the second pass).
+ */
 const RETRIES = spec('webhooks/retry.spec.ts');
 const retryFiles = longest.includes(RETRIES) ? [RETRIES] : [];
 /** Every spec file of the suites present. */
@@ -44,9 +52,9 @@ const selftestPlan: SelftestProject[] | undefined = process.env.CES_SELFTEST_PLA
 /**
  * The self-test's projects: the planned projects (of faults, of alternatives) as one Playwright project of copies
  * (lib/selftest-copies.ts: each check declared once per planned project that runs it, so that a worker process serves every
- * planned project of its lane instead of one), its retry checks (webhooks/retry.spec.ts, 20 to 50 s of real-time waiting each,
- * more than half of the run's test time) in a project of their own dispatched first, so the long waits start at once on every
- * lane, then its browser checks on BROWSER_LANES lanes at most; the baseline keeps a project of its own, copies left out of it.
+ * planned project of its lane instead of one), its browser checks apart, on BROWSER_LANES lanes at most; the baseline keeps a
+ * project of its own, copies left out of it. The retry checks are dispatched first (metadata below: more than half of the run's
+ * test time, so the long waits start at once on every lane), then the browser checks, then the others in name order.
  */
 function selftestProjects(plan: SelftestProject[]) {
   const specsOf = (p: SelftestProject) => (p.suites ? present.filter((s) => p.suites!.includes(s)).map(specsIn) : allSpecs);
@@ -60,9 +68,8 @@ function selftestProjects(plan: SelftestProject[]) {
       name: p.name, testDir: here, testMatch: specsOf(p), testIgnore: skipped(p), ...(p.grep ? { grep: new RegExp(p.grep) } : {}), grepInvert: COPY_GREP,
       metadata: { selftest: { baseline: true, together: false, deviations: [] } },
     })),
-    ...(copied.length && retryFiles.length ? [copies('copies-retries', { testMatch: retryFiles })] : []),
     ...(copied.length && browserFiles.length ? [{ ...copies('copies-browser', { testMatch: browserFiles }), workers: BROWSER_LANES }] : []),
-    ...(copied.length ? [copies('copies', { testMatch: allSpecs, testIgnore: [...retryFiles, ...browserFiles] })] : []),
+    ...(copied.length ? [copies('copies', { testMatch: allSpecs, testIgnore: browserFiles })] : []),
   ];
 }
 
@@ -71,6 +78,8 @@ export default defineConfig({
   // transpiles: no second compilation, and check locations and files read the same in a checkout and in the package.
   ...(EXT === '.js' ? { build: { external: [`${path.dirname(here)}/**`] } } : {}),
   testDir: here,
+  // Read by lib/runner-dispatch-first.cjs in the runner: these files' checks are queued before the others, in this order.
+  metadata: { dispatchFirst: selftestPlan ? retryFiles : longest },
   outputDir: path.join(runDir, 'test-output'),
   fullyParallel: true,
   forbidOnly: true,
@@ -109,12 +118,11 @@ export default defineConfig({
   projects: selftestPlan
     ? selftestProjects(selftestPlan)
     : [
-      // Three projects, not one per suite: a worker (a process loading the suites, 1 to 2 s of CPU) serves one project, and a
-      // lane moving to another project starts a new one; one project per suite (and per suite's longest files) started 54
-      // workers in a 6-worker run. Projects are dispatched in this order, files in name order within one: the retry checks
-      // (up to 41 s of real-time waiting each) start at once, then the other long files, then the rest. A check's suite is the
-      // first folder of its file (lib/results.ts checkSource); `ces test --suite` selects files (cli/run.ts).
-      ...(retryFiles.length ? [{ name: 'longest-retries', testDir: here, testMatch: retryFiles }] : []),
-      { name: 'suites', testDir: here, testMatch: allSpecs, testIgnore: retryFiles },
+      // One project, not one per suite: a worker (a process loading the suites, 1 to 2 s of CPU) serves one project, and a lane
+      // moving to another project starts a new one; one project per suite (and per suite's longest files) started 54 workers in
+      // a 6-worker run, a project of the retry checks 6 more. The longest files are dispatched first (metadata above: the retry
+      // checks, up to 41 s of real-time waiting each, start at once), then the rest in name order. A check's suite is the first
+      // folder of its file (lib/results.ts checkSource); `ces test --suite` selects files (cli/run.ts).
+      { name: 'suites', testDir: here, testMatch: allSpecs },
     ],
 });

@@ -100,7 +100,7 @@ test('the compiled suites (dist/suites) list the same checks as their TypeScript
     // A plan with each kind of project: the checks of a few clauses, every check of one suite (alternatives), a baseline.
     const plan = path.join(dir, 'plan.json');
     fs.writeFileSync(plan, JSON.stringify([
-      { name: 'baseline', grep: '@REST-PAGE-0[12]\\b', deviations: [], baseline: true },
+      { name: 'baseline', grep: '@(REST-PAGE-0[12]|WH-RETRY-01)\\b', deviations: [], baseline: true },
       { name: 'p1', grep: '@(REST-PAGE-01|WH-RETRY-01|CONSOLE-INS-01)\\b', deviations: [{ id: 'x', clauses: ['REST-PAGE-01', 'WH-RETRY-01', 'CONSOLE-INS-01'] }] },
       { name: 'alt', suites: ['auth'], deviations: [{ id: 'y', clauses: ['AUTH-TOKEN-01'] }], together: true },
     ]));
@@ -125,19 +125,20 @@ test('the compiled suites (dist/suites) list the same checks as their TypeScript
       assert.ok(sources.length > (env.CES_SELFTEST_PLAN ? 3 : 400), `checks listed from the sources: ${sources.length}`);
       assert.deepEqual(compiled, sources, env.CES_SELFTEST_PLAN ? 'self-test plan' : 'plain run');
       if (!env.CES_SELFTEST_PLAN) continue;
-      // The planned projects' checks run as copies (lib/selftest-copies.ts) in one project, and its retry checks in one of their
-      // own: each copy declared where its check is (the spec's line, not the module that declares the copies); none elsewhere.
+      // The planned projects' checks run as copies (lib/selftest-copies.ts) in one project, the retry checks with them (dispatched
+      // first, lib/runner-dispatch-first.cjs), the browser checks in one of their own: each copy declared where its check is (the
+      // spec's line, not the module that declares the copies); none elsewhere.
       const copies = compiled.filter((c) => c.endsWith(' ⟨p1⟩'));
-      assert.ok(copies.length >= 3 && copies.every((c) => /^copies(-retries|-browser)? /.test(c)), copies.join('\n'));
-      assert.ok(copies.some((c) => c.startsWith('copies-retries ')) && copies.some((c) => c.startsWith('copies ')), 'the retry checks apart');
+      assert.ok(copies.length >= 3 && copies.every((c) => /^copies(-browser)? /.test(c)), copies.join('\n'));
+      assert.ok(copies.some((c) => c.startsWith('copies ') && /webhooks[\\/]retry\.spec\.ts:/.test(at.get(c)!)), 'the retry checks with the other copies');
       assert.ok(copies.some((c) => c.startsWith('copies-browser ')), 'the browser checks apart (a project limited to two lanes)');
-      assert.ok(compiled.every((c) => !/^copies(-retries|-browser)? /.test(c) || / ⟨(p1|alt)⟩$/.test(c)), 'only copies in the project of copies');
+      assert.ok(compiled.every((c) => !/^copies(-browser)? /.test(c) || / ⟨(p1|alt)⟩$/.test(c)), 'only copies in the project of copies');
       assert.ok(compiled.some((c) => c.startsWith('copies ') && c.endsWith(' ⟨alt⟩')), "the alternatives' copies");
       for (const c of copies.filter((x) => x.startsWith('copies '))) {
         const original = compiled.find((o) => o.startsWith('baseline ') && o.slice('baseline '.length) === c.slice('copies '.length, -' ⟨p1⟩'.length));
         assert.ok(original, `the baseline lists the check of ${c}`);
         assert.equal(at.get(c), at.get(original), `${c}: declared where its check is`);
-        assert.match(at.get(c)!, /suites[\\/]rest[\\/].*\.spec\.ts:\d+:\d+$/);
+        assert.match(at.get(c)!, /suites[\\/](rest|webhooks)[\\/].*\.spec\.ts:\d+:\d+$/);
       }
     }
   } finally { fs.rmSync(dir, { recursive: true, force: true }); }
