@@ -2,6 +2,7 @@
 import { after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -21,10 +22,25 @@ const EARLY_MS = 500;
 const LATE_MS = 2_500;
 
 // Every life starts from its module bundled once (test/fixtures/bundle.ts: about 0.5 CPU-s less per start than `--import tsx`).
-// A failed build fails each case with esbuild's errors when it starts its first life.
+// A failed build fails each case with esbuild's errors when it starts its first life. The lives' compile cache is this file's own
+// (they read CES_COMPILE_CACHE as they start), so that what bundle() leaves there is seen apart.
+const setting = process.env.CES_COMPILE_CACHE;
+const cacheDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ces-durable-cache-'));
+if (setting !== 'off') process.env.CES_COMPILE_CACHE = cacheDir;
 const service = bundle(CHILD);
 service.catch(() => undefined);
-after(async () => (await service.catch(() => undefined))?.remove());
+after(async () => {
+  (await service.catch(() => undefined))?.remove();
+  if (setting === undefined) delete process.env.CES_COMPILE_CACHE; else process.env.CES_COMPILE_CACHE = setting;
+  fs.rmSync(cacheDir, { recursive: true, force: true });
+});
+
+test("the bundle's compiled code is in the compile cache before the first life (lives killed within seconds never write it)", { skip: setting === 'off' ? 'CES_COMPILE_CACHE=off' : false }, async () => {
+  const { file } = await service;
+  // The cache's key (lib/compile-cache.cjs): Node's version and the text.
+  const key = createHash('sha1').update(`${process.version}\0`).update(fs.readFileSync(file, 'utf8')).digest('hex');
+  assert.ok(fs.existsSync(path.join(cacheDir, key)), `${key} in ${cacheDir}: ${fs.readdirSync(cacheDir).join(', ')}`);
+});
 
 const startLife = async (cfg: Omit<DurableChildConfig, 'secret'>): Promise<ChildProcess> => {
   const child = spawn(process.execPath, (await service).argv, { env: { ...process.env, CES_WH_DURABLE_CHILD: JSON.stringify({ ...cfg, secret: SECRET } satisfies DurableChildConfig) }, stdio: ['ignore', 'pipe', 'inherit'] });
