@@ -45,6 +45,12 @@ cli
   // Named, not left to yargs: installed as a dependency, yargs looks for package.json from the wrong folder (it said "unknown").
   .version(JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')).version);
 
+// yargs also renders the running command's help once its handler has started, kept to show should the handler fail; a failure
+// here is one line (the `fail` above) and the help is never shown then: not rendered (about 25 ms of CPU per `ces` process).
+// Reached through yargs's internal methods; a yargs without them renders it as before.
+const usage = (cli as unknown as { getInternalMethods?: () => { getUsageInstance?: () => { cacheHelpMessage?: () => void } } }).getInternalMethods?.().getUsageInstance?.();
+if (!asksHelp && typeof usage?.cacheHelpMessage === 'function') usage.cacheHelpMessage = () => {};
+
 try {
   await cli.parseAsync();
 } catch (err) {
