@@ -7,10 +7,10 @@ import type * as UndiciModule from 'undici';
 
 /**
  * Why one file: undici's entry loads some 150 modules (fetch, WebSocket, caches, mocks), about 0.1 s of CPU in every process that
- * imports it, and every Playwright runner and worker, every `ces` and every stack does. One file is compiled once and kept by the
- * compile cache (lib/compile-cache.cjs): about half of that. The same code, the same version (scripts/build.mjs bundles the
- * installed package); where there is no build (the sources under tsx) the package itself. Types come from the package: a
- * type-only import of 'undici' loads nothing.
+ * imports it, and every Playwright runner and worker, every `ces` and every stack does. The bundle holds only what Agent and
+ * request need (lib/undici-entry.cjs: the package's modules, request made as its entry makes it), compiled once and kept by the
+ * compile cache (lib/compile-cache.cjs). Where there is no build (the sources under tsx) the package itself. Types come from the
+ * package: a type-only import of 'undici' loads nothing.
  */
 const require = createRequire(import.meta.url);
 const bundled = path.join(path.dirname(fileURLToPath(import.meta.url)), 'undici-bundle.cjs');

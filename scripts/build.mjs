@@ -41,6 +41,8 @@ const isSchemaInput = (rel) => rel.startsWith(`${SCHEMA_INPUTS}${path.sep}`);
  * module, so again whenever the package-lock changes (every file is then rebuilt) or the file is gone.
  */
 const UNDICI_LOADER = path.join('lib', 'undici.ts');
+/** What the bundle holds (Agent and request, lib/undici-entry.cjs says why): written again when it changes too. */
+const UNDICI_ENTRY = path.join('lib', 'undici-entry.cjs');
 const UNDICI_BUNDLE = path.join('lib', 'undici-bundle.cjs');
 
 /** Every source file: `rel` (path under root) → its mtime and size; .d.ts files produce nothing. */
@@ -69,6 +71,12 @@ function sources(root) {
 /** What a source gives in dist/ (deleted with it): a module and its map, undici's loader the bundle too, a schema the generated validators. */
 const outputsOf = (rel) => (isSchemaInput(rel) ? [STANDALONE]
   : rel.endsWith('.ts') ? [rel.replace(/\.ts$/, '.js'), rel.replace(/\.ts$/, '.js.map'), ...(rel === UNDICI_LOADER ? [UNDICI_BUNDLE] : [])] : [rel]);
+/** esbuild, which a build needs to compile or bundle anything; `why` says what for when it is missing. */
+async function esbuildFor(why) {
+  try { return await import('esbuild'); } catch {
+    throw new BuildError(`${why} and esbuild, which builds them, is not installed: run \`npm ci\``);
+  }
+}
 
 /** Writes a file so that a process reading it meanwhile sees the old or the new content, never half of one. */
 function writeAtomic(file, data) {
@@ -138,10 +146,7 @@ async function buildLocked({ clean, quiet, root, dist, t0 }) {
   for (const rel of removed) for (const o of outputsOf(rel)) fs.rmSync(path.join(dist, o), { force: true });
   const ts = stale.filter((r) => r.endsWith('.ts'));
   if (ts.length) {
-    let esbuild;
-    try { esbuild = await import('esbuild'); } catch {
-      throw new BuildError(`the compiled JavaScript in dist/ is older than ${ts.length} TypeScript file(s) (${ts[0]}...) and esbuild, which compiles them, is not installed: run \`npm ci\``);
-    }
+    const esbuild = await esbuildFor(`the compiled JavaScript in dist/ is older than ${ts.length} TypeScript file(s) (${ts[0]}...)`);
     let result;
     try {
       result = await esbuild.build({
@@ -160,6 +165,7 @@ async function buildLocked({ clean, quiet, root, dist, t0 }) {
     if (ts.includes(UNDICI_LOADER)) await bundleUndici(esbuild, root, dist);
     await bundleThreads(esbuild, root, dist);
   }
+  if (!ts.includes(UNDICI_LOADER) && stale.includes(UNDICI_ENTRY)) await bundleUndici(await esbuildFor(`${UNDICI_BUNDLE} is older than ${UNDICI_ENTRY}`), root, dist);
   for (const rel of stale.filter((r) => !r.endsWith('.ts') && !isSchemaInput(r))) writeAtomic(path.join(dist, rel), fs.readFileSync(path.join(root, rel)));
   if ([...stale, ...removed].some((r) => isSchemaInput(r) || GENERATOR.includes(r)) && [...files.keys()].some(isSchemaInput)) await generateValidators(dist);
   if (stale.length || removed.length) writeAtomic(manifestFile(root), JSON.stringify({ stamp, files: Object.fromEntries(files) }));
@@ -169,13 +175,12 @@ async function buildLocked({ clean, quiet, root, dist, t0 }) {
 }
 
 /**
- * Writes dist/lib/undici-bundle.cjs: the installed undici package in one CommonJS file (its entry, everything it requires), marked
- * as the project's bundles are (commonJsBundle) so that the compile cache keeps it. minifyWhitespace: a third less text for
- * every process that loads it to read and hash (the compile cache keys entries by the text).
+ * Writes dist/lib/undici-bundle.cjs: the parts of the installed undici package that lib/undici-entry.cjs requires, in one CommonJS
+ * file, marked as the project's bundles are (commonJsBundle) so that the compile cache keeps it. minifyWhitespace: a third less
+ * text for every process that loads it to read and hash (the compile cache keys entries by the text).
  */
 async function bundleUndici(esbuild, root, dist) {
-  const entry = createRequire(path.join(root, 'package.json')).resolve('undici');
-  const result = await commonJsBundle(esbuild, `bundling undici into ${UNDICI_BUNDLE}`, { entryPoints: [entry], write: false, platform: 'node', target: 'node20', minifyWhitespace: true, outfile: path.join(dist, UNDICI_BUNDLE) });
+  const result = await commonJsBundle(esbuild, `bundling undici into ${UNDICI_BUNDLE}`, { entryPoints: [path.join(root, UNDICI_ENTRY)], absWorkingDir: root, write: false, platform: 'node', target: 'node20', minifyWhitespace: true, outfile: path.join(dist, UNDICI_BUNDLE) });
   writeAtomic(path.join(dist, UNDICI_BUNDLE), result.outputFiles[0].contents);
 }
 

@@ -97,18 +97,39 @@ test('schemas: every schema of fixtures/schemas/ is a valid JSON Schema 2020-12 
   assert.deepEqual(schemaProblems(), []);
 });
 
-test("lib/undici.ts hands out the build's one-file undici (dist/lib/undici-bundle.cjs), the installed package's whole API", () => {
+test("lib/undici.ts hands out the build's one-file undici (dist/lib/undici-bundle.cjs): Agent and request, whose answers and refusals are the package's", () => {
   const r = spawnSync(process.execPath, ['--input-type=module', '-e', `
+    import http from 'node:http';
     import { createRequire } from 'node:module';
     const mine = await import(${JSON.stringify(path.join(CODE, 'lib', 'undici.js'))});
     const require = createRequire(${JSON.stringify(path.join(ROOT, 'package.json'))});
     const bundle = ${JSON.stringify(path.join(CODE, 'lib', 'undici-bundle.cjs'))};
-    console.log(JSON.stringify({ loaded: Object.keys(require.cache).filter((f) => f.includes('undici')), same: mine.Agent === require(bundle).Agent && mine.request === require(bundle).request, api: Object.keys(require(bundle)).sort().join() === Object.keys(require('undici')).sort().join() }));`], { encoding: 'utf8' });
+    const loaded = Object.keys(require.cache).filter((f) => f.includes('undici'));
+    const pkg = require('undici');
+    // What the server saw and answered, or the refusal, for the same call through each.
+    const server = http.createServer((req, res) => { let b = ''; req.on('data', (d) => (b += d)); req.on('end', () => res.end(JSON.stringify({ method: req.method, url: req.url, body: b }))); });
+    await new Promise((ok) => server.listen(0, '127.0.0.1', ok));
+    const base = 'http://127.0.0.1:' + server.address().port;
+    const calls = [
+      [base + '/a?x=1'], [new URL(base + '/b')], [base, { path: 'c?y=2' }], [base + '/ignored', { path: '/d' }],
+      [base + '/e', { method: 'POST', body: 'hi' }], [base + '/f', { body: 'put by default' }], [{ origin: base, path: '/g' }],
+      [base + '/h', { dispatcher: new mine.Agent() }], [''], [base, 'opts'], [base, { path: 5 }], [base, { agent: {} }], ['not a url'],
+    ];
+    const outcome = async (request, args) => { try { const r = await request(...args); return { status: r.statusCode, body: await r.body.text() }; } catch (e) { return { error: e.name + ' ' + e.code + ': ' + e.message }; } };
+    const compared = [];
+    for (const args of calls) compared.push([await outcome(mine.request, args), await outcome(pkg.request, args)]);
+    server.close();
+    console.log(JSON.stringify({ loaded, same: mine.Agent === require(bundle).Agent && mine.request === require(bundle).request, names: Object.keys(require(bundle)).sort(), agent: typeof new mine.Agent().request, compared }));
+    process.exit(0);`], { encoding: 'utf8' });
   assert.equal(r.status, 0, r.stderr);
-  const out = JSON.parse(r.stdout);
+  const out = JSON.parse(r.stdout) as { loaded: string[]; same: boolean; names: string[]; agent: string; compared: Array<[unknown, unknown]> };
+  for (const [mine, pkg] of out.compared) assert.deepEqual(mine, pkg);
+  assert.ok(out.compared.some(([m]) => (m as { status?: number }).status === 200) && out.compared.some(([m]) => (m as { error?: string }).error), 'answers and refusals both compared');
   if (!COMPILED) return;
   assert.deepEqual(out.loaded, [path.join(CODE, 'lib', 'undici-bundle.cjs')], 'one file, not the package\'s modules');
-  assert.ok(out.same && out.api, JSON.stringify(out));
+  assert.ok(out.same, 'lib/undici.ts hands out the bundle\'s');
+  assert.deepEqual(out.names, ['Agent', 'request']);
+  assert.equal(out.agent, 'function', 'a dispatcher has the API\'s methods, as with the package');
   // Marked as the project's bundles are (scripts/build.mjs commonJsBundle): the compile cache keeps its compiled code.
   const { BUNDLE_MARK } = createRequire(import.meta.url)(path.join(CODE, 'lib', 'bundle-mark.cjs')) as { BUNDLE_MARK: string };
   assert.ok(fs.readFileSync(path.join(CODE, 'lib', 'undici-bundle.cjs'), 'utf8').startsWith(BUNDLE_MARK), 'the bundle is marked for the compile cache');
