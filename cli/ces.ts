@@ -46,7 +46,7 @@ cli
   .version(JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')).version);
 
 // yargs also renders the running command's help once its handler has started, kept to show should the handler fail; a failure
-// here is one line (the `fail` above) and the help is never shown then: not rendered (about 25 ms of CPU per `ces` process).
+// here is one line (the `fail` above) and the help is never shown then: not rendered (about 50 ms of CPU per `ces` process that runs a command).
 // Reached through yargs's internal methods; a yargs without them renders it as before.
 const usage = (cli as unknown as { getInternalMethods?: () => { getUsageInstance?: () => { cacheHelpMessage?: () => void } } }).getInternalMethods?.().getUsageInstance?.();
 if (!asksHelp && typeof usage?.cacheHelpMessage === 'function') usage.cacheHelpMessage = () => {};

@@ -162,10 +162,9 @@ async function buildLocked({ clean, quiet, root, dist, t0 }) {
       throw new BuildError(first ? `${first.location ? `${first.location.file}:${first.location.line}:${first.location.column}: ` : ''}${first.text}${e.errors.length > 1 ? ` (and ${e.errors.length - 1} more)` : ''}` : e.message);
     }
     for (const f of result.outputFiles) writeAtomic(f.path, f.contents);
-    if (ts.includes(UNDICI_LOADER)) await bundleUndici(esbuild, root, dist);
     await bundleThreads(esbuild, root, dist);
   }
-  if (!ts.includes(UNDICI_LOADER) && stale.includes(UNDICI_ENTRY)) await bundleUndici(await esbuildFor(`${UNDICI_BUNDLE} is older than ${UNDICI_ENTRY}`), root, dist);
+  if (stale.includes(UNDICI_LOADER) || stale.includes(UNDICI_ENTRY)) await bundleUndici(await esbuildFor(`${UNDICI_BUNDLE} is older than ${UNDICI_LOADER} or ${UNDICI_ENTRY}`), root, dist);
   for (const rel of stale.filter((r) => !r.endsWith('.ts') && !isSchemaInput(r))) writeAtomic(path.join(dist, rel), fs.readFileSync(path.join(root, rel)));
   if ([...stale, ...removed].some((r) => isSchemaInput(r) || GENERATOR.includes(r)) && [...files.keys()].some(isSchemaInput)) await generateValidators(dist);
   if (stale.length || removed.length) writeAtomic(manifestFile(root), JSON.stringify({ stamp, files: Object.fromEntries(files) }));

@@ -41,6 +41,22 @@ test('a first build compiles every TypeScript file and copies the other files (n
   } finally { fs.rmSync(root, { recursive: true, force: true }); }
 });
 
+test("undici's bundle (lib/undici-entry.cjs and what it requires) is written again when its entry changes, no TypeScript changed", async () => {
+  const { build } = await load();
+  const root = project();
+  try {
+    fs.writeFileSync(path.join(root, 'lib', 'undici.ts'), 'export const loader = 1;\n');
+    fs.writeFileSync(path.join(root, 'lib', 'undici-entry.cjs'), 'module.exports = { entry: "first" };\n');
+    await build({ root, quiet: true });
+    const bundle = path.join(root, 'dist', 'lib', 'undici-bundle.cjs');
+    assert.match(fs.readFileSync(bundle, 'utf8'), /entry: ?"first"/);
+    touch(path.join(root, 'lib', 'undici-entry.cjs'), 'module.exports = { entry: "second" };\n');
+    const again = await build({ root, quiet: true });
+    assert.equal(again.compiled, 0, 'no TypeScript compiled');
+    assert.match(fs.readFileSync(bundle, 'utf8'), /entry: ?"second"/);
+  } finally { fs.rmSync(root, { recursive: true, force: true }); }
+});
+
 test('an edited file is recompiled alone; a deleted one loses its outputs; the compiled code runs the edit', async () => {
   const { build, staleness } = await load();
   const root = project();

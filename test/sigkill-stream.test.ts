@@ -1,17 +1,16 @@
 // G29 under fire: 50 SIGKILLs of the service during a steady event stream with pending bot timers; nothing lost, nothing delivered marked dead, repeats only with the same event id.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import readline from 'node:readline';
 import Database from 'better-sqlite3';
 import { Agent, request } from 'undici';
 import { startWebhookSink } from '../webhook-sink/server.js';
 import { startFakeConnector } from '../fake-connector/server.js';
 import { generateTls } from '../lib/tls.js';
-import { bundle } from './fixtures/bundle.js';
+import { bundle, killLife, startLife } from './fixtures/bundle.js';
 import type { SigkillChildConfig } from './fixtures/sigkill-child.js';
 
 /** One life of the service: its own module, bundled for the many starts. */
@@ -47,18 +46,13 @@ test(`${KILLS} SIGKILLs during a steady event stream with pending bot timers: 0 
   let child: ChildProcess | undefined;
   let ready: Ready | undefined;
   const life = async (): Promise<void> => {
-    const c = spawn(process.execPath, service.argv, { env: { ...process.env, CES_SIGKILL_CHILD: JSON.stringify(cfg) }, stdio: ['ignore', 'pipe', 'inherit'] });
-    const lines = readline.createInterface({ input: c.stdout! });
-    ready = await new Promise<Ready>((resolve, reject) => {
-      lines.on('line', (l) => { if (l.startsWith('ready ')) resolve(JSON.parse(l.slice(6))); });
-      c.once('exit', (code) => reject(new Error(`service exited before ready (${code})`)));
-    });
-    child = c;
+    const started = await startLife(service.argv, { CES_SIGKILL_CHILD: JSON.stringify(cfg) });
+    ready = JSON.parse(started.ready) as Ready;
+    child = started.child;
   };
   const kill = async () => {
-    const c = child!;
     ready = undefined;
-    await new Promise<void>((resolve) => { c.once('exit', () => resolve()); c.kill('SIGKILL'); });
+    await killLife(child!);
   };
   const call = async (method: string, p: string, body?: unknown): Promise<{ status: number; json: any }> => {
     const r = ready!;

@@ -6,9 +6,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { pathToFileURL } from 'node:url';
-import { createHash } from 'node:crypto';
 import { CODE, COMPILED, ROOT } from '../lib/paths.js';
 import { bundleOf } from '../lib/thread-server.js';
+import { compileCacheEntry } from './fixtures/bundle.js';
 import { resolveTarget } from '../cli/embedded.js';
 import { agentFor, http } from '../lib/http.js';
 
@@ -97,8 +97,7 @@ test('an embedded stack started from the bundles serves its API, runs its deviat
     for (const name of ['stack', 'partners']) {
       const bundle = path.join(CODE, 'bundles', 'reference-impl', `${name}.cjs`);
       if (!fs.existsSync(bundle)) continue;
-      const key = createHash('sha1').update(`${process.version}\0`).update(fs.readFileSync(bundle, 'utf8')).digest('hex');
-      assert.ok(fs.existsSync(path.join(cacheDir, key)), `${name}.cjs's compiled code is in the compile cache`);
+      assert.ok(fs.existsSync(compileCacheEntry(cacheDir, bundle)), `${name}.cjs's compiled code is in the compile cache`);
     }
   } finally { fs.rmSync(cacheDir, { recursive: true, force: true }); }
 });

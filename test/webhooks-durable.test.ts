@@ -1,17 +1,15 @@
 // The webhook outbox survives SIGKILL: a service killed with retries pending, restarted on the same database, delivers every attempt on time, once.
 import { after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
-import { createHash } from 'node:crypto';
+import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import readline from 'node:readline';
 import Database from 'better-sqlite3';
 import { LIMITS } from '../lib/limits.js';
 import { startWebhookSink } from '../webhook-sink/server.js';
 import { generateTls } from '../lib/tls.js';
-import { bundle } from './fixtures/bundle.js';
+import { bundle, compileCacheEntry, killLife, startLife } from './fixtures/bundle.js';
 import type { DurableChildConfig } from './fixtures/durable-child.js';
 
 /** One life of the service: its own module, bundled for the lives of each case. */
@@ -37,21 +35,12 @@ after(async () => {
 
 test("the bundle's compiled code is in the compile cache before the first life (lives killed within seconds never write it)", { skip: setting === 'off' ? 'CES_COMPILE_CACHE=off' : false }, async () => {
   const { file } = await service;
-  // The cache's key (lib/compile-cache.cjs): Node's version and the text.
-  const key = createHash('sha1').update(`${process.version}\0`).update(fs.readFileSync(file, 'utf8')).digest('hex');
-  assert.ok(fs.existsSync(path.join(cacheDir, key)), `${key} in ${cacheDir}: ${fs.readdirSync(cacheDir).join(', ')}`);
+  const entry = compileCacheEntry(cacheDir, file);
+  assert.ok(fs.existsSync(entry), `${path.basename(entry)} in ${cacheDir}: ${fs.readdirSync(cacheDir).join(', ')}`);
 });
 
-const startLife = async (cfg: Omit<DurableChildConfig, 'secret'>): Promise<ChildProcess> => {
-  const child = spawn(process.execPath, (await service).argv, { env: { ...process.env, CES_WH_DURABLE_CHILD: JSON.stringify({ ...cfg, secret: SECRET } satisfies DurableChildConfig) }, stdio: ['ignore', 'pipe', 'inherit'] });
-  const lines = readline.createInterface({ input: child.stdout! });
-  await new Promise<void>((resolve, reject) => {
-    lines.on('line', (l) => { if (l.trim() === 'ready') resolve(); });
-    child.once('exit', (code) => reject(new Error(`service child exited early (${code})`)));
-  });
-  return child;
-};
-const kill = (c: ChildProcess) => new Promise<void>((resolve) => { c.once('exit', () => resolve()); c.kill('SIGKILL'); });
+const life = async (cfg: Omit<DurableChildConfig, 'secret'>): Promise<ChildProcess> =>
+  (await startLife((await service).argv, { CES_WH_DURABLE_CHILD: JSON.stringify({ ...cfg, secret: SECRET } satisfies DurableChildConfig) })).child;
 /** Waits (deadline 5 s) until the service has recorded the answer of attempt n, so the kill lands while the next retry is pending. */
 const settled = async (db: string, n: number) => {
   const deadline = Date.now() + 5_000;
@@ -87,19 +76,19 @@ describe('the webhook outbox across SIGKILL', { concurrency: 2 }, () => {
     sink.plan({ path: hookPath }, [503, 503, 200]);
     try {
       // Life 1: the event is queued and the first attempt gets 503; killed while retry 1 is pending.
-      children.push(await startLife({ ...cfg, trigger: true }));
+      children.push(await life({ ...cfg, trigger: true }));
       const w1 = await sink.waitFor({ path: hookPath }, 1, 10_000);
       assert.equal(w1.deliveries.length, 1, 'the first attempt arrives');
       await settled(db, 1);
-      await kill(children[0]!);
+      await killLife(children[0]!);
       // Life 2: restarted on the same database; retry 1 must come 10 s after the first attempt; killed while retry 2 is pending.
-      children.push(await startLife({ ...cfg, trigger: false }));
+      children.push(await life({ ...cfg, trigger: false }));
       const w2 = await sink.waitFor({ path: hookPath }, 2, LIMITS.webhookRetryDelaysMs[0]! + 10_000);
       assert.equal(w2.deliveries.length, 2, 'retry 1 arrives after the restart');
       await settled(db, 2);
-      await kill(children[1]!);
+      await killLife(children[1]!);
       // Life 3: retry 2 must come 20 s after retry 1 and is answered 200.
-      children.push(await startLife({ ...cfg, trigger: false }));
+      children.push(await life({ ...cfg, trigger: false }));
       const w3 = await sink.waitFor({ path: hookPath }, 3, LIMITS.webhookRetryDelaysMs[1]! + 10_000);
       assert.equal(w3.deliveries.length, 3, 'retry 2 arrives after the second restart');
       // Nothing more may come: the 200 ended the event.
@@ -118,7 +107,7 @@ describe('the webhook outbox across SIGKILL', { concurrency: 2 }, () => {
       assert.ok(g1 >= d1 - EARLY_MS && g1 <= d1 + LATE_MS, `retry 1 came ${g1} ms after the first attempt; expected ${d1} ms (tolerance -${EARLY_MS}/+${LATE_MS} ms)`);
       assert.ok(g2 >= d2 - EARLY_MS && g2 <= d2 + LATE_MS, `retry 2 came ${g2} ms after retry 1; expected ${d2} ms (tolerance -${EARLY_MS}/+${LATE_MS} ms)`);
 
-      await kill(children[2]!);
+      await killLife(children[2]!);
       const store = new Database(db, { readonly: true });
       const rows = store.prepare('SELECT * FROM webhook_deliveries').all() as Array<{ id: number; state: string; correlation_id: string }>;
       assert.equal(rows.length, 1, 'one delivery row for one event and one subscription');
@@ -139,12 +128,12 @@ describe('the webhook outbox across SIGKILL', { concurrency: 2 }, () => {
     // Counted as a failed attempt (the old rule) it would make the event dead; G29 repeats it instead.
     sink.plan({ path: hookPath }, [503, 503, { status: 200, delayMs: 5_000 }], 200);
     try {
-      children.push(await startLife({ ...cfg, trigger: true }));
+      children.push(await life({ ...cfg, trigger: true }));
       const w3 = await sink.waitFor({ path: hookPath }, 3, LIMITS.webhookRetryDelaysMs[0]! + LIMITS.webhookRetryDelaysMs[1]! + 10_000);
       assert.equal(w3.deliveries.length, 3, 'the first attempt and both retries arrive');
-      await kill(children[0]!);
+      await killLife(children[0]!);
       const killedAt = Date.now();
-      children.push(await startLife({ ...cfg, trigger: false }));
+      children.push(await life({ ...cfg, trigger: false }));
       const w = await sink.waitFor({ path: hookPath }, 4, 10_000);
       assert.equal(w.deliveries.length, 4, 'the interrupted attempt is repeated after the restart');
       const [a, , c, d] = w.deliveries as [typeof w.deliveries[0], typeof w.deliveries[0], typeof w.deliveries[0], typeof w.deliveries[0]];
@@ -154,7 +143,7 @@ describe('the webhook outbox across SIGKILL', { concurrency: 2 }, () => {
       assert.notEqual(d.deliveryId, c.deliveryId, 'new delivery id');
       assert.equal(d.answer.status, 200);
       assert.equal((await sink.waitFor({ path: hookPath }, 5, LATE_MS)).deliveries.length, 4, 'nothing more after the 200');
-      await kill(children[1]!);
+      await killLife(children[1]!);
       const store = new Database(db, { readonly: true });
       const row = store.prepare('SELECT state FROM webhook_deliveries').get() as { state: string };
       const attempts = store.prepare('SELECT attempt, status FROM webhook_attempts ORDER BY attempt').all() as Array<{ attempt: number; status: number | null }>;
